@@ -1,0 +1,127 @@
+//! The file-system seam: every byte the engine reads or writes goes through
+//! [`FileSystem`].
+//!
+//! [`StdFileSystem`] is the real implementation over `std::fs`. Tests swap in a
+//! fault-injecting implementation that tracks what was synced and can drop
+//! unsynced data or fail chosen calls; the engine cannot tell the difference.
+//!
+//! Contract shared by all implementations:
+//! 1. [`WritableFile::append`] may buffer; [`WritableFile::flush`] hands the
+//!    buffer to the OS (survives a process kill); [`WritableFile::sync`] makes
+//!    it durable (survives a power loss).
+//! 2. A new file's directory entry is durable only after [`FileSystem::sync_dir`]
+//!    on its parent; the same holds for renames and removals.
+//! 3. [`RandomAccessFile`] is safe to share between threads (`read_at` takes `&self`).
+
+mod std_fs;
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::error::Result;
+
+pub use std_fs::StdFileSystem;
+
+/// A file opened for appending.
+pub trait WritableFile: Send {
+    /// Appends `data`; may be buffered in memory until [`flush`](Self::flush).
+    fn append(&mut self, data: &[u8]) -> Result<()>;
+    /// Writes any buffered bytes to the operating system.
+    fn flush(&mut self) -> Result<()>;
+    /// Flushes and makes the file contents durable (fdatasync, or fsync when asked).
+    fn sync(&mut self) -> Result<()>;
+    /// Bytes appended so far (buffered ones included).
+    fn len(&self) -> u64;
+    /// True when nothing was appended.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// A file read front to back.
+pub trait SequentialFile: Send {
+    /// Reads up to `buf.len()` bytes; 0 means end of file.
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize>;
+}
+
+/// A file read at arbitrary offsets, shared between threads.
+pub trait RandomAccessFile: Send + Sync {
+    /// Reads exactly `buf.len()` bytes at `offset`; a short file is an error.
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()>;
+    /// Current size of the file in bytes.
+    fn size(&self) -> Result<u64>;
+}
+
+/// An OS-level lock on a file; released when dropped.
+pub trait FileLock: Send + Sync {}
+
+/// Options for opening writable files.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct WriteFileOptions {
+    /// Use fsync instead of fdatasync for [`WritableFile::sync`].
+    pub use_fsync: bool,
+}
+
+/// Every file-system operation the engine uses.
+pub trait FileSystem: Send + Sync + 'static {
+    /// Creates `path` and missing parents.
+    fn create_dir_all(&self, path: &Path) -> Result<()>;
+    /// Creates (or truncates) `path` for appending.
+    fn new_writable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>>;
+    /// Opens `path` for appending at its end, creating it when missing.
+    fn new_appendable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>>;
+    /// Opens `path` for sequential reading.
+    fn new_sequential(&self, path: &Path) -> Result<Box<dyn SequentialFile>>;
+    /// Opens `path` for positional reads.
+    fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
+    /// Size of `path` in bytes.
+    fn file_size(&self, path: &Path) -> Result<u64>;
+    /// True when `path` exists.
+    fn exists(&self, path: &Path) -> bool;
+    /// True when `path` is a directory.
+    fn is_dir(&self, path: &Path) -> bool;
+    /// Names (not paths) of the entries in directory `path`.
+    fn list_dir(&self, path: &Path) -> Result<Vec<String>>;
+    /// Removes file `path`.
+    fn remove_file(&self, path: &Path) -> Result<()>;
+    /// Atomically renames `from` to `to`, replacing `to`.
+    fn rename(&self, from: &Path, to: &Path) -> Result<()>;
+    /// Makes the directory entries of `dir` durable.
+    fn sync_dir(&self, dir: &Path) -> Result<()>;
+    /// Truncates `path` to `len` bytes.
+    fn truncate(&self, path: &Path, len: u64) -> Result<()>;
+    /// Takes an exclusive OS lock on `path` (created if missing). Fails with
+    /// `Busy` when another process or another open in this process holds it.
+    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+}
+
+/// Reads the whole of `path` into memory.
+pub fn read_all(fs: &dyn FileSystem, path: &Path) -> Result<Vec<u8>> {
+    let mut f = fs.new_sequential(path)?;
+    let mut out = Vec::new();
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            return Ok(out);
+        }
+        out.extend_from_slice(&buf[..n]);
+    }
+}
+
+/// Writes `data` to `path` through a temporary file, syncs it and renames it
+/// into place, then syncs the directory: after this returns, `path` holds
+/// either its old contents or `data` across any crash, never a mix.
+pub fn write_file_atomic(fs: &dyn FileSystem, dir: &Path, name: &str, data: &[u8]) -> Result<()> {
+    let tmp = dir.join(format!("{name}.dbtmp"));
+    let dst = dir.join(name);
+    {
+        let mut f = fs.new_writable(&tmp, WriteFileOptions::default())?;
+        f.append(data)?;
+        // The rename below must not become visible before the contents are durable.
+        f.sync()?;
+    }
+    fs.rename(&tmp, &dst)?;
+    // Make the rename itself durable.
+    fs.sync_dir(dir)
+}

@@ -1,0 +1,334 @@
+//! [`FileSystem`] over `std::fs`.
+
+use std::collections::HashSet;
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{Read, Write};
+use std::os::unix::fs::FileExt;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
+
+use parking_lot::Mutex;
+
+use super::{
+    FileLock, FileSystem, RandomAccessFile, SequentialFile, WritableFile, WriteFileOptions,
+};
+use crate::error::{Error, Result};
+
+/// The real file system.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct StdFileSystem;
+
+impl StdFileSystem {
+    /// A shared instance.
+    pub fn shared() -> Arc<dyn FileSystem> {
+        static FS: OnceLock<Arc<dyn FileSystem>> = OnceLock::new();
+        FS.get_or_init(|| Arc::new(StdFileSystem)).clone()
+    }
+}
+
+const WRITE_BUFFER: usize = 64 * 1024;
+
+struct StdWritable {
+    path: PathBuf,
+    file: File,
+    buf: Vec<u8>,
+    len: u64,
+    use_fsync: bool,
+}
+
+impl StdWritable {
+    fn write_out(&mut self) -> Result<()> {
+        if !self.buf.is_empty() {
+            self.file
+                .write_all(&self.buf)
+                .map_err(|e| Error::io_path("append to", &self.path, &e))?;
+            self.buf.clear();
+        }
+        Ok(())
+    }
+}
+
+impl WritableFile for StdWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.len += data.len() as u64;
+        if self.buf.len() + data.len() > WRITE_BUFFER {
+            self.write_out()?;
+            if data.len() >= WRITE_BUFFER {
+                return self
+                    .file
+                    .write_all(data)
+                    .map_err(|e| Error::io_path("append to", &self.path, &e));
+            }
+        }
+        self.buf.extend_from_slice(data);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        self.write_out()
+    }
+
+    fn sync(&mut self) -> Result<()> {
+        self.write_out()?;
+        let r = if self.use_fsync {
+            self.file.sync_all()
+        } else {
+            self.file.sync_data()
+        };
+        r.map_err(|e| Error::io_path("sync", &self.path, &e))
+    }
+
+    fn len(&self) -> u64 {
+        self.len
+    }
+}
+
+impl Drop for StdWritable {
+    fn drop(&mut self) {
+        // Best effort: a file dropped without flush still reaches the OS.
+        let _ = self.write_out();
+    }
+}
+
+struct StdSequential {
+    path: PathBuf,
+    file: File,
+}
+
+impl SequentialFile for StdSequential {
+    fn read(&mut self, buf: &mut [u8]) -> Result<usize> {
+        loop {
+            match self.file.read(buf) {
+                Ok(n) => return Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(Error::io_path("read", &self.path, &e)),
+            }
+        }
+    }
+}
+
+struct StdRandomAccess {
+    path: PathBuf,
+    file: File,
+}
+
+impl RandomAccessFile for StdRandomAccess {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.file.read_exact_at(buf, offset).map_err(|e| {
+            Error::io(
+                format!(
+                    "read {} bytes at offset {offset} of {}",
+                    buf.len(),
+                    self.path.display()
+                ),
+                &e,
+            )
+        })
+    }
+
+    fn size(&self) -> Result<u64> {
+        self.file
+            .metadata()
+            .map(|m| m.len())
+            .map_err(|e| Error::io_path("stat", &self.path, &e))
+    }
+}
+
+/// Paths locked by this process: `flock` is per open file description, so a
+/// second open of the same directory in this process must be refused here.
+fn locked_paths() -> &'static Mutex<HashSet<PathBuf>> {
+    static LOCKED: OnceLock<Mutex<HashSet<PathBuf>>> = OnceLock::new();
+    LOCKED.get_or_init(|| Mutex::new(HashSet::new()))
+}
+
+struct StdFileLock {
+    key: PathBuf,
+    _file: File,
+}
+
+impl FileLock for StdFileLock {}
+
+impl Drop for StdFileLock {
+    fn drop(&mut self) {
+        // The OS lock goes with the file handle; forget the in-process claim.
+        locked_paths().lock().remove(&self.key);
+    }
+}
+
+impl FileSystem for StdFileSystem {
+    fn create_dir_all(&self, path: &Path) -> Result<()> {
+        std::fs::create_dir_all(path).map_err(|e| Error::io_path("create directory", path, &e))
+    }
+
+    fn new_writable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .open(path)
+            .map_err(|e| Error::io_path("create", path, &e))?;
+        Ok(Box::new(StdWritable {
+            path: path.to_path_buf(),
+            file,
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            len: 0,
+            use_fsync: opts.use_fsync,
+        }))
+    }
+
+    fn new_appendable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(|e| Error::io_path("open for append", path, &e))?;
+        let len = file
+            .metadata()
+            .map_err(|e| Error::io_path("stat", path, &e))?
+            .len();
+        Ok(Box::new(StdWritable {
+            path: path.to_path_buf(),
+            file,
+            buf: Vec::with_capacity(WRITE_BUFFER),
+            len,
+            use_fsync: opts.use_fsync,
+        }))
+    }
+
+    fn new_sequential(&self, path: &Path) -> Result<Box<dyn SequentialFile>> {
+        let file = File::open(path).map_err(|e| Error::io_path("open", path, &e))?;
+        Ok(Box::new(StdSequential {
+            path: path.to_path_buf(),
+            file,
+        }))
+    }
+
+    fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        let file = File::open(path).map_err(|e| Error::io_path("open", path, &e))?;
+        Ok(Arc::new(StdRandomAccess {
+            path: path.to_path_buf(),
+            file,
+        }))
+    }
+
+    fn file_size(&self, path: &Path) -> Result<u64> {
+        std::fs::metadata(path)
+            .map(|m| m.len())
+            .map_err(|e| Error::io_path("stat", path, &e))
+    }
+
+    fn exists(&self, path: &Path) -> bool {
+        path.exists()
+    }
+
+    fn is_dir(&self, path: &Path) -> bool {
+        path.is_dir()
+    }
+
+    fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
+        let rd = std::fs::read_dir(path).map_err(|e| Error::io_path("list", path, &e))?;
+        let mut names = Vec::new();
+        for entry in rd {
+            let entry = entry.map_err(|e| Error::io_path("list", path, &e))?;
+            if let Some(name) = entry.file_name().to_str() {
+                names.push(name.to_owned());
+            }
+        }
+        names.sort();
+        Ok(names)
+    }
+
+    fn remove_file(&self, path: &Path) -> Result<()> {
+        std::fs::remove_file(path).map_err(|e| Error::io_path("remove", path, &e))
+    }
+
+    fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::rename(from, to)
+            .map_err(|e| Error::io(format!("rename {} to {}", from.display(), to.display()), &e))
+    }
+
+    fn sync_dir(&self, dir: &Path) -> Result<()> {
+        let f = File::open(dir).map_err(|e| Error::io_path("open directory", dir, &e))?;
+        f.sync_all()
+            .map_err(|e| Error::io_path("sync directory", dir, &e))
+    }
+
+    fn truncate(&self, path: &Path, len: u64) -> Result<()> {
+        let f = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .map_err(|e| Error::io_path("open", path, &e))?;
+        f.set_len(len)
+            .map_err(|e| Error::io_path("truncate", path, &e))?;
+        f.sync_all().map_err(|e| Error::io_path("sync", path, &e))
+    }
+
+    fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        let file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(path)
+            .map_err(|e| Error::io_path("open lock file", path, &e))?;
+        let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        if !locked_paths().lock().insert(key.clone()) {
+            return Err(Error::Busy(format!(
+                "lock {}: the database is already open in this process",
+                path.display()
+            )));
+        }
+        match file.try_lock() {
+            Ok(()) => Ok(Box::new(StdFileLock { key, _file: file })),
+            Err(e) => {
+                locked_paths().lock().remove(&key);
+                match e {
+                    TryLockError::WouldBlock => Err(Error::Busy(format!(
+                        "lock {}: the database is held by another process",
+                        path.display()
+                    ))),
+                    TryLockError::Error(e) => Err(Error::io_path("lock", path, &e)),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_lock_in_same_process_is_busy() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("LOCK");
+        let fs = StdFileSystem;
+        let l1 = fs.lock_file(&p).unwrap();
+        let err = fs.lock_file(&p).err().unwrap();
+        assert_eq!(err.code(), crate::error::Code::Busy);
+        drop(l1);
+        let _l2 = fs.lock_file(&p).unwrap();
+    }
+
+    #[test]
+    fn writable_buffers_until_flush_and_counts_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let fs = StdFileSystem;
+        let mut w = fs.new_writable(&p, WriteFileOptions::default()).unwrap();
+        w.append(b"hello").unwrap();
+        assert_eq!(w.len(), 5);
+        assert_eq!(fs.file_size(&p).unwrap(), 0);
+        w.flush().unwrap();
+        assert_eq!(fs.file_size(&p).unwrap(), 5);
+        let big = vec![7u8; 200_000];
+        w.append(&big).unwrap();
+        w.sync().unwrap();
+        assert_eq!(fs.file_size(&p).unwrap(), 200_005);
+        let r = fs.new_random_access(&p).unwrap();
+        let mut b = [0u8; 3];
+        r.read_exact_at(2, &mut b).unwrap();
+        assert_eq!(&b, b"llo");
+        assert!(r.read_exact_at(200_004, &mut [0u8; 2]).is_err());
+    }
+}

@@ -1,0 +1,213 @@
+//! Internal keys: the user key plus a sequence number and a value kind.
+//!
+//! Format (part of every on-disk format that stores keys):
+//!
+//! ```text
+//! +-----------------------+------------------------------------------+
+//! | user key (n bytes)    | trailer: u64 LE = (sequence << 8) | kind |
+//! +-----------------------+------------------------------------------+
+//! ```
+//!
+//! Order: user key ascending (bytewise), then trailer descending, so the newest
+//! version of a key comes first and, for one sequence number, the kind with
+//! the larger byte first. Sequence numbers are 56 bits.
+
+use std::cmp::Ordering;
+
+/// A sequence number: the position of a write in the database's history.
+pub type SequenceNumber = u64;
+
+/// Largest valid sequence number (56 bits).
+pub const MAX_SEQUENCE: SequenceNumber = (1 << 56) - 1;
+
+/// Length of the trailer appended to a user key.
+pub const TRAILER_LEN: usize = 8;
+
+/// What an entry means. The byte values are part of the on-disk formats.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[repr(u8)]
+pub enum ValueKind {
+    /// A point tombstone.
+    Deletion = 0,
+    /// A value.
+    Value = 1,
+    /// A range tombstone `[key, value)`.
+    RangeDeletion = 2,
+}
+
+impl ValueKind {
+    /// The largest kind byte: a seek key built with it sorts before every entry
+    /// of the same user key and sequence number.
+    pub const SEEK: u8 = 2;
+
+    /// Decodes a kind byte.
+    pub fn from_u8(b: u8) -> Option<ValueKind> {
+        match b {
+            0 => Some(ValueKind::Deletion),
+            1 => Some(ValueKind::Value),
+            2 => Some(ValueKind::RangeDeletion),
+            _ => None,
+        }
+    }
+}
+
+/// Packs a sequence number and kind into a trailer.
+#[inline]
+pub fn pack_trailer(seq: SequenceNumber, kind: u8) -> u64 {
+    debug_assert!(seq <= MAX_SEQUENCE);
+    (seq << 8) | u64::from(kind)
+}
+
+/// Splits a trailer into sequence number and kind byte.
+#[inline]
+pub fn unpack_trailer(t: u64) -> (SequenceNumber, u8) {
+    (t >> 8, t as u8)
+}
+
+/// Appends `user_key` plus trailer to `dst`.
+#[inline]
+pub fn append_internal_key(dst: &mut Vec<u8>, user_key: &[u8], seq: SequenceNumber, kind: u8) {
+    dst.extend_from_slice(user_key);
+    dst.extend_from_slice(&pack_trailer(seq, kind).to_le_bytes());
+}
+
+/// Builds an owned internal key.
+pub fn make_internal_key(user_key: &[u8], seq: SequenceNumber, kind: ValueKind) -> Vec<u8> {
+    let mut v = Vec::with_capacity(user_key.len() + TRAILER_LEN);
+    append_internal_key(&mut v, user_key, seq, kind as u8);
+    v
+}
+
+/// The user-key part of an internal key. Precondition: `ikey.len() >= 8`.
+#[inline]
+pub fn user_key(ikey: &[u8]) -> &[u8] {
+    &ikey[..ikey.len() - TRAILER_LEN]
+}
+
+/// The trailer of an internal key. Precondition: `ikey.len() >= 8`.
+#[inline]
+pub fn trailer(ikey: &[u8]) -> u64 {
+    let n = ikey.len();
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&ikey[n - TRAILER_LEN..]);
+    u64::from_le_bytes(b)
+}
+
+/// Sequence number of an internal key.
+#[inline]
+pub fn sequence(ikey: &[u8]) -> SequenceNumber {
+    trailer(ikey) >> 8
+}
+
+/// Kind byte of an internal key.
+#[inline]
+pub fn kind_byte(ikey: &[u8]) -> u8 {
+    trailer(ikey) as u8
+}
+
+/// Compares two internal keys in internal-key order.
+#[inline]
+pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
+    match user_key(a).cmp(user_key(b)) {
+        Ordering::Equal => trailer(b).cmp(&trailer(a)),
+        o => o,
+    }
+}
+
+/// A parsed view of an internal key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ParsedKey<'a> {
+    /// The user key.
+    pub user_key: &'a [u8],
+    /// The sequence number.
+    pub seq: SequenceNumber,
+    /// The kind.
+    pub kind: ValueKind,
+}
+
+/// Parses an internal key; `None` when too short or of an unknown kind.
+pub fn parse_internal_key(ikey: &[u8]) -> Option<ParsedKey<'_>> {
+    if ikey.len() < TRAILER_LEN {
+        return None;
+    }
+    let (seq, k) = unpack_trailer(trailer(ikey));
+    Some(ParsedKey {
+        user_key: user_key(ikey),
+        seq,
+        kind: ValueKind::from_u8(k)?,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn golden_bytes() {
+        let k = make_internal_key(b"ab", 0x0102, ValueKind::Value);
+        assert_eq!(k, [b'a', b'b', 0x01, 0x02, 0x01, 0, 0, 0, 0, 0]);
+    }
+
+    #[test]
+    fn newer_versions_sort_first_and_user_keys_ascend() {
+        let a5 = make_internal_key(b"a", 5, ValueKind::Value);
+        let a7 = make_internal_key(b"a", 7, ValueKind::Deletion);
+        let ab1 = make_internal_key(b"ab", 1, ValueKind::Value);
+        assert_eq!(compare_internal(&a7, &a5), Ordering::Less);
+        assert_eq!(compare_internal(&a5, &ab1), Ordering::Less);
+        let seek = {
+            let mut v = Vec::new();
+            append_internal_key(&mut v, b"a", 7, ValueKind::SEEK);
+            v
+        };
+        assert_eq!(compare_internal(&seek, &a7), Ordering::Less);
+        let p = parse_internal_key(&a7).unwrap();
+        assert_eq!(
+            (p.user_key, p.seq, p.kind),
+            (&b"a"[..], 7, ValueKind::Deletion)
+        );
+        assert!(parse_internal_key(b"short").is_none());
+    }
+}
+
+/// An internal key as an unsized type whose `Ord` is internal-key order, so
+/// ordered containers holding internal keys can be searched with a borrowed
+/// `&[u8]` and no allocation.
+#[repr(transparent)]
+#[derive(PartialEq, Eq)]
+pub struct IKey([u8]);
+
+impl IKey {
+    /// Views `bytes` (an encoded internal key) as an [`IKey`].
+    #[inline]
+    pub fn new(bytes: &[u8]) -> &IKey {
+        #[expect(
+            unsafe_code,
+            reason = "reference cast between layout-identical unsized types"
+        )]
+        // SAFETY: `IKey` is `repr(transparent)` over `[u8]`, so `*const [u8]` and
+        // `*const IKey` have the same layout and slice metadata; the returned
+        // reference borrows `bytes` for the same lifetime.
+        unsafe {
+            &*(bytes as *const [u8] as *const IKey)
+        }
+    }
+
+    /// The encoded bytes.
+    #[inline]
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.0
+    }
+}
+
+impl PartialOrd for IKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for IKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_internal(&self.0, &other.0)
+    }
+}

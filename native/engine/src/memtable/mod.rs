@@ -1,0 +1,337 @@
+//! The memtable: a concurrent skiplist of internal keys, written by many
+//! threads at once and read without locks.
+//!
+//! Each entry is one allocation holding the internal key and the value
+//! (`[ikey_len: u32 LE][internal key][value]`), ordered by internal-key order
+//! (user key ascending, sequence descending; see [`crate::key`]). Range
+//! tombstones are kept beside the skiplist in a small list, because point
+//! lookups must find every tombstone covering a key, not just one entry.
+//!
+//! Thread-safety contract:
+//! 1. [`MemTable::add`] may run on many threads at once (lock-free skiplist
+//!    inserts; sizes are kept in striped counters).
+//! 2. Readers never block writers. A reader passes the sequence number it
+//!    reads at; entries with larger sequence numbers are invisible to it, so
+//!    entries inserted concurrently but not yet published are never seen.
+//! 3. Internal keys are unique (each write has its own sequence number), so
+//!    inserts never replace each other.
+
+mod iter;
+
+use std::borrow::Borrow;
+use std::cmp::Ordering;
+use std::ops::Bound;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
+
+use crossbeam_skiplist::SkipMap;
+use parking_lot::RwLock;
+
+use crate::key::{self, IKey, SequenceNumber, ValueKind, append_internal_key, compare_internal};
+use crate::striped::StripedCounter;
+
+pub use iter::MemTableIter;
+
+/// Approximate per-entry overhead of the skiplist node and allocation headers.
+const NODE_OVERHEAD: usize = 64;
+
+/// One memtable entry: internal key and value in one allocation.
+pub(crate) struct MemEntry(Box<[u8]>);
+
+impl MemEntry {
+    fn new(user_key: &[u8], seq: SequenceNumber, kind: ValueKind, value: &[u8]) -> Self {
+        let ikey_len = user_key.len() + key::TRAILER_LEN;
+        let mut v = Vec::with_capacity(4 + ikey_len + value.len());
+        v.extend_from_slice(&(ikey_len as u32).to_le_bytes());
+        append_internal_key(&mut v, user_key, seq, kind as u8);
+        v.extend_from_slice(value);
+        MemEntry(v.into_boxed_slice())
+    }
+
+    #[inline]
+    fn ikey_len(&self) -> usize {
+        u32::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3]]) as usize
+    }
+
+    /// The internal key.
+    #[inline]
+    pub(crate) fn ikey(&self) -> &[u8] {
+        &self.0[4..4 + self.ikey_len()]
+    }
+
+    /// The value bytes (empty for tombstones).
+    #[inline]
+    pub(crate) fn value(&self) -> &[u8] {
+        &self.0[4 + self.ikey_len()..]
+    }
+}
+
+impl PartialEq for MemEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.ikey() == other.ikey()
+    }
+}
+impl Eq for MemEntry {}
+impl PartialOrd for MemEntry {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for MemEntry {
+    fn cmp(&self, other: &Self) -> Ordering {
+        compare_internal(self.ikey(), other.ikey())
+    }
+}
+impl Borrow<IKey> for MemEntry {
+    fn borrow(&self) -> &IKey {
+        IKey::new(self.ikey())
+    }
+}
+
+/// A range tombstone: every key in `[begin, end)` with a smaller sequence number is deleted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RangeTombstone {
+    /// First deleted key.
+    pub begin: Vec<u8>,
+    /// First key after the range.
+    pub end: Vec<u8>,
+    /// Sequence number of the delete.
+    pub seq: SequenceNumber,
+}
+
+impl RangeTombstone {
+    /// True when this tombstone covers `user_key` and is visible at `snapshot`.
+    #[inline]
+    pub fn covers(&self, user_key: &[u8], snapshot: SequenceNumber) -> bool {
+        self.seq <= snapshot && self.begin.as_slice() <= user_key && user_key < self.end.as_slice()
+    }
+}
+
+/// What a point lookup found in one source.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The newest visible entry is a value (copied into the caller's buffer).
+    Value(SequenceNumber),
+    /// The newest visible entry is a point tombstone.
+    Deleted(SequenceNumber),
+    /// No visible entry for the key.
+    Absent,
+}
+
+/// A memtable. See the module docs.
+pub struct MemTable {
+    map: SkipMap<MemEntry, ()>,
+    range_dels: RwLock<Vec<RangeTombstone>>,
+    has_range_dels: AtomicBool,
+    bytes: StripedCounter,
+    entries: StripedCounter,
+    deletes: StripedCounter,
+    /// Number of the WAL holding this memtable's writes (0 when none).
+    log_number: u64,
+    /// Smallest sequence number inserted (u64::MAX when empty).
+    first_seq: AtomicU64,
+    /// Largest sequence number inserted.
+    last_seq: AtomicU64,
+}
+
+impl std::fmt::Debug for MemTable {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MemTable")
+            .field("log_number", &self.log_number)
+            .field("entries", &self.num_entries())
+            .field("bytes", &self.approximate_memory_usage())
+            .finish()
+    }
+}
+
+impl MemTable {
+    /// An empty memtable whose writes go to log `log_number`.
+    pub fn new(log_number: u64) -> Self {
+        MemTable {
+            map: SkipMap::new(),
+            range_dels: RwLock::new(Vec::new()),
+            has_range_dels: AtomicBool::new(false),
+            bytes: StripedCounter::new(),
+            entries: StripedCounter::new(),
+            deletes: StripedCounter::new(),
+            log_number,
+            first_seq: AtomicU64::new(u64::MAX),
+            last_seq: AtomicU64::new(0),
+        }
+    }
+
+    /// Number of the WAL this memtable's writes were logged to.
+    pub fn log_number(&self) -> u64 {
+        self.log_number
+    }
+
+    /// Inserts one entry. Safe to call from many threads at once.
+    pub fn add(&self, seq: SequenceNumber, kind: ValueKind, user_key: &[u8], value: &[u8]) {
+        match kind {
+            ValueKind::RangeDeletion => {
+                let t = RangeTombstone {
+                    begin: user_key.to_vec(),
+                    end: value.to_vec(),
+                    seq,
+                };
+                self.range_dels.write().push(t);
+                self.has_range_dels.store(true, AtomicOrdering::Release);
+                self.deletes.add(1);
+            }
+            ValueKind::Deletion => {
+                self.deletes.add(1);
+                self.map
+                    .insert(MemEntry::new(user_key, seq, kind, value), ());
+            }
+            ValueKind::Value => {
+                self.map
+                    .insert(MemEntry::new(user_key, seq, kind, value), ());
+            }
+        }
+        self.entries.add(1);
+        self.bytes
+            .add((user_key.len() + value.len() + key::TRAILER_LEN + NODE_OVERHEAD) as u64);
+        self.first_seq.fetch_min(seq, AtomicOrdering::Relaxed);
+        self.last_seq.fetch_max(seq, AtomicOrdering::Relaxed);
+    }
+
+    /// Finds the newest entry for `user_key` with sequence ≤ `snapshot`. A
+    /// value is appended to `value_out` (which is cleared first).
+    pub fn get(
+        &self,
+        user_key: &[u8],
+        snapshot: SequenceNumber,
+        value_out: &mut Vec<u8>,
+    ) -> Lookup {
+        let seek = SeekKey::new(user_key, snapshot);
+        let Some(e) = self.map.lower_bound(Bound::Included(seek.ikey())) else {
+            return Lookup::Absent;
+        };
+        let ikey = e.key().ikey();
+        if key::user_key(ikey) != user_key {
+            return Lookup::Absent;
+        }
+        let (seq, kind) = key::unpack_trailer(key::trailer(ikey));
+        if kind == ValueKind::Value as u8 {
+            value_out.clear();
+            value_out.extend_from_slice(e.key().value());
+            Lookup::Value(seq)
+        } else {
+            Lookup::Deleted(seq)
+        }
+    }
+
+    /// Largest sequence number of a range tombstone covering `user_key`
+    /// visible at `snapshot`, if any.
+    pub fn max_covering_tombstone(
+        &self,
+        user_key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Option<SequenceNumber> {
+        if !self.has_range_dels.load(AtomicOrdering::Acquire) {
+            return None;
+        }
+        self.range_dels
+            .read()
+            .iter()
+            .filter(|t| t.covers(user_key, snapshot))
+            .map(|t| t.seq)
+            .max()
+    }
+
+    /// A copy of the range tombstones.
+    pub fn range_tombstones(&self) -> Vec<RangeTombstone> {
+        if !self.has_range_dels.load(AtomicOrdering::Acquire) {
+            return Vec::new();
+        }
+        self.range_dels.read().clone()
+    }
+
+    /// Approximate bytes used by entries.
+    pub fn approximate_memory_usage(&self) -> u64 {
+        self.bytes.sum()
+    }
+
+    /// Number of entries (range tombstones included).
+    pub fn num_entries(&self) -> u64 {
+        self.entries.sum()
+    }
+
+    /// Number of point and range deletions.
+    pub fn num_deletes(&self) -> u64 {
+        self.deletes.sum()
+    }
+
+    /// True when nothing was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.num_entries() == 0
+    }
+
+    /// Smallest sequence number inserted, if any.
+    pub fn first_sequence(&self) -> Option<SequenceNumber> {
+        let s = self.first_seq.load(AtomicOrdering::Relaxed);
+        (s != u64::MAX).then_some(s)
+    }
+
+    /// Largest sequence number inserted.
+    pub fn last_sequence(&self) -> SequenceNumber {
+        self.last_seq.load(AtomicOrdering::Relaxed)
+    }
+}
+
+/// An internal key for seeking, on the stack for ordinary key sizes.
+pub(crate) struct SeekKey {
+    buf: smallbuf::SmallBuf,
+}
+
+impl SeekKey {
+    /// The seek key for `user_key` at `snapshot`: sorts before every entry of
+    /// `user_key` visible at `snapshot`.
+    pub(crate) fn new(user_key: &[u8], snapshot: SequenceNumber) -> Self {
+        let mut buf = smallbuf::SmallBuf::new();
+        buf.extend(user_key);
+        buf.extend(&key::pack_trailer(snapshot, ValueKind::SEEK).to_le_bytes());
+        SeekKey { buf }
+    }
+
+    pub(crate) fn ikey(&self) -> &IKey {
+        IKey::new(self.buf.as_slice())
+    }
+}
+
+mod smallbuf {
+    /// A byte buffer that stays on the stack up to 128 bytes.
+    pub(crate) enum SmallBuf {
+        Inline([u8; 128], usize),
+        Heap(Vec<u8>),
+    }
+
+    impl SmallBuf {
+        pub(crate) fn new() -> Self {
+            SmallBuf::Inline([0; 128], 0)
+        }
+        pub(crate) fn extend(&mut self, data: &[u8]) {
+            match self {
+                SmallBuf::Inline(a, n) if *n + data.len() <= a.len() => {
+                    a[*n..*n + data.len()].copy_from_slice(data);
+                    *n += data.len();
+                }
+                SmallBuf::Inline(a, n) => {
+                    let mut v = Vec::with_capacity(*n + data.len());
+                    v.extend_from_slice(&a[..*n]);
+                    v.extend_from_slice(data);
+                    *self = SmallBuf::Heap(v);
+                }
+                SmallBuf::Heap(v) => v.extend_from_slice(data),
+            }
+        }
+        pub(crate) fn as_slice(&self) -> &[u8] {
+            match self {
+                SmallBuf::Inline(a, n) => &a[..*n],
+                SmallBuf::Heap(v) => v,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
