@@ -5,14 +5,19 @@
 //! invariants and thread-safety contract.
 
 pub mod coding;
+pub mod db;
 pub mod error;
 pub mod fs;
 pub mod iterator;
 pub mod key;
+pub mod logger;
 pub mod memtable;
 pub mod options;
 pub mod striped;
 pub mod wal;
 pub mod write_batch;
 
+pub use db::Db;
 pub use error::{Code, Error, Result, SubCode};
+pub use options::{Options, ReadOptions, WriteOptions};
+pub use write_batch::WriteBatch;

@@ -1,0 +1,194 @@
+use super::*;
+use crate::options::{Options, ReadOptions, WriteOptions};
+
+fn opts() -> Options {
+    Options {
+        create_if_missing: true,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn put_get_delete_overwrite_and_reopen() {
+    let dir = tempfile::tempdir().unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    {
+        let db = Db::open(opts(), dir.path()).unwrap();
+        db.put(&wo, b"a", b"1").unwrap();
+        db.put(&wo, b"b", b"2").unwrap();
+        db.put(&wo, b"a", b"3").unwrap();
+        db.delete(&wo, b"b").unwrap();
+        assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"3"[..]));
+        assert_eq!(db.get(&ro, b"b").unwrap(), None);
+        db.close().unwrap();
+        assert!(matches!(
+            db.get(&ro, b"a"),
+            Err(Error::ShutdownInProgress(_))
+        ));
+    }
+    let db = Db::open(opts(), dir.path()).unwrap();
+    assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"3"[..]));
+    assert_eq!(db.get(&ro, b"b").unwrap(), None);
+    assert_eq!(db.latest_sequence_number(), 4);
+}
+
+#[test]
+fn second_open_is_busy_and_missing_db_is_invalid() {
+    let dir = tempfile::tempdir().unwrap();
+    let err = Db::open(Options::default(), dir.path().join("nope")).unwrap_err();
+    assert!(err.to_string().contains("create_if_missing"), "{err}");
+    let db = Db::open(opts(), dir.path()).unwrap();
+    let err = Db::open(opts(), dir.path()).unwrap_err();
+    assert_eq!(err.code(), crate::Code::Busy);
+    drop(db);
+    let _again = Db::open(opts(), dir.path()).unwrap();
+    let err = Db::open(
+        Options {
+            error_if_exists: true,
+            ..opts()
+        },
+        dir.path().join("x"),
+    );
+    assert!(err.is_ok());
+}
+
+#[test]
+fn range_delete_hides_older_keys_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    db.put(&wo, b"b", b"old").unwrap();
+    db.delete_range(&wo, b"a", b"c").unwrap();
+    db.put(&wo, b"bb", b"new").unwrap();
+    assert_eq!(db.get(&ro, b"b").unwrap(), None);
+    assert_eq!(db.get(&ro, b"bb").unwrap().as_deref(), Some(&b"new"[..]));
+    let ro1 = ReadOptions {
+        snapshot: Some(1),
+        ..ReadOptions::default()
+    };
+    assert_eq!(db.get(&ro1, b"b").unwrap().as_deref(), Some(&b"old"[..]));
+}
+
+#[test]
+fn concurrent_writers_all_land_and_sequences_are_dense() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Db::open(opts(), dir.path()).unwrap());
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let wo = WriteOptions {
+                    sync: t % 4 == 0,
+                    ..WriteOptions::default()
+                };
+                for i in 0..500 {
+                    db.put(
+                        &wo,
+                        format!("t{t}-{i}").as_bytes(),
+                        format!("{i}").as_bytes(),
+                    )
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(db.latest_sequence_number(), 4000);
+    let ro = ReadOptions::default();
+    for t in 0..8 {
+        for i in (0..500).step_by(7) {
+            assert_eq!(
+                db.get(&ro, format!("t{t}-{i}").as_bytes()).unwrap(),
+                Some(format!("{i}").into_bytes())
+            );
+        }
+    }
+    db.close().unwrap();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    assert_eq!(db.latest_sequence_number(), 4000);
+    assert_eq!(db.get(&ro, b"t7-499").unwrap(), Some(b"499".to_vec()));
+}
+
+#[test]
+fn disable_wal_writes_are_not_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open(opts(), dir.path()).unwrap();
+        db.put(&WriteOptions::default(), b"logged", b"1").unwrap();
+        let no_wal = WriteOptions {
+            disable_wal: true,
+            ..WriteOptions::default()
+        };
+        db.put(&no_wal, b"unlogged", b"2").unwrap();
+        assert!(
+            db.get(&ReadOptions::default(), b"unlogged")
+                .unwrap()
+                .is_some()
+        );
+    }
+    let db = Db::open(opts(), dir.path()).unwrap();
+    assert!(
+        db.get(&ReadOptions::default(), b"logged")
+            .unwrap()
+            .is_some()
+    );
+    assert!(
+        db.get(&ReadOptions::default(), b"unlogged")
+            .unwrap()
+            .is_none()
+    );
+}
+
+fn only_log(dir: &Path) -> PathBuf {
+    let mut logs: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "log") && std::fs::metadata(p).unwrap().len() > 0
+        })
+        .collect();
+    assert_eq!(logs.len(), 1, "{logs:?}");
+    logs.pop().unwrap()
+}
+
+#[test]
+fn truncated_log_keeps_every_whole_record_and_flipped_byte_fails_open() {
+    let dir = tempfile::tempdir().unwrap();
+    {
+        let db = Db::open(opts(), dir.path()).unwrap();
+        for i in 0..100u32 {
+            db.put(&WriteOptions::default(), &i.to_be_bytes(), &[7u8; 1000])
+                .unwrap();
+        }
+    }
+    let log = only_log(dir.path());
+    let bytes = std::fs::read(&log).unwrap();
+    // Cut in the middle of record 60 (each record: 7-byte header + batch).
+    let rec = 7 + 12 + 1 + 1 + 4 + 2 + 1000;
+    std::fs::write(&log, &bytes[..rec * 60 + rec / 2]).unwrap();
+    {
+        let db = Db::open(opts(), dir.path()).unwrap();
+        let ro = ReadOptions::default();
+        for i in 0..100u32 {
+            let found = db.get(&ro, &i.to_be_bytes()).unwrap().is_some();
+            // Records cross 32 KiB blocks; whole records before the cut survive.
+            assert_eq!(found, (i as usize) < 60, "key {i}");
+        }
+        let text = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+        assert!(text.contains("Dropped torn tail"), "{text}");
+    }
+    // A flipped byte in the middle of the (now first) log fails open.
+    let mut bytes = std::fs::read(&log).unwrap();
+    bytes[rec * 10 + 100] ^= 1;
+    std::fs::write(&log, &bytes).unwrap();
+    let err = Db::open(opts(), dir.path()).unwrap_err();
+    assert!(err.is_corruption(), "{err}");
+    assert!(
+        err.to_string().contains(&log.display().to_string()),
+        "{err}"
+    );
+}

@@ -1,0 +1,201 @@
+//! Group commit: concurrent writers queue up; the writer at the front becomes
+//! the *leader*, takes a group of the writers behind it, writes all their
+//! batches to the WAL in one append (and one sync if any asked for it), then
+//! lets every member insert its own batch into the memtable in parallel, and
+//! finally publishes the group's last sequence number.
+//!
+//! Invariants:
+//! 1. At most one leader exists at a time: leadership passes from the front
+//!    of the queue to the next writer only in [`WriteQueue::exit`].
+//! 2. A group is a prefix of the queue; its members stay in the queue until
+//!    the leader exits, so arrivals never become leaders by mistake.
+//! 3. A writer's state moves WAITING → (LEADER | INSERT → DONE | DONE) and
+//!    is only changed by the leader (or by `exit` for LEADER); each change is
+//!    a release store followed by an unpark of the writer's thread.
+//! 4. A follower touches its own [`WriterData`] only while not WAITING; the
+//!    leader touches it only while the follower is WAITING or INSERT-done, so
+//!    the per-writer mutex is never contended.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::thread::Thread;
+
+use parking_lot::Mutex;
+
+use crate::error::Result;
+use crate::memtable::MemTable;
+use crate::options::WriteOptions;
+use crate::write_batch::WriteBatch;
+
+pub(crate) const WAITING: u8 = 0;
+pub(crate) const LEADER: u8 = 1;
+pub(crate) const INSERT: u8 = 2;
+pub(crate) const DONE: u8 = 3;
+
+/// The memtable insert phase shared by a group's members.
+pub(crate) struct InsertGroup {
+    pub(crate) mem: Arc<MemTable>,
+    pending: AtomicUsize,
+    leader: Thread,
+}
+
+impl InsertGroup {
+    pub(crate) fn new(mem: Arc<MemTable>, members: usize) -> Self {
+        InsertGroup {
+            mem,
+            pending: AtomicUsize::new(members),
+            leader: std::thread::current(),
+        }
+    }
+
+    /// Called by each member after inserting its batch.
+    pub(crate) fn member_done(&self) {
+        if self.pending.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.leader.unpark();
+        }
+    }
+
+    /// Leader: waits until every member has inserted.
+    pub(crate) fn wait_all(&self) {
+        spin_then_park(|| self.pending.load(Ordering::Acquire) == 0);
+    }
+}
+
+/// What a writer carries through the queue.
+pub(crate) struct WriterData {
+    pub(crate) batch: WriteBatch,
+    pub(crate) opts: WriteOptions,
+    pub(crate) result: Option<Result<()>>,
+    pub(crate) group: Option<Arc<InsertGroup>>,
+}
+
+/// One pending write.
+pub(crate) struct Writer {
+    state: AtomicU8,
+    thread: Thread,
+    pub(crate) data: Mutex<WriterData>,
+}
+
+fn spin_then_park(mut ready: impl FnMut() -> bool) {
+    for i in 0..256 {
+        if ready() {
+            return;
+        }
+        if i < 128 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    while !ready() {
+        std::thread::park();
+    }
+}
+
+impl Writer {
+    pub(crate) fn new(batch: WriteBatch, opts: WriteOptions) -> Arc<Writer> {
+        Arc::new(Writer {
+            state: AtomicU8::new(WAITING),
+            thread: std::thread::current(),
+            data: Mutex::new(WriterData {
+                batch,
+                opts,
+                result: None,
+                group: None,
+            }),
+        })
+    }
+
+    pub(crate) fn state(&self) -> u8 {
+        self.state.load(Ordering::Acquire)
+    }
+
+    pub(crate) fn set_state(&self, s: u8) {
+        self.state.store(s, Ordering::Release);
+        self.thread.unpark();
+    }
+
+    /// Waits until the state differs from `from`; returns the new state.
+    pub(crate) fn await_change(&self, from: u8) -> u8 {
+        spin_then_park(|| self.state() != from);
+        self.state()
+    }
+
+    /// Leader: hands the result to a follower and wakes it.
+    pub(crate) fn finish(&self, result: Result<()>) {
+        self.data.lock().result = Some(result);
+        self.set_state(DONE);
+    }
+}
+
+/// The queue of writers. See the module docs.
+#[derive(Default)]
+pub(crate) struct WriteQueue {
+    q: Mutex<VecDeque<Arc<Writer>>>,
+}
+
+/// Limit of a group's encoded bytes.
+const MAX_GROUP_BYTES: usize = 1 << 20;
+/// A small leader batch only waits for this many extra bytes.
+const SMALL_LEADER_EXTRA: usize = 128 << 10;
+
+impl WriteQueue {
+    /// Enqueues `w` and waits until it leads or has been given work.
+    pub(crate) fn join(&self, w: &Arc<Writer>) -> u8 {
+        let lead = {
+            let mut q = self.q.lock();
+            q.push_back(w.clone());
+            q.len() == 1
+        };
+        if lead {
+            w.state.store(LEADER, Ordering::Release);
+            return LEADER;
+        }
+        w.await_change(WAITING)
+    }
+
+    /// Leader: the group it leads — itself plus compatible writers behind it.
+    /// Writers with a different `disable_wal` end the group.
+    pub(crate) fn build_group(&self, leader: &Arc<Writer>) -> Vec<Arc<Writer>> {
+        let (leader_bytes, leader_disable_wal) = {
+            let d = leader.data.lock();
+            (d.batch.size_in_bytes(), d.opts.disable_wal)
+        };
+        let max = if leader_bytes <= SMALL_LEADER_EXTRA {
+            leader_bytes + SMALL_LEADER_EXTRA
+        } else {
+            MAX_GROUP_BYTES
+        };
+        let q = self.q.lock();
+        debug_assert!(Arc::ptr_eq(&q[0], leader));
+        let mut group = vec![leader.clone()];
+        let mut bytes = leader_bytes;
+        for w in q.iter().skip(1) {
+            let d = w.data.lock();
+            if d.opts.disable_wal != leader_disable_wal {
+                break;
+            }
+            bytes += d.batch.size_in_bytes();
+            if bytes > max {
+                break;
+            }
+            drop(d);
+            group.push(w.clone());
+        }
+        group
+    }
+
+    /// Leader: removes its group of `n` from the queue and makes the next
+    /// writer leader.
+    pub(crate) fn exit(&self, n: usize) {
+        let next = {
+            let mut q = self.q.lock();
+            q.drain(..n);
+            q.front().cloned()
+        };
+        if let Some(next) = next {
+            next.set_state(LEADER);
+        }
+    }
+}
