@@ -13,6 +13,7 @@ pub mod key;
 pub mod logger;
 pub mod memtable;
 pub mod options;
+pub mod range_del;
 pub mod striped;
 pub mod wal;
 pub mod write_batch;

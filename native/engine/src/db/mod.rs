@@ -14,6 +14,7 @@
 //!    before it is inserted into the memtable and before it is acknowledged.
 //! 3. Sequence numbers are assigned by the group leader only, in queue order.
 
+pub mod db_iter;
 mod recovery;
 mod write_thread;
 

@@ -1,0 +1,892 @@
+package dev.talus;
+
+import java.util.Objects;
+
+/**
+ * Database and column-family options, as RocksJava's {@code Options}: setters return {@code
+ * this}, getters are the bare property name. Defaults are RocksDB's own (RocksDB 10.10), except
+ * {@link #compressionType()}, which is LZ4 because Talus does not ship Snappy.
+ *
+ * <p>A plain Java object: values are checked when set (an out-of-range value throws {@link
+ * IllegalArgumentException} naming the option) and handed to the engine once, at {@link
+ * TalusDB#open(Options, String)}, which checks them again. {@link #close()} marks the object
+ * closed; later use throws {@link IllegalStateException}.
+ *
+ * <p>Setters of RocksJava options that Talus does not implement throw {@link
+ * UnsupportedOperationException} naming the option; none is silently ignored.
+ */
+public class Options implements AutoCloseable {
+  private volatile boolean closed;
+
+  // Database-wide.
+  private boolean createIfMissing;
+  private boolean errorIfExists;
+  private boolean paranoidChecks = true;
+  private boolean useFsync;
+  private String walDir = "";
+  private WALRecoveryMode walRecoveryMode = WALRecoveryMode.TolerateCorruptedTailRecords;
+  private long walBytesPerSync;
+  private long bytesPerSync;
+  private int maxBackgroundJobs = 2;
+  private int maxBackgroundCompactions = -1;
+  private int maxBackgroundFlushes = -1;
+  private int maxOpenFiles = -1;
+  private long delayedWriteRate;
+  private long maxTotalWalSize;
+  private boolean manualFlushEnabled;
+
+  // Column family.
+  private long writeBufferSize = 64L << 20;
+  private int maxWriteBufferNumber = 2;
+  private int minWriteBufferNumberToMerge = 1;
+  private int level0FileNumCompactionTrigger = 4;
+  private int level0SlowdownWritesTrigger = 20;
+  private int level0StopWritesTrigger = 36;
+  private long softPendingCompactionBytesLimit = 64L << 30;
+  private long hardPendingCompactionBytesLimit = 256L << 30;
+  private int numLevels = 7;
+  private long maxBytesForLevelBase = 256L << 20;
+  private double maxBytesForLevelMultiplier = 10.0;
+  private boolean levelCompactionDynamicLevelBytes = true;
+  private long targetFileSizeBase = 64L << 20;
+  private int targetFileSizeMultiplier = 1;
+  private CompactionPriority compactionPriority = CompactionPriority.MinOverlappingRatio;
+  private boolean disableAutoCompactions;
+  private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
+
+  /** Options with RocksDB's defaults ({@code createIfMissing} false). */
+  public Options() {}
+
+  /**
+   * A shallow copy of {@code other}.
+   *
+   * @param other options to copy
+   */
+  public Options(Options other) {
+    other.checkOpen();
+    this.createIfMissing = other.createIfMissing;
+    this.errorIfExists = other.errorIfExists;
+    this.paranoidChecks = other.paranoidChecks;
+    this.useFsync = other.useFsync;
+    this.walDir = other.walDir;
+    this.walRecoveryMode = other.walRecoveryMode;
+    this.walBytesPerSync = other.walBytesPerSync;
+    this.bytesPerSync = other.bytesPerSync;
+    this.maxBackgroundJobs = other.maxBackgroundJobs;
+    this.maxBackgroundCompactions = other.maxBackgroundCompactions;
+    this.maxBackgroundFlushes = other.maxBackgroundFlushes;
+    this.maxOpenFiles = other.maxOpenFiles;
+    this.delayedWriteRate = other.delayedWriteRate;
+    this.maxTotalWalSize = other.maxTotalWalSize;
+    this.manualFlushEnabled = other.manualFlushEnabled;
+    this.writeBufferSize = other.writeBufferSize;
+    this.maxWriteBufferNumber = other.maxWriteBufferNumber;
+    this.minWriteBufferNumberToMerge = other.minWriteBufferNumberToMerge;
+    this.level0FileNumCompactionTrigger = other.level0FileNumCompactionTrigger;
+    this.level0SlowdownWritesTrigger = other.level0SlowdownWritesTrigger;
+    this.level0StopWritesTrigger = other.level0StopWritesTrigger;
+    this.softPendingCompactionBytesLimit = other.softPendingCompactionBytesLimit;
+    this.hardPendingCompactionBytesLimit = other.hardPendingCompactionBytesLimit;
+    this.numLevels = other.numLevels;
+    this.maxBytesForLevelBase = other.maxBytesForLevelBase;
+    this.maxBytesForLevelMultiplier = other.maxBytesForLevelMultiplier;
+    this.levelCompactionDynamicLevelBytes = other.levelCompactionDynamicLevelBytes;
+    this.targetFileSizeBase = other.targetFileSizeBase;
+    this.targetFileSizeMultiplier = other.targetFileSizeMultiplier;
+    this.compactionPriority = other.compactionPriority;
+    this.disableAutoCompactions = other.disableAutoCompactions;
+    this.compressionType = other.compressionType;
+  }
+
+  void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("Options is closed");
+    }
+  }
+
+  private static long nonNegative(String name, long v) {
+    if (v < 0) {
+      throw new IllegalArgumentException(name + " must not be negative, got " + v);
+    }
+    return v;
+  }
+
+  private static int atLeast(String name, int v, int min) {
+    if (v < min) {
+      throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
+    }
+    return v;
+  }
+
+  private static int minusOneOrPositive(String name, int v) {
+    if (v == 0 || v < -1) {
+      throw new IllegalArgumentException(name + " must be -1 or positive, got " + v);
+    }
+    return v;
+  }
+
+  // ---------------------------------------------------------------- database-wide
+
+  /**
+   * Create the database if it does not exist. Default false.
+   *
+   * @param flag true to create
+   * @return this
+   */
+  public Options setCreateIfMissing(boolean flag) {
+    checkOpen();
+    createIfMissing = flag;
+    return this;
+  }
+
+  /** @return whether a missing database is created (default false) */
+  public boolean createIfMissing() {
+    checkOpen();
+    return createIfMissing;
+  }
+
+  /**
+   * Fail {@code open} if the database already exists. Default false.
+   *
+   * @param flag true to fail on an existing database
+   * @return this
+   */
+  public Options setErrorIfExists(boolean flag) {
+    checkOpen();
+    errorIfExists = flag;
+    return this;
+  }
+
+  /** @return whether opening an existing database fails (default false) */
+  public boolean errorIfExists() {
+    checkOpen();
+    return errorIfExists;
+  }
+
+  /**
+   * Check data aggressively and stop on any corruption found. Default true.
+   *
+   * @param flag true for paranoid checks
+   * @return this
+   */
+  public Options setParanoidChecks(boolean flag) {
+    checkOpen();
+    paranoidChecks = flag;
+    return this;
+  }
+
+  /** @return whether paranoid checks are on (default true) */
+  public boolean paranoidChecks() {
+    checkOpen();
+    return paranoidChecks;
+  }
+
+  /**
+   * Use fsync instead of fdatasync when syncing files. Default false.
+   *
+   * @param useFsync true for fsync
+   * @return this
+   */
+  public Options setUseFsync(boolean useFsync) {
+    checkOpen();
+    this.useFsync = useFsync;
+    return this;
+  }
+
+  /** @return whether fsync is used (default false) */
+  public boolean useFsync() {
+    checkOpen();
+    return useFsync;
+  }
+
+  /**
+   * Directory for the write-ahead logs; empty (the default) means the database directory.
+   *
+   * @param walDir a directory path
+   * @return this
+   */
+  public Options setWalDir(String walDir) {
+    checkOpen();
+    this.walDir = Objects.requireNonNull(walDir, "walDir");
+    return this;
+  }
+
+  /** @return the WAL directory, empty for the database directory */
+  public String walDir() {
+    checkOpen();
+    return walDir;
+  }
+
+  /**
+   * How recovery treats a damaged WAL. Default {@link
+   * WALRecoveryMode#TolerateCorruptedTailRecords}.
+   *
+   * @param mode the recovery mode
+   * @return this
+   */
+  public Options setWalRecoveryMode(WALRecoveryMode mode) {
+    checkOpen();
+    this.walRecoveryMode = Objects.requireNonNull(mode, "walRecoveryMode");
+    return this;
+  }
+
+  /** @return the WAL recovery mode */
+  public WALRecoveryMode walRecoveryMode() {
+    checkOpen();
+    return walRecoveryMode;
+  }
+
+  /**
+   * Sync the WAL in the background every this many bytes written (0, the default, = off).
+   *
+   * @param bytes bytes between syncs
+   * @return this
+   */
+  public Options setWalBytesPerSync(long bytes) {
+    checkOpen();
+    walBytesPerSync = nonNegative("walBytesPerSync", bytes);
+    return this;
+  }
+
+  /** @return bytes between background WAL syncs (0 = off) */
+  public long walBytesPerSync() {
+    checkOpen();
+    return walBytesPerSync;
+  }
+
+  /**
+   * Sync table files while they are written every this many bytes (0, the default, = off).
+   *
+   * @param bytes bytes between syncs
+   * @return this
+   */
+  public Options setBytesPerSync(long bytes) {
+    checkOpen();
+    bytesPerSync = nonNegative("bytesPerSync", bytes);
+    return this;
+  }
+
+  /** @return bytes between table-file syncs (0 = off) */
+  public long bytesPerSync() {
+    checkOpen();
+    return bytesPerSync;
+  }
+
+  /**
+   * Threads for background flushes and compactions together. Default 2.
+   *
+   * @param jobs at least 1
+   * @return this
+   */
+  public Options setMaxBackgroundJobs(int jobs) {
+    checkOpen();
+    maxBackgroundJobs = atLeast("maxBackgroundJobs", jobs, 1);
+    return this;
+  }
+
+  /** @return the background job budget (default 2) */
+  public int maxBackgroundJobs() {
+    checkOpen();
+    return maxBackgroundJobs;
+  }
+
+  /**
+   * Deprecated in RocksDB: compaction threads, overriding the split of {@link
+   * #maxBackgroundJobs()}. Default -1 (derive).
+   *
+   * @param n -1 or positive
+   * @return this
+   */
+  public Options setMaxBackgroundCompactions(int n) {
+    checkOpen();
+    maxBackgroundCompactions = minusOneOrPositive("maxBackgroundCompactions", n);
+    return this;
+  }
+
+  /** @return compaction threads, -1 when derived */
+  public int maxBackgroundCompactions() {
+    checkOpen();
+    return maxBackgroundCompactions;
+  }
+
+  /**
+   * Deprecated in RocksDB: flush threads, overriding the split of {@link #maxBackgroundJobs()}.
+   * Default -1 (derive).
+   *
+   * @param n -1 or positive
+   * @return this
+   */
+  public Options setMaxBackgroundFlushes(int n) {
+    checkOpen();
+    maxBackgroundFlushes = minusOneOrPositive("maxBackgroundFlushes", n);
+    return this;
+  }
+
+  /** @return flush threads, -1 when derived */
+  public int maxBackgroundFlushes() {
+    checkOpen();
+    return maxBackgroundFlushes;
+  }
+
+  /**
+   * Table files kept open at once (-1, the default, = all).
+   *
+   * @param n -1 or positive
+   * @return this
+   */
+  public Options setMaxOpenFiles(int n) {
+    checkOpen();
+    maxOpenFiles = minusOneOrPositive("maxOpenFiles", n);
+    return this;
+  }
+
+  /** @return open-file limit, -1 for none */
+  public int maxOpenFiles() {
+    checkOpen();
+    return maxOpenFiles;
+  }
+
+  /**
+   * Write rate in bytes per second while writes are delayed (0, the default, = the rate
+   * limiter's rate if one is set, else 16 MiB/s).
+   *
+   * @param bytesPerSecond the delayed write rate
+   * @return this
+   */
+  public Options setDelayedWriteRate(long bytesPerSecond) {
+    checkOpen();
+    delayedWriteRate = nonNegative("delayedWriteRate", bytesPerSecond);
+    return this;
+  }
+
+  /** @return the delayed write rate in bytes/s (0 = derived) */
+  public long delayedWriteRate() {
+    checkOpen();
+    return delayedWriteRate;
+  }
+
+  /**
+   * Flush memtables once the live WAL files exceed this many bytes (0, the default, = four times
+   * the memtable budget).
+   *
+   * @param bytes the WAL size limit
+   * @return this
+   */
+  public Options setMaxTotalWalSize(long bytes) {
+    checkOpen();
+    maxTotalWalSize = nonNegative("maxTotalWalSize", bytes);
+    return this;
+  }
+
+  /** @return the WAL size that triggers a flush (0 = automatic) */
+  public long maxTotalWalSize() {
+    checkOpen();
+    return maxTotalWalSize;
+  }
+
+  /**
+   * Talus option, named as in the postmortem of seed 003: the application owns the flush rhythm.
+   * When true, no flush is ever triggered by WAL size ({@link #maxTotalWalSize()}); memtables are
+   * flushed only when a write buffer fills or on an explicit {@link TalusDB#flush(FlushOptions)}.
+   * Default false.
+   *
+   * @param flag true to disable WAL-size-triggered flushes
+   * @return this
+   */
+  public Options setManualFlushEnabled(boolean flag) {
+    checkOpen();
+    manualFlushEnabled = flag;
+    return this;
+  }
+
+  /** @return whether WAL-size-triggered flushes are off (default false) */
+  public boolean manualFlushEnabled() {
+    checkOpen();
+    return manualFlushEnabled;
+  }
+
+  // ---------------------------------------------------------------- column family
+
+  /**
+   * Bytes of the active memtable before it is switched and queued for flush. Default 64 MiB.
+   *
+   * @param bytes at least 64 KiB
+   * @return this
+   */
+  public Options setWriteBufferSize(long bytes) {
+    checkOpen();
+    if (bytes < 64 * 1024) {
+      throw new IllegalArgumentException(
+          "writeBufferSize must be at least 65536 bytes, got " + bytes);
+    }
+    writeBufferSize = bytes;
+    return this;
+  }
+
+  /** @return the memtable size in bytes (default 64 MiB) */
+  public long writeBufferSize() {
+    checkOpen();
+    return writeBufferSize;
+  }
+
+  /**
+   * Memtables (active plus immutable) held before writes stop. Default 2; RocksDB raises values
+   * below 2 to 2.
+   *
+   * @param n at least 1
+   * @return this
+   */
+  public Options setMaxWriteBufferNumber(int n) {
+    checkOpen();
+    maxWriteBufferNumber = atLeast("maxWriteBufferNumber", n, 1);
+    return this;
+  }
+
+  /** @return the memtable limit (default 2) */
+  public int maxWriteBufferNumber() {
+    checkOpen();
+    return maxWriteBufferNumber;
+  }
+
+  /**
+   * Immutable memtables merged into one L0 table by a flush. Default 1; values above {@code
+   * maxWriteBufferNumber - 1} are lowered to it at open.
+   *
+   * @param n at least 1
+   * @return this
+   */
+  public Options setMinWriteBufferNumberToMerge(int n) {
+    checkOpen();
+    minWriteBufferNumberToMerge = atLeast("minWriteBufferNumberToMerge", n, 1);
+    return this;
+  }
+
+  /** @return memtables merged per flush (default 1) */
+  public int minWriteBufferNumberToMerge() {
+    checkOpen();
+    return minWriteBufferNumberToMerge;
+  }
+
+  /**
+   * L0 files that trigger an L0 compaction. Default 4.
+   *
+   * @param n at least 0 (0 is raised to 1)
+   * @return this
+   */
+  public Options setLevel0FileNumCompactionTrigger(int n) {
+    checkOpen();
+    level0FileNumCompactionTrigger = atLeast("level0FileNumCompactionTrigger", n, 0);
+    return this;
+  }
+
+  /** @return the L0 compaction trigger (default 4) */
+  public int level0FileNumCompactionTrigger() {
+    checkOpen();
+    return level0FileNumCompactionTrigger;
+  }
+
+  /**
+   * Older RocksJava name of {@link #setLevel0FileNumCompactionTrigger(int)}.
+   *
+   * @param n the trigger
+   * @return this
+   */
+  public Options setLevelZeroFileNumCompactionTrigger(int n) {
+    return setLevel0FileNumCompactionTrigger(n);
+  }
+
+  /** @return the L0 compaction trigger */
+  public int levelZeroFileNumCompactionTrigger() {
+    return level0FileNumCompactionTrigger();
+  }
+
+  /**
+   * L0 files at which writes are slowed down (delayed). Default 20; a negative value disables
+   * the slowdown.
+   *
+   * @param n the slowdown trigger
+   * @return this
+   */
+  public Options setLevel0SlowdownWritesTrigger(int n) {
+    checkOpen();
+    level0SlowdownWritesTrigger = n;
+    return this;
+  }
+
+  /** @return the L0 slowdown trigger (default 20) */
+  public int level0SlowdownWritesTrigger() {
+    checkOpen();
+    return level0SlowdownWritesTrigger;
+  }
+
+  /**
+   * Alias of {@link #setLevel0SlowdownWritesTrigger(int)}, as the postmortem of seed 003 spells
+   * it.
+   *
+   * @param n the slowdown trigger
+   * @return this
+   */
+  public Options setLevel0FileNumSlowdownTrigger(int n) {
+    return setLevel0SlowdownWritesTrigger(n);
+  }
+
+  /**
+   * Older RocksJava name of {@link #setLevel0SlowdownWritesTrigger(int)}.
+   *
+   * @param n the slowdown trigger
+   * @return this
+   */
+  public Options setLevelZeroSlowdownWritesTrigger(int n) {
+    return setLevel0SlowdownWritesTrigger(n);
+  }
+
+  /** @return the L0 slowdown trigger */
+  public int levelZeroSlowdownWritesTrigger() {
+    return level0SlowdownWritesTrigger();
+  }
+
+  /**
+   * L0 files at which writes stop until compaction catches up. Default 36.
+   *
+   * @param n at least 1
+   * @return this
+   */
+  public Options setLevel0StopWritesTrigger(int n) {
+    checkOpen();
+    level0StopWritesTrigger = atLeast("level0StopWritesTrigger", n, 1);
+    return this;
+  }
+
+  /** @return the L0 stop trigger (default 36) */
+  public int level0StopWritesTrigger() {
+    checkOpen();
+    return level0StopWritesTrigger;
+  }
+
+  /**
+   * Older RocksJava name of {@link #setLevel0StopWritesTrigger(int)}.
+   *
+   * @param n the stop trigger
+   * @return this
+   */
+  public Options setLevelZeroStopWritesTrigger(int n) {
+    return setLevel0StopWritesTrigger(n);
+  }
+
+  /** @return the L0 stop trigger */
+  public int levelZeroStopWritesTrigger() {
+    return level0StopWritesTrigger();
+  }
+
+  /**
+   * Estimated pending compaction bytes at which writes slow down (0 = off). Default 64 GiB.
+   *
+   * @param bytes the soft limit
+   * @return this
+   */
+  public Options setSoftPendingCompactionBytesLimit(long bytes) {
+    checkOpen();
+    softPendingCompactionBytesLimit = nonNegative("softPendingCompactionBytesLimit", bytes);
+    return this;
+  }
+
+  /** @return the soft pending-compaction limit in bytes (default 64 GiB) */
+  public long softPendingCompactionBytesLimit() {
+    checkOpen();
+    return softPendingCompactionBytesLimit;
+  }
+
+  /**
+   * Alias of {@link #setSoftPendingCompactionBytesLimit(long)}, as the postmortem of seed 003
+   * spells it.
+   *
+   * @param bytes the soft limit
+   * @return this
+   */
+  public Options setLevel0FileNumSoftPendingCompactionBytesLimit(long bytes) {
+    return setSoftPendingCompactionBytesLimit(bytes);
+  }
+
+  /**
+   * Estimated pending compaction bytes at which writes stop (0 = off). Default 256 GiB.
+   *
+   * @param bytes the hard limit
+   * @return this
+   */
+  public Options setHardPendingCompactionBytesLimit(long bytes) {
+    checkOpen();
+    hardPendingCompactionBytesLimit = nonNegative("hardPendingCompactionBytesLimit", bytes);
+    return this;
+  }
+
+  /** @return the hard pending-compaction limit in bytes (default 256 GiB) */
+  public long hardPendingCompactionBytesLimit() {
+    checkOpen();
+    return hardPendingCompactionBytesLimit;
+  }
+
+  /**
+   * Number of LSM levels. Default 7.
+   *
+   * @param n 1 to 64
+   * @return this
+   */
+  public Options setNumLevels(int n) {
+    checkOpen();
+    if (n < 1 || n > 64) {
+      throw new IllegalArgumentException("numLevels must be in 1..64, got " + n);
+    }
+    numLevels = n;
+    return this;
+  }
+
+  /** @return the number of levels (default 7) */
+  public int numLevels() {
+    checkOpen();
+    return numLevels;
+  }
+
+  /**
+   * Target size of the base level in bytes. Default 256 MiB.
+   *
+   * @param bytes positive
+   * @return this
+   */
+  public Options setMaxBytesForLevelBase(long bytes) {
+    checkOpen();
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("maxBytesForLevelBase must be positive, got " + bytes);
+    }
+    maxBytesForLevelBase = bytes;
+    return this;
+  }
+
+  /** @return the base level target in bytes (default 256 MiB) */
+  public long maxBytesForLevelBase() {
+    checkOpen();
+    return maxBytesForLevelBase;
+  }
+
+  /**
+   * Size ratio between consecutive levels. Default 10.
+   *
+   * @param multiplier greater than 1
+   * @return this
+   */
+  public Options setMaxBytesForLevelMultiplier(double multiplier) {
+    checkOpen();
+    if (!(multiplier > 1.0) || Double.isInfinite(multiplier)) {
+      throw new IllegalArgumentException(
+          "maxBytesForLevelMultiplier must be greater than 1, got " + multiplier);
+    }
+    maxBytesForLevelMultiplier = multiplier;
+    return this;
+  }
+
+  /** @return the level size multiplier (default 10) */
+  public double maxBytesForLevelMultiplier() {
+    checkOpen();
+    return maxBytesForLevelMultiplier;
+  }
+
+  /**
+   * Size levels from the bottom up so that the last level holds most of the data. Default true
+   * (RocksDB's default since 8.4).
+   *
+   * @param flag true for dynamic level sizing
+   * @return this
+   */
+  public Options setLevelCompactionDynamicLevelBytes(boolean flag) {
+    checkOpen();
+    levelCompactionDynamicLevelBytes = flag;
+    return this;
+  }
+
+  /** @return whether level sizes are dynamic (default true) */
+  public boolean levelCompactionDynamicLevelBytes() {
+    checkOpen();
+    return levelCompactionDynamicLevelBytes;
+  }
+
+  /**
+   * Target size of a compaction output file in bytes. Default 64 MiB.
+   *
+   * @param bytes positive
+   * @return this
+   */
+  public Options setTargetFileSizeBase(long bytes) {
+    checkOpen();
+    if (bytes <= 0) {
+      throw new IllegalArgumentException("targetFileSizeBase must be positive, got " + bytes);
+    }
+    targetFileSizeBase = bytes;
+    return this;
+  }
+
+  /** @return the target file size in bytes (default 64 MiB) */
+  public long targetFileSizeBase() {
+    checkOpen();
+    return targetFileSizeBase;
+  }
+
+  /**
+   * Growth of the target file size per level. Default 1.
+   *
+   * @param multiplier at least 1
+   * @return this
+   */
+  public Options setTargetFileSizeMultiplier(int multiplier) {
+    checkOpen();
+    targetFileSizeMultiplier = atLeast("targetFileSizeMultiplier", multiplier, 1);
+    return this;
+  }
+
+  /** @return the target file size multiplier (default 1) */
+  public int targetFileSizeMultiplier() {
+    checkOpen();
+    return targetFileSizeMultiplier;
+  }
+
+  /**
+   * Which file of a level to compact first. Default {@link
+   * CompactionPriority#MinOverlappingRatio}.
+   *
+   * @param priority the priority
+   * @return this
+   */
+  public Options setCompactionPriority(CompactionPriority priority) {
+    checkOpen();
+    compactionPriority = Objects.requireNonNull(priority, "compactionPriority");
+    return this;
+  }
+
+  /** @return the compaction priority */
+  public CompactionPriority compactionPriority() {
+    checkOpen();
+    return compactionPriority;
+  }
+
+  /**
+   * Compaction style. Only {@link CompactionStyle#LEVEL} (the default) is implemented.
+   *
+   * @param style the style
+   * @return this
+   * @throws UnsupportedOperationException for any other style
+   */
+  public Options setCompactionStyle(CompactionStyle style) {
+    checkOpen();
+    if (Objects.requireNonNull(style, "compactionStyle") != CompactionStyle.LEVEL) {
+      throw new UnsupportedOperationException(
+          "setCompactionStyle(" + style + "): Talus implements LEVEL compaction only");
+    }
+    return this;
+  }
+
+  /** @return {@link CompactionStyle#LEVEL} */
+  public CompactionStyle compactionStyle() {
+    checkOpen();
+    return CompactionStyle.LEVEL;
+  }
+
+  /**
+   * Stop scheduling automatic compactions (manual {@code compactRange} still works). Default
+   * false.
+   *
+   * @param flag true to disable
+   * @return this
+   */
+  public Options setDisableAutoCompactions(boolean flag) {
+    checkOpen();
+    disableAutoCompactions = flag;
+    return this;
+  }
+
+  /** @return whether automatic compactions are off (default false) */
+  public boolean disableAutoCompactions() {
+    checkOpen();
+    return disableAutoCompactions;
+  }
+
+  /**
+   * Block compression. Default {@link CompressionType#LZ4_COMPRESSION}; Talus implements LZ4 and
+   * none.
+   *
+   * @param type the compression
+   * @return this
+   * @throws UnsupportedOperationException for a codec Talus does not implement
+   */
+  public Options setCompressionType(CompressionType type) {
+    checkOpen();
+    Objects.requireNonNull(type, "compressionType");
+    if (type != CompressionType.NO_COMPRESSION && type != CompressionType.LZ4_COMPRESSION) {
+      throw new UnsupportedOperationException(
+          "setCompressionType(" + type
+              + "): Talus implements NO_COMPRESSION and LZ4_COMPRESSION only");
+    }
+    compressionType = type;
+    return this;
+  }
+
+  /** @return the block compression (default LZ4) */
+  public CompressionType compressionType() {
+    checkOpen();
+    return compressionType;
+  }
+
+  /**
+   * Encodes every option as {@code name=value} lines, the form the engine parses at open.
+   *
+   * @return the option string
+   */
+  String toNativeString() {
+    checkOpen();
+    StringBuilder b = new StringBuilder(1024);
+    put(b, "create_if_missing", createIfMissing);
+    put(b, "error_if_exists", errorIfExists);
+    put(b, "paranoid_checks", paranoidChecks);
+    put(b, "use_fsync", useFsync);
+    put(b, "wal_dir", walDir);
+    put(b, "wal_recovery_mode", walRecoveryMode.getValue());
+    put(b, "wal_bytes_per_sync", walBytesPerSync);
+    put(b, "bytes_per_sync", bytesPerSync);
+    put(b, "max_background_jobs", maxBackgroundJobs);
+    put(b, "max_background_compactions", maxBackgroundCompactions);
+    put(b, "max_background_flushes", maxBackgroundFlushes);
+    put(b, "max_open_files", maxOpenFiles);
+    put(b, "delayed_write_rate", delayedWriteRate);
+    put(b, "max_total_wal_size", maxTotalWalSize);
+    put(b, "manual_flush_enabled", manualFlushEnabled);
+    put(b, "write_buffer_size", writeBufferSize);
+    put(b, "max_write_buffer_number", maxWriteBufferNumber);
+    put(b, "min_write_buffer_number_to_merge", minWriteBufferNumberToMerge);
+    put(b, "level0_file_num_compaction_trigger", level0FileNumCompactionTrigger);
+    put(b, "level0_slowdown_writes_trigger", level0SlowdownWritesTrigger);
+    put(b, "level0_stop_writes_trigger", level0StopWritesTrigger);
+    put(b, "soft_pending_compaction_bytes_limit", softPendingCompactionBytesLimit);
+    put(b, "hard_pending_compaction_bytes_limit", hardPendingCompactionBytesLimit);
+    put(b, "num_levels", numLevels);
+    put(b, "max_bytes_for_level_base", maxBytesForLevelBase);
+    put(b, "max_bytes_for_level_multiplier", maxBytesForLevelMultiplier);
+    put(b, "level_compaction_dynamic_level_bytes", levelCompactionDynamicLevelBytes);
+    put(b, "target_file_size_base", targetFileSizeBase);
+    put(b, "target_file_size_multiplier", targetFileSizeMultiplier);
+    put(b, "compaction_pri", compactionPriority.getValue());
+    put(b, "disable_auto_compactions", disableAutoCompactions);
+    put(b, "compression", compressionType.getValue());
+    return b.toString();
+  }
+
+  static void put(StringBuilder b, String name, Object value) {
+    String v = String.valueOf(value);
+    if (v.indexOf('\n') >= 0) {
+      throw new IllegalArgumentException(name + " must not contain a line break");
+    }
+    b.append(name).append('=').append(v).append('\n');
+  }
+
+  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+  }
+}

@@ -1,0 +1,441 @@
+//! [`DbIter`]: the user-facing iterator. It walks a merged internal
+//! iterator and shows, for each user key, the newest entry visible at its
+//! snapshot — skipping newer entries, older versions, point tombstones and
+//! entries deleted by range tombstones — within optional bounds.
+//!
+//! Positioning: moving forward, the inner iterator sits on the entry shown
+//! (key and value are read from it, no copy). Moving backward, the inner
+//! iterator sits just before all entries of the shown key, whose key and
+//! value are kept in `saved_key`/`saved_value`.
+
+use std::cmp::Ordering;
+
+use crate::error::Result;
+use crate::iterator::InternalIterator;
+use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
+use crate::range_del::FragmentedTombstones;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Direction {
+    Forward,
+    Reverse,
+}
+
+/// Counts of work done, read by the perf context and statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct IterCounters {
+    /// Internal entries stepped over (hidden versions, tombstoned keys).
+    pub internal_key_skipped: u64,
+    /// Point or range tombstones met.
+    pub internal_delete_skipped: u64,
+}
+
+/// A snapshot iterator over user keys. See the module docs.
+pub struct DbIter<I: InternalIterator> {
+    inner: I,
+    snapshot: SequenceNumber,
+    tombstones: FragmentedTombstones,
+    lower: Option<Vec<u8>>,
+    upper: Option<Vec<u8>>,
+    dir: Direction,
+    valid: bool,
+    saved_key: Vec<u8>,
+    saved_value: Vec<u8>,
+    seek_buf: Vec<u8>,
+    /// Work counters since creation.
+    pub counters: IterCounters,
+}
+
+impl<I: InternalIterator> DbIter<I> {
+    /// Wraps `inner`, showing the state at `snapshot` within `[lower, upper)`.
+    pub fn new(
+        inner: I,
+        snapshot: SequenceNumber,
+        tombstones: FragmentedTombstones,
+        lower: Option<Vec<u8>>,
+        upper: Option<Vec<u8>>,
+    ) -> Self {
+        DbIter {
+            inner,
+            snapshot,
+            tombstones,
+            lower,
+            upper,
+            dir: Direction::Forward,
+            valid: false,
+            saved_key: Vec::new(),
+            saved_value: Vec::new(),
+            seek_buf: Vec::new(),
+            counters: IterCounters::default(),
+        }
+    }
+
+    /// True when positioned on an entry.
+    pub fn valid(&self) -> bool {
+        self.valid
+    }
+
+    /// The current user key. Precondition: `valid()`.
+    pub fn key(&self) -> &[u8] {
+        debug_assert!(self.valid);
+        match self.dir {
+            Direction::Forward => key::user_key(self.inner.key()),
+            Direction::Reverse => &self.saved_key,
+        }
+    }
+
+    /// The current value. Precondition: `valid()`.
+    pub fn value(&self) -> &[u8] {
+        debug_assert!(self.valid);
+        match self.dir {
+            Direction::Forward => self.inner.value(),
+            Direction::Reverse => &self.saved_value,
+        }
+    }
+
+    /// The first error met by the underlying iterators.
+    pub fn status(&self) -> Result<()> {
+        self.inner.status()
+    }
+
+    fn seek_key(&mut self, user_key: &[u8], seq: SequenceNumber, kind: u8) -> &[u8] {
+        self.seek_buf.clear();
+        key::append_internal_key(&mut self.seek_buf, user_key, seq, kind);
+        &self.seek_buf
+    }
+
+    fn above_upper(&self, user_key: &[u8]) -> bool {
+        self.upper.as_deref().is_some_and(|u| user_key >= u)
+    }
+
+    fn below_lower(&self, user_key: &[u8]) -> bool {
+        self.lower.as_deref().is_some_and(|l| user_key < l)
+    }
+
+    /// Moves to the first entry.
+    pub fn seek_to_first(&mut self) {
+        match self.lower.clone() {
+            Some(l) => self.seek(&l),
+            None => {
+                self.dir = Direction::Forward;
+                self.inner.seek_to_first();
+                self.find_next_user_entry(false);
+            }
+        }
+    }
+
+    /// Moves to the last entry.
+    pub fn seek_to_last(&mut self) {
+        self.dir = Direction::Reverse;
+        match self.upper.clone() {
+            Some(u) => {
+                // The smallest internal key of `u`: everything before it is < u.
+                let t = self.seek_key(&u, MAX_SEQUENCE, ValueKind::SEEK).to_vec();
+                self.inner.seek_for_prev(&t);
+                if self.inner.valid() && key::user_key(self.inner.key()) == u.as_slice() {
+                    self.inner.prev();
+                }
+            }
+            None => self.inner.seek_to_last(),
+        }
+        self.find_prev_user_entry();
+    }
+
+    /// Moves to the first key ≥ `target` (and ≥ the lower bound).
+    pub fn seek(&mut self, target: &[u8]) {
+        self.dir = Direction::Forward;
+        let t = match self.lower.as_deref() {
+            Some(l) if target < l => l.to_vec(),
+            _ => target.to_vec(),
+        };
+        let snap = self.snapshot;
+        let ik = self.seek_key(&t, snap, ValueKind::SEEK).to_vec();
+        self.inner.seek(&ik);
+        self.find_next_user_entry(false);
+    }
+
+    /// Moves to the last key ≤ `target` (and below the upper bound).
+    pub fn seek_for_prev(&mut self, target: &[u8]) {
+        if self.upper.as_deref().is_some_and(|u| target >= u) {
+            self.seek_to_last();
+            return;
+        }
+        self.dir = Direction::Reverse;
+        // The last internal key of `target`: entries ≤ it are ≤ target.
+        let ik = self.seek_key(target, 0, 0).to_vec();
+        self.inner.seek_for_prev(&ik);
+        self.find_prev_user_entry();
+    }
+
+    /// Moves to the next key. Precondition: `valid()`.
+    pub fn next(&mut self) {
+        debug_assert!(self.valid);
+        if self.dir == Direction::Reverse {
+            // The inner iterator is before the entries of the shown key: go to them.
+            self.dir = Direction::Forward;
+            let k = std::mem::take(&mut self.saved_key);
+            let ik = self.seek_key(&k, MAX_SEQUENCE, ValueKind::SEEK).to_vec();
+            self.inner.seek(&ik);
+            self.saved_key = k;
+        } else {
+            self.saved_key.clear();
+            self.saved_key
+                .extend_from_slice(key::user_key(self.inner.key()));
+        }
+        // Skip the rest of the shown key's entries.
+        self.find_next_user_entry(true);
+    }
+
+    /// Moves to the previous key. Precondition: `valid()`.
+    pub fn prev(&mut self) {
+        debug_assert!(self.valid);
+        if self.dir == Direction::Forward {
+            // Step the inner iterator back before every entry of the shown key.
+            self.saved_key.clear();
+            self.saved_key
+                .extend_from_slice(key::user_key(self.inner.key()));
+            loop {
+                self.inner.prev();
+                if !self.inner.valid() {
+                    break;
+                }
+                if key::user_key(self.inner.key()) < self.saved_key.as_slice() {
+                    break;
+                }
+                self.counters.internal_key_skipped += 1;
+            }
+            self.dir = Direction::Reverse;
+        }
+        self.find_prev_user_entry();
+    }
+
+    /// Forward: stops on the next visible entry. With `skipping`, entries of
+    /// `saved_key` are hidden.
+    fn find_next_user_entry(&mut self, mut skipping: bool) {
+        while self.inner.valid() {
+            let ik = self.inner.key();
+            let Some(p) = key::parse_internal_key(ik) else {
+                self.inner.next();
+                continue;
+            };
+            if self.above_upper(p.user_key) {
+                break;
+            }
+            if p.seq > self.snapshot {
+                self.counters.internal_key_skipped += 1;
+            } else if skipping && p.user_key <= self.saved_key.as_slice() {
+                self.counters.internal_key_skipped += 1;
+            } else {
+                match p.kind {
+                    ValueKind::Value if !self.tombstones.covers(p.user_key, p.seq) => {
+                        self.valid = true;
+                        return;
+                    }
+                    ValueKind::Value | ValueKind::Deletion => {
+                        // Hide older versions of this key.
+                        self.counters.internal_delete_skipped += 1;
+                        self.saved_key.clear();
+                        self.saved_key.extend_from_slice(p.user_key);
+                        skipping = true;
+                    }
+                    ValueKind::RangeDeletion => {}
+                }
+            }
+            self.inner.next();
+        }
+        self.valid = false;
+    }
+
+    /// Backward: collects the newest visible entry of the previous user key.
+    fn find_prev_user_entry(&mut self) {
+        let mut kind = ValueKind::Deletion;
+        while self.inner.valid() {
+            let ik = self.inner.key();
+            if let Some(p) = key::parse_internal_key(ik)
+                && p.seq <= self.snapshot
+            {
+                if kind != ValueKind::Deletion
+                    && p.user_key.cmp(self.saved_key.as_slice()) == Ordering::Less
+                {
+                    // Moved past the entries of the key found.
+                    break;
+                }
+                let covered =
+                    p.kind == ValueKind::Value && self.tombstones.covers(p.user_key, p.seq);
+                kind = if covered { ValueKind::Deletion } else { p.kind };
+                match kind {
+                    ValueKind::Value => {
+                        self.saved_key.clear();
+                        self.saved_key.extend_from_slice(p.user_key);
+                        self.saved_value.clear();
+                        self.saved_value.extend_from_slice(self.inner.value());
+                    }
+                    ValueKind::Deletion => {
+                        self.counters.internal_delete_skipped += 1;
+                        self.saved_key.clear();
+                        self.saved_value.clear();
+                    }
+                    ValueKind::RangeDeletion => kind = ValueKind::Deletion,
+                }
+            } else {
+                self.counters.internal_key_skipped += 1;
+            }
+            self.inner.prev();
+        }
+        if kind == ValueKind::Value && !self.below_lower(&self.saved_key) {
+            self.valid = true;
+        } else {
+            self.valid = false;
+            self.saved_key.clear();
+            self.saved_value.clear();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::iterator::VecIter;
+    use crate::key::make_internal_key;
+    use crate::memtable::RangeTombstone;
+    use rand::{Rng, SeedableRng};
+    use std::collections::BTreeMap;
+
+    /// Model: the visible state at `snap`.
+    fn model(
+        entries: &[(u32, u64, Option<u32>)],
+        tombs: &[(u32, u32, u64)],
+        snap: u64,
+    ) -> BTreeMap<Vec<u8>, Vec<u8>> {
+        let mut m = BTreeMap::new();
+        let mut newest: BTreeMap<u32, (u64, Option<u32>)> = BTreeMap::new();
+        for &(k, s, v) in entries {
+            if s <= snap && newest.get(&k).is_none_or(|&(ns, _)| s > ns) {
+                newest.insert(k, (s, v));
+            }
+        }
+        for (k, (s, v)) in newest {
+            let covered = tombs
+                .iter()
+                .any(|&(b, e, ts)| b <= k && k < e && ts <= snap && ts > s);
+            if let (Some(v), false) = (v, covered) {
+                m.insert(k.to_be_bytes().to_vec(), v.to_be_bytes().to_vec());
+            }
+        }
+        m
+    }
+
+    #[test]
+    fn random_operations_match_the_model_in_both_directions() {
+        let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+        for round in 0..200 {
+            let mut entries = Vec::new();
+            let mut tombs = Vec::new();
+            let mut seq = 1u64;
+            for _ in 0..rng.random_range(0..60) {
+                let k = rng.random_range(0..20u32);
+                if rng.random_bool(0.1) {
+                    let e = k + rng.random_range(1..6);
+                    tombs.push((k, e, seq));
+                } else if rng.random_bool(0.25) {
+                    entries.push((k, seq, None));
+                } else {
+                    entries.push((k, seq, Some(rng.random())));
+                }
+                seq += 1;
+            }
+            let snap = rng.random_range(0..=seq);
+            let lower = rng.random_bool(0.3).then(|| rng.random_range(0..20u32));
+            let upper = rng.random_bool(0.3).then(|| rng.random_range(0..22u32));
+            let mut m = model(&entries, &tombs, snap);
+            m.retain(|k, _| {
+                lower.is_none_or(|l| k.as_slice() >= l.to_be_bytes().as_slice())
+                    && upper.is_none_or(|u| k.as_slice() < u.to_be_bytes().as_slice())
+            });
+            let ivec: Vec<_> = entries
+                .iter()
+                .map(|&(k, s, v)| match v {
+                    Some(v) => (
+                        make_internal_key(&k.to_be_bytes(), s, ValueKind::Value),
+                        v.to_be_bytes().to_vec(),
+                    ),
+                    None => (
+                        make_internal_key(&k.to_be_bytes(), s, ValueKind::Deletion),
+                        vec![],
+                    ),
+                })
+                .collect();
+            let ts = FragmentedTombstones::new(
+                tombs.iter().map(|&(b, e, s)| RangeTombstone {
+                    begin: b.to_be_bytes().to_vec(),
+                    end: e.to_be_bytes().to_vec(),
+                    seq: s,
+                }),
+                snap,
+            );
+            let mut it = DbIter::new(
+                VecIter::new(ivec),
+                snap,
+                ts,
+                lower.map(|l| l.to_be_bytes().to_vec()),
+                upper.map(|u| u.to_be_bytes().to_vec()),
+            );
+            // Full scans both ways.
+            let mut fwd = Vec::new();
+            it.seek_to_first();
+            while it.valid() {
+                fwd.push((it.key().to_vec(), it.value().to_vec()));
+                it.next();
+            }
+            let want: Vec<_> = m.clone().into_iter().collect();
+            assert_eq!(fwd, want, "round {round} forward");
+            let mut back = Vec::new();
+            it.seek_to_last();
+            while it.valid() {
+                back.push((it.key().to_vec(), it.value().to_vec()));
+                it.prev();
+            }
+            back.reverse();
+            assert_eq!(back, want, "round {round} backward");
+            // Random walks with direction changes and seeks.
+            let keys: Vec<Vec<u8>> = m.keys().cloned().collect();
+            let mut pos: Option<usize> = None;
+            for _ in 0..60 {
+                match rng.random_range(0..6) {
+                    0 => {
+                        let t = rng.random_range(0..22u32).to_be_bytes().to_vec();
+                        it.seek(&t);
+                        pos = keys.iter().position(|k| *k >= t);
+                    }
+                    1 => {
+                        let t = rng.random_range(0..22u32).to_be_bytes().to_vec();
+                        it.seek_for_prev(&t);
+                        pos = keys.iter().rposition(|k| *k <= t);
+                    }
+                    2 => {
+                        it.seek_to_first();
+                        pos = (!keys.is_empty()).then_some(0);
+                    }
+                    3 => {
+                        it.seek_to_last();
+                        pos = keys.len().checked_sub(1);
+                    }
+                    4 if it.valid() => {
+                        it.next();
+                        pos = pos.and_then(|p| (p + 1 < keys.len()).then_some(p + 1));
+                    }
+                    5 if it.valid() => {
+                        it.prev();
+                        pos = pos.and_then(|p| p.checked_sub(1));
+                    }
+                    _ => {}
+                }
+                assert_eq!(it.valid(), pos.is_some(), "round {round}");
+                if let Some(p) = pos {
+                    assert_eq!(it.key(), keys[p].as_slice(), "round {round}");
+                    assert_eq!(it.value(), m[&keys[p]].as_slice());
+                }
+            }
+        }
+    }
+}
