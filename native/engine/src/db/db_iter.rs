@@ -221,9 +221,9 @@ impl<I: InternalIterator> DbIter<I> {
             if self.above_upper(p.user_key) {
                 break;
             }
-            if p.seq > self.snapshot {
-                self.counters.internal_key_skipped += 1;
-            } else if skipping && p.user_key <= self.saved_key.as_slice() {
+            let hidden =
+                p.seq > self.snapshot || (skipping && p.user_key <= self.saved_key.as_slice());
+            if hidden {
                 self.counters.internal_key_skipped += 1;
             } else {
                 match p.kind {
