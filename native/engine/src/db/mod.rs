@@ -14,6 +14,8 @@
 //!    before it is inserted into the memtable and before it is acknowledged.
 //! 3. Sequence numbers are assigned by the group leader only, in queue order.
 
+mod bg;
+pub mod compaction_iter;
 pub mod db_iter;
 mod recovery;
 mod write_thread;
