@@ -4,6 +4,7 @@
 //! for the user-facing promises; each module documents its own format,
 //! invariants and thread-safety contract.
 
+pub mod cache;
 pub mod coding;
 pub mod error;
 pub mod fs;
