@@ -84,7 +84,8 @@ const NIL: u32 = u32::MAX;
 const HIGH: usize = 0;
 const LOW: usize = 1;
 
-/// A thread-safe, sharded LRU cache. See the module docs.
+/// A thread-safe, sharded LRU cache. The algorithm, invariants and
+/// thread-safety contract are documented at the top of `cache/lru.rs`.
 pub struct LruCache<V: CacheValue> {
     shards: Box<[Mutex<Shard<V>>]>,
     shard_bits: u32,

@@ -5,8 +5,8 @@
 //! entry plus the entry's file offset — to a cloneable value (in practice an
 //! `Arc` of a parsed block) with a *charge* in bytes. The sum of the charges is
 //! the cache's *usage*, kept at or below its *capacity* by evicting the least
-//! recently used entries. See [`lru`] for the algorithm, its invariants and the
-//! thread-safety contract.
+//! recently used entries. `lru.rs` documents the algorithm, its invariants
+//! and the thread-safety contract.
 //!
 //! Values say whether they are *pinned* — still referenced outside the cache —
 //! through the [`CacheValue`] trait. A pinned entry is in use: eviction passes
@@ -19,7 +19,7 @@ mod lru;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-pub use lru::LruCache;
+pub use lru::{LruCache, auto_shard_bits};
 
 /// Identifies one cache entry: the owner (one table reader, from
 /// [`new_cache_owner_id`]) and the offset of the block in the owner's file.
