@@ -13,6 +13,7 @@ pub mod key;
 pub mod memtable;
 pub mod options;
 pub mod striped;
+pub mod table;
 pub mod wal;
 pub mod write_batch;
 
