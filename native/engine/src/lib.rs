@@ -4,6 +4,7 @@
 //! for the user-facing promises; each module documents its own format,
 //! invariants and thread-safety contract.
 
+pub mod cache;
 pub mod coding;
 pub mod db;
 pub mod error;
@@ -15,6 +16,7 @@ pub mod memtable;
 pub mod options;
 pub mod range_del;
 pub mod striped;
+pub mod table;
 pub mod wal;
 pub mod write_batch;
 

@@ -1,0 +1,618 @@
+//! Key/value blocks (data and index blocks): [`BlockBuilder`], the parsed
+//! [`Block`] and its cursor [`BlockIter`].
+//!
+//! Format (**part of the table format**):
+//!
+//! ```text
+//! block   := entry* restart: u32 LE * num_restarts   num_restarts: u32 LE
+//! entry   := shared: varint32  unshared: varint32  value_len: varint32
+//!            key_delta (unshared bytes)  value (value_len bytes)
+//! ```
+//!
+//! An entry's key is the first `shared` bytes of the previous entry's key
+//! followed by `key_delta`. Every `restart_interval`-th entry (starting with
+//! the first) is a *restart point*: it has `shared = 0` and its offset is
+//! listed in the restart array, so a seek can binary-search the restart
+//! points and decode forward from one. A block always has at least one
+//! restart point (offset 0), even when it has no entries.
+//!
+//! Keys are internal keys ([`crate::key`]), at least 8 bytes long, strictly
+//! increasing in internal-key order. Decoding checks every length against the
+//! block bounds and reports violations as `Corruption` naming the file and
+//! the block's offset; it never panics.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use crate::coding::{Reader, decode_fixed32, put_varint32};
+use crate::error::{Error, Result};
+use crate::iterator::InternalIterator;
+use crate::key::{TRAILER_LEN, compare_internal};
+
+/// Builds one block. Keys must be added in strictly increasing order (the
+/// table builder checks that).
+#[derive(Debug)]
+pub struct BlockBuilder {
+    buf: Vec<u8>,
+    restarts: Vec<u32>,
+    restart_interval: usize,
+    since_restart: usize,
+    last_key: Vec<u8>,
+    entries: usize,
+}
+
+impl BlockBuilder {
+    /// An empty builder placing a restart point every `restart_interval`
+    /// entries (at least 1).
+    pub fn new(restart_interval: usize) -> Self {
+        BlockBuilder {
+            buf: Vec::new(),
+            restarts: vec![0],
+            restart_interval: restart_interval.max(1),
+            since_restart: 0,
+            last_key: Vec::new(),
+            entries: 0,
+        }
+    }
+
+    /// Forgets everything added, keeping the buffers.
+    pub fn reset(&mut self) {
+        self.buf.clear();
+        self.restarts.clear();
+        self.restarts.push(0);
+        self.since_restart = 0;
+        self.last_key.clear();
+        self.entries = 0;
+    }
+
+    /// Appends an entry. Preconditions: `key` sorts after the previous key;
+    /// key, value and the block stay below 4 GiB.
+    pub fn add(&mut self, key: &[u8], value: &[u8]) {
+        let shared = if self.since_restart < self.restart_interval {
+            self.last_key
+                .iter()
+                .zip(key)
+                .take_while(|(a, b)| a == b)
+                .count()
+        } else {
+            self.restarts.push(self.buf.len() as u32);
+            self.since_restart = 0;
+            0
+        };
+        put_varint32(&mut self.buf, shared as u32);
+        put_varint32(&mut self.buf, (key.len() - shared) as u32);
+        put_varint32(&mut self.buf, value.len() as u32);
+        self.buf.extend_from_slice(&key[shared..]);
+        self.buf.extend_from_slice(value);
+        self.last_key.truncate(shared);
+        self.last_key.extend_from_slice(&key[shared..]);
+        self.since_restart += 1;
+        self.entries += 1;
+    }
+
+    /// Size of the block if finished now.
+    pub fn estimated_size(&self) -> usize {
+        self.buf.len() + 4 * self.restarts.len() + 4
+    }
+
+    /// True when no entry was added since the last reset.
+    pub fn is_empty(&self) -> bool {
+        self.entries == 0
+    }
+
+    /// Appends the restart array and returns the finished block. Call
+    /// [`reset`](Self::reset) before adding again.
+    pub fn finish(&mut self) -> &[u8] {
+        for r in &self.restarts {
+            self.buf.extend_from_slice(&r.to_le_bytes());
+        }
+        self.buf
+            .extend_from_slice(&(self.restarts.len() as u32).to_le_bytes());
+        &self.buf
+    }
+}
+
+/// A parsed, validated block: its bytes plus where the restart array starts.
+/// Immutable; shared through `Arc` by the cache and iterators.
+pub struct Block {
+    data: Vec<u8>,
+    /// End of the entries, start of the restart array.
+    restarts_offset: usize,
+    num_restarts: usize,
+    file: Arc<str>,
+    offset: u64,
+}
+
+impl std::fmt::Debug for Block {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Block")
+            .field("file", &self.file)
+            .field("offset", &self.offset)
+            .field("len", &self.data.len())
+            .field("num_restarts", &self.num_restarts)
+            .finish()
+    }
+}
+
+impl Block {
+    /// Validates the restart array of `data`, the uncompressed bytes of the
+    /// block at `offset` of `file`.
+    pub fn new(data: Vec<u8>, file: Arc<str>, offset: u64) -> Result<Block> {
+        let bad = |reason: String| Error::corruption(&*file, offset, reason);
+        let len = data.len();
+        if len < 4 {
+            return Err(bad(format!("block of {len} bytes has no restart count")));
+        }
+        let num_restarts = decode_fixed32(&data[len - 4..]) as usize;
+        let array_len = num_restarts
+            .checked_add(1)
+            .and_then(|n| n.checked_mul(4))
+            .filter(|&n| n <= len);
+        let Some(array_len) = array_len else {
+            return Err(bad(format!(
+                "block of {len} bytes claims {num_restarts} restart points"
+            )));
+        };
+        if num_restarts == 0 {
+            return Err(bad("block has no restart points".into()));
+        }
+        let restarts_offset = len - array_len;
+        let mut prev = None;
+        for i in 0..num_restarts {
+            let r = decode_fixed32(&data[restarts_offset + 4 * i..]) as usize;
+            let ordered = match prev {
+                None => r == 0,
+                Some(p) => r > p,
+            };
+            if !ordered || (r >= restarts_offset && restarts_offset != 0) || r > restarts_offset {
+                return Err(bad(format!(
+                    "restart point {i} at {r} is out of order or outside the {restarts_offset} \
+                     bytes of entries"
+                )));
+            }
+            prev = Some(r);
+        }
+        Ok(Block {
+            data,
+            restarts_offset,
+            num_restarts,
+            file,
+            offset,
+        })
+    }
+
+    /// Memory charged for this block in the block cache.
+    pub fn size_in_bytes(&self) -> usize {
+        self.data.capacity() + std::mem::size_of::<Block>()
+    }
+
+    /// Offset of the block in its file.
+    pub fn offset(&self) -> u64 {
+        self.offset
+    }
+
+    fn restart_point(&self, i: usize) -> usize {
+        decode_fixed32(&self.data[self.restarts_offset + 4 * i..]) as usize
+    }
+
+    fn corruption(&self, at: usize, what: &str) -> Error {
+        Error::corruption(
+            &*self.file,
+            self.offset,
+            format!("bad block entry at block byte {at}: {what}"),
+        )
+    }
+
+    /// Decodes the header of the entry at `at`: `(shared, key_delta, value)`
+    /// as byte ranges, or the reason it is malformed.
+    fn entry_at(&self, at: usize) -> std::result::Result<Entry, &'static str> {
+        let entries = &self.data[..self.restarts_offset];
+        let mut r = Reader::new(entries.get(at..).ok_or("offset past the entries")?);
+        let shared = r.varint32().ok_or("bad shared length")? as usize;
+        let unshared = r.varint32().ok_or("bad key length")? as usize;
+        let value_len = r.varint32().ok_or("bad value length")? as usize;
+        let key_start = at + r.pos();
+        let value_start = key_start
+            .checked_add(unshared)
+            .ok_or("key length overflows")?;
+        let end = value_start
+            .checked_add(value_len)
+            .filter(|&e| e <= self.restarts_offset)
+            .ok_or("entry runs past the end of the entries")?;
+        Ok(Entry {
+            shared,
+            key_start,
+            value_start,
+            end,
+        })
+    }
+
+    /// The full key of the restart entry `i` (which must not share a prefix).
+    fn restart_key(&self, i: usize) -> std::result::Result<&[u8], Error> {
+        let at = self.restart_point(i);
+        let e = self.entry_at(at).map_err(|w| self.corruption(at, w))?;
+        if e.shared != 0 {
+            return Err(self.corruption(at, "restart entry shares a prefix"));
+        }
+        let key = &self.data[e.key_start..e.value_start];
+        if key.len() < TRAILER_LEN {
+            return Err(self.corruption(at, "key shorter than an internal-key trailer"));
+        }
+        Ok(key)
+    }
+}
+
+struct Entry {
+    shared: usize,
+    key_start: usize,
+    value_start: usize,
+    end: usize,
+}
+
+/// A cursor over one block, implementing [`InternalIterator`]. Holds its
+/// block through an `Arc`, so a cached block stays pinned while iterated.
+pub struct BlockIter {
+    block: Arc<Block>,
+    /// Offset of the current entry (meaningful while `valid`).
+    cur: usize,
+    /// Offset just past the current entry.
+    next: usize,
+    /// Index of the last restart point at or before `cur`.
+    restart_idx: usize,
+    key: Vec<u8>,
+    value: (usize, usize),
+    valid: bool,
+    err: Option<Error>,
+}
+
+impl BlockIter {
+    /// An unpositioned cursor over `block`.
+    pub fn new(block: Arc<Block>) -> Self {
+        BlockIter {
+            block,
+            cur: 0,
+            next: 0,
+            restart_idx: 0,
+            key: Vec::new(),
+            value: (0, 0),
+            valid: false,
+            err: None,
+        }
+    }
+
+    /// Switches to another block, keeping the key buffer. Unpositioned after.
+    pub fn reset(&mut self, block: Arc<Block>) {
+        self.block = block;
+        self.valid = false;
+        self.err = None;
+        self.key.clear();
+    }
+
+    /// The block iterated.
+    pub fn block(&self) -> &Arc<Block> {
+        &self.block
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.valid = false;
+        if self.err.is_none() {
+            self.err = Some(e);
+        }
+    }
+
+    /// Decodes the entry at `at` on top of the key in `self.key`.
+    fn decode_at(&mut self, at: usize) {
+        if at >= self.block.restarts_offset {
+            self.valid = false;
+            return;
+        }
+        let e = match self.block.entry_at(at) {
+            Ok(e) => e,
+            Err(w) => return self.fail(self.block.corruption(at, w)),
+        };
+        if e.shared > self.key.len() {
+            return self.fail(
+                self.block
+                    .corruption(at, "shared prefix longer than the previous key"),
+            );
+        }
+        self.key.truncate(e.shared);
+        self.key
+            .extend_from_slice(&self.block.data[e.key_start..e.value_start]);
+        if self.key.len() < TRAILER_LEN {
+            return self.fail(
+                self.block
+                    .corruption(at, "key shorter than an internal-key trailer"),
+            );
+        }
+        self.cur = at;
+        self.next = e.end;
+        self.value = (e.value_start, e.end);
+        while self.restart_idx + 1 < self.block.num_restarts
+            && self.block.restart_point(self.restart_idx + 1) <= at
+        {
+            self.restart_idx += 1;
+        }
+        self.valid = true;
+    }
+
+    /// Positions on restart point `i` (whose key shares nothing).
+    fn seek_to_restart(&mut self, i: usize) {
+        self.key.clear();
+        self.restart_idx = i;
+        let at = self.block.restart_point(i);
+        self.decode_at(at);
+    }
+
+    /// Index of the last restart point whose key is < `target`, or 0.
+    fn find_restart(&mut self, target: &[u8]) -> Option<usize> {
+        let (mut lo, mut hi) = (0usize, self.block.num_restarts - 1);
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            match self.block.restart_key(mid) {
+                Ok(k) if compare_internal(k, target) == Ordering::Less => lo = mid,
+                Ok(_) => hi = mid - 1,
+                Err(e) => {
+                    self.fail(e);
+                    return None;
+                }
+            }
+        }
+        Some(lo)
+    }
+}
+
+impl InternalIterator for BlockIter {
+    fn valid(&self) -> bool {
+        self.valid
+    }
+
+    fn seek_to_first(&mut self) {
+        if self.err.is_none() {
+            self.seek_to_restart(0);
+        }
+    }
+
+    fn seek_to_last(&mut self) {
+        if self.err.is_some() {
+            return;
+        }
+        self.seek_to_restart(self.block.num_restarts - 1);
+        while self.valid && self.next < self.block.restarts_offset {
+            let next = self.next;
+            self.decode_at(next);
+        }
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        if self.err.is_some() {
+            return;
+        }
+        let Some(r) = self.find_restart(target) else {
+            return;
+        };
+        self.seek_to_restart(r);
+        while self.valid && compare_internal(&self.key, target) == Ordering::Less {
+            let next = self.next;
+            self.decode_at(next);
+        }
+    }
+
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        self.seek(target);
+        if self.err.is_some() {
+            return;
+        }
+        if !self.valid {
+            self.seek_to_last();
+        } else if compare_internal(&self.key, target) == Ordering::Greater {
+            self.prev();
+        }
+    }
+
+    fn next(&mut self) {
+        if self.valid {
+            let next = self.next;
+            self.decode_at(next);
+        }
+    }
+
+    fn prev(&mut self) {
+        if !self.valid {
+            return;
+        }
+        let original = self.cur;
+        let mut r = self.restart_idx;
+        while self.block.restart_point(r) >= original {
+            if r == 0 {
+                self.valid = false;
+                return;
+            }
+            r -= 1;
+        }
+        self.seek_to_restart(r);
+        while self.valid && self.next < original {
+            let next = self.next;
+            self.decode_at(next);
+        }
+    }
+
+    fn key(&self) -> &[u8] {
+        if self.valid { &self.key } else { &[] }
+    }
+
+    fn value(&self) -> &[u8] {
+        if self.valid {
+            &self.block.data[self.value.0..self.value.1]
+        } else {
+            &[]
+        }
+    }
+
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            None => Ok(()),
+            Some(e) => Err(e.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::{ValueKind, make_internal_key};
+
+    fn ik(k: &str, seq: u64) -> Vec<u8> {
+        make_internal_key(k.as_bytes(), seq, ValueKind::Value)
+    }
+
+    fn build(entries: &[(Vec<u8>, Vec<u8>)], interval: usize) -> Arc<Block> {
+        let mut b = BlockBuilder::new(interval);
+        for (k, v) in entries {
+            b.add(k, v);
+        }
+        let data = b.finish().to_vec();
+        Arc::new(Block::new(data, Arc::from("t.sst"), 0).unwrap())
+    }
+
+    #[test]
+    fn tiny_block_golden_bytes() {
+        let mut b = BlockBuilder::new(16);
+        b.add(&ik("ab", 1), b"x");
+        b.add(&ik("ac", 2), b"");
+        let got = b.finish().to_vec();
+        #[rustfmt::skip]
+        let want: Vec<u8> = vec![
+            0, 10, 1, b'a', b'b', 1, 1, 0, 0, 0, 0, 0, 0, b'x', // shared 0, "ab"+trailer(1,Value), "x"
+            1, 9, 0, b'c', 1, 2, 0, 0, 0, 0, 0, 0,              // shared 1 ("a"), "c"+trailer(2,Value)
+            0, 0, 0, 0,                                          // restart[0] = 0
+            1, 0, 0, 0,                                          // num_restarts = 1
+        ];
+        assert_eq!(got, want);
+        let e = BlockBuilder::new(1).finish().to_vec();
+        assert_eq!(e, [0, 0, 0, 0, 1, 0, 0, 0], "empty block: one restart at 0");
+    }
+
+    #[test]
+    fn round_trip_with_restarts_seek_and_both_directions() {
+        for interval in [1, 2, 3, 16] {
+            let entries: Vec<(Vec<u8>, Vec<u8>)> = (0..200)
+                .map(|i| {
+                    (
+                        ik(&format!("key{:04}", i / 2), 1000 - i as u64),
+                        format!("v{i}").into_bytes(),
+                    )
+                })
+                .collect();
+            let block = build(&entries, interval);
+            assert_eq!(block.num_restarts, 200usize.div_ceil(interval));
+            let mut it = BlockIter::new(block.clone());
+            it.seek_to_first();
+            for (k, v) in &entries {
+                assert!(it.valid());
+                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+                it.next();
+            }
+            assert!(!it.valid());
+            it.seek_to_last();
+            for (k, v) in entries.iter().rev() {
+                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+                it.prev();
+            }
+            assert!(!it.valid());
+            for (i, (k, _)) in entries.iter().enumerate() {
+                it.seek(k);
+                assert_eq!(it.key(), k.as_slice());
+                it.seek_for_prev(k);
+                assert_eq!(it.key(), k.as_slice());
+                // A key between entry i and i+1 (newer than i's successor's
+                // version of the same user key is impossible here, so use the
+                // seek key of i's user key just after i's sequence).
+                let uk = crate::key::user_key(k);
+                let seq = crate::key::sequence(k);
+                let mut between = Vec::new();
+                crate::key::append_internal_key(&mut between, uk, seq - 1, ValueKind::SEEK);
+                it.seek(&between);
+                match entries.get(i + 1) {
+                    Some((nk, _)) => assert_eq!(it.key(), nk.as_slice()),
+                    None => assert!(!it.valid()),
+                }
+                it.seek_for_prev(&between);
+                assert_eq!(it.key(), k.as_slice());
+            }
+            it.seek(&ik("a", 1));
+            assert_eq!(it.key(), entries[0].0.as_slice());
+            it.seek_for_prev(&ik("a", 1));
+            assert!(!it.valid());
+            it.seek(&ik("z", 1));
+            assert!(!it.valid());
+            it.seek_for_prev(&ik("z", 1));
+            assert_eq!(it.key(), entries[199].0.as_slice());
+            it.status().unwrap();
+        }
+    }
+
+    #[test]
+    fn empty_block_is_never_valid() {
+        let block = build(&[], 16);
+        let mut it = BlockIter::new(block);
+        it.seek_to_first();
+        assert!(!it.valid());
+        it.seek_to_last();
+        assert!(!it.valid());
+        it.seek(&ik("a", 1));
+        assert!(!it.valid());
+        it.seek_for_prev(&ik("a", 1));
+        assert!(!it.valid());
+        it.status().unwrap();
+    }
+
+    #[test]
+    fn malformed_blocks_are_corruption_not_panics() {
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = (0..40)
+            .map(|i| (ik(&format!("k{i:03}"), 5), vec![b'v'; i % 7]))
+            .collect();
+        let mut b = BlockBuilder::new(4);
+        for (k, v) in &entries {
+            b.add(k, v);
+        }
+        let good = b.finish().to_vec();
+        let exercise = |data: Vec<u8>| {
+            let Ok(block) = Block::new(data, Arc::from("f"), 7) else {
+                return;
+            };
+            let mut it = BlockIter::new(Arc::new(block));
+            it.seek_to_first();
+            let mut n = 0;
+            while it.valid() && n < 100 {
+                it.next();
+                n += 1;
+            }
+            it.seek_to_last();
+            while it.valid() && n < 200 {
+                it.prev();
+                n += 1;
+            }
+            for (k, _) in entries.iter().step_by(5) {
+                it.seek(k);
+                it.seek_for_prev(k);
+            }
+            if let Err(e) = it.status() {
+                assert!(e.is_corruption());
+                assert!(e.to_string().contains("file f, offset 7"), "{e}");
+            }
+        };
+        for i in 0..good.len() {
+            for x in [0x01, 0x80, 0xff] {
+                let mut d = good.clone();
+                d[i] ^= x;
+                exercise(d);
+            }
+        }
+        for cut in 0..good.len() {
+            exercise(good[..cut].to_vec());
+        }
+        assert!(Block::new(vec![0, 0, 0, 0], Arc::from("f"), 0).is_err());
+        assert!(Block::new(vec![0xff; 8], Arc::from("f"), 0).is_err());
+    }
+}

@@ -1,0 +1,432 @@
+//! [`TableBuilder`]: writes a table front to back in one pass.
+//!
+//! Entries arrive in strictly increasing internal-key order. Data blocks are
+//! cut when they reach `block_size` (uncompressed); a block's index entry is
+//! added when the next key arrives, so its separator can be shortened to lie
+//! between the block's last key and the next block's first. The filter keeps
+//! only key hashes until [`TableBuilder::finish`] sizes it. Not thread-safe:
+//! one flush or compaction job owns a builder.
+
+use std::cmp::Ordering;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use super::block::BlockBuilder;
+use super::filter::FilterBuilder;
+use super::format::{
+    BLOCK_TRAILER_LEN, BLOCK_TYPE_LZ4, BLOCK_TYPE_NONE, BlockHandle, FORMAT_VERSION, Footer,
+    MAX_HANDLE_LEN, block_trailer, lz4_compress_block,
+};
+use super::properties::TableProperties;
+use super::range_del;
+use crate::error::{Error, Result};
+use crate::fs::WritableFile;
+use crate::key::{
+    MAX_SEQUENCE, ValueKind, append_internal_key, compare_internal, parse_internal_key, user_key,
+};
+use crate::memtable::RangeTombstone;
+use crate::options::{CompressionType, Options};
+
+/// How a table is written.
+#[derive(Clone, Debug)]
+pub struct TableBuildOptions {
+    /// Target uncompressed size of a data block.
+    pub block_size: usize,
+    /// Entries between restart points in data blocks (at least 1).
+    pub block_restart_interval: usize,
+    /// Compression of data and index blocks.
+    pub compression: CompressionType,
+    /// Bloom filter bits per key; `None` (or not positive) writes no filter.
+    pub filter_bits_per_key: Option<f64>,
+    /// Put whole user keys in the filter; false writes no filter.
+    pub whole_key_filtering: bool,
+    /// Name of the file, for error messages.
+    pub file_name: String,
+}
+
+impl Default for TableBuildOptions {
+    fn default() -> Self {
+        TableBuildOptions {
+            block_size: 4 * 1024,
+            block_restart_interval: 16,
+            compression: CompressionType::default(),
+            filter_bits_per_key: None,
+            whole_key_filtering: true,
+            file_name: String::new(),
+        }
+    }
+}
+
+impl TableBuildOptions {
+    /// The table options of `opts`, for the file `file_name`.
+    pub fn from_options(opts: &Options, file_name: impl Into<String>) -> Self {
+        TableBuildOptions {
+            block_size: opts.table.block_size,
+            block_restart_interval: opts.table.block_restart_interval,
+            compression: opts.compression,
+            filter_bits_per_key: opts.table.filter_bits_per_key,
+            whole_key_filtering: opts.table.whole_key_filtering,
+            file_name: file_name.into(),
+        }
+    }
+}
+
+/// Appends blocks with their trailers and tracks the file offset.
+struct BlockWriter {
+    file: Box<dyn WritableFile>,
+    offset: u64,
+    compression: CompressionType,
+    scratch: Vec<u8>,
+}
+
+impl BlockWriter {
+    /// Writes `raw`, LZ4-compressed when `compressible`, the table uses LZ4
+    /// and that saves at least 1/8.
+    fn write(&mut self, raw: &[u8], compressible: bool) -> Result<BlockHandle> {
+        let lz4 = compressible
+            && self.compression == CompressionType::Lz4
+            && lz4_compress_block(raw, &mut self.scratch);
+        let (stored, ty) = if lz4 {
+            (&self.scratch[..], BLOCK_TYPE_LZ4)
+        } else {
+            (raw, BLOCK_TYPE_NONE)
+        };
+        let trailer = block_trailer(stored, ty);
+        self.file.append(stored)?;
+        self.file.append(&trailer)?;
+        let handle = BlockHandle {
+            offset: self.offset,
+            size: stored.len() as u64,
+        };
+        self.offset += (stored.len() + BLOCK_TRAILER_LEN) as u64;
+        Ok(handle)
+    }
+}
+
+/// Writes one table. See the module docs.
+pub struct TableBuilder {
+    writer: BlockWriter,
+    opts: TableBuildOptions,
+    data_block: BlockBuilder,
+    index_block: BlockBuilder,
+    filter: Option<FilterBuilder>,
+    range_dels: Vec<RangeTombstone>,
+    /// Last key added (empty before the first).
+    last_key: Vec<u8>,
+    /// Handle of the last data block written, awaiting its index entry.
+    pending: Option<BlockHandle>,
+    props: TableProperties,
+    separator: Vec<u8>,
+    handle_buf: Vec<u8>,
+    /// First write error; every later call returns it.
+    failed: Option<Error>,
+}
+
+impl std::fmt::Debug for TableBuilder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableBuilder")
+            .field("file_name", &self.opts.file_name)
+            .field("num_entries", &self.props.num_entries)
+            .field("offset", &self.writer.offset)
+            .finish()
+    }
+}
+
+/// Keys and values longer than this cannot be encoded in a block entry.
+const MAX_ENTRY_PART: usize = u32::MAX as usize;
+
+impl TableBuilder {
+    /// Starts a table in `file`, which must be new and empty.
+    pub fn new(file: Box<dyn WritableFile>, opts: TableBuildOptions) -> Self {
+        let filter = match opts.filter_bits_per_key {
+            Some(bits) if bits > 0.0 && opts.whole_key_filtering => Some(FilterBuilder::new(bits)),
+            _ => None,
+        };
+        TableBuilder {
+            writer: BlockWriter {
+                offset: file.len(),
+                file,
+                compression: opts.compression,
+                scratch: Vec::new(),
+            },
+            data_block: BlockBuilder::new(opts.block_restart_interval),
+            index_block: BlockBuilder::new(1),
+            filter,
+            range_dels: Vec::new(),
+            last_key: Vec::new(),
+            pending: None,
+            props: TableProperties {
+                smallest_seqno: u64::MAX,
+                compression: opts.compression,
+                format_version: FORMAT_VERSION,
+                ..TableProperties::default()
+            },
+            separator: Vec::new(),
+            handle_buf: Vec::with_capacity(MAX_HANDLE_LEN),
+            failed: None,
+            opts,
+        }
+    }
+
+    fn check_failed(&self) -> Result<()> {
+        match &self.failed {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+
+    fn latch<T>(&mut self, r: Result<T>) -> Result<T> {
+        if let Err(e) = &r {
+            self.failed.get_or_insert_with(|| e.clone());
+        }
+        r
+    }
+
+    /// Adds a point entry: `ikey` is an internal key of kind `Value` or
+    /// `Deletion`, strictly greater than every key added before.
+    pub fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
+        self.check_failed()?;
+        let Some(parsed) = parse_internal_key(ikey) else {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: malformed internal key of {} bytes",
+                self.opts.file_name,
+                ikey.len()
+            )));
+        };
+        if parsed.kind == ValueKind::RangeDeletion {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: range tombstones go through add_range_tombstone",
+                self.opts.file_name
+            )));
+        }
+        if ikey.len() >= MAX_ENTRY_PART || value.len() >= MAX_ENTRY_PART {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: key or value of 4 GiB or more",
+                self.opts.file_name
+            )));
+        }
+        if self.props.num_entries > 0 && compare_internal(ikey, &self.last_key) != Ordering::Greater
+        {
+            return Err(Error::InvalidArgument(format!(
+                "table {}: keys must be added in strictly increasing internal-key order",
+                self.opts.file_name
+            )));
+        }
+        if let Some(handle) = self.pending.take() {
+            separator(&self.last_key, ikey, &mut self.separator);
+            self.add_index_entry(handle);
+        }
+        if let Some(f) = &mut self.filter {
+            f.add(parsed.user_key);
+        }
+        self.data_block.add(ikey, value);
+
+        let p = &mut self.props;
+        if p.num_entries == 0 {
+            p.smallest_key = ikey.to_vec();
+        }
+        p.num_entries += 1;
+        if parsed.kind == ValueKind::Deletion {
+            p.num_deletions += 1;
+        }
+        p.raw_key_size += ikey.len() as u64;
+        p.raw_value_size += value.len() as u64;
+        p.smallest_seqno = p.smallest_seqno.min(parsed.seq);
+        p.largest_seqno = p.largest_seqno.max(parsed.seq);
+        self.last_key.clear();
+        self.last_key.extend_from_slice(ikey);
+
+        if self.data_block.estimated_size() >= self.opts.block_size {
+            self.flush_data_block()?;
+        }
+        Ok(())
+    }
+
+    /// Adds a range tombstone. Tombstones may arrive in any order,
+    /// interleaved with point entries.
+    pub fn add_range_tombstone(&mut self, t: &RangeTombstone) {
+        self.props.num_range_deletions += 1;
+        self.props.smallest_seqno = self.props.smallest_seqno.min(t.seq);
+        self.props.largest_seqno = self.props.largest_seqno.max(t.seq);
+        self.range_dels.push(t.clone());
+    }
+
+    /// Point entries added so far.
+    pub fn num_entries(&self) -> u64 {
+        self.props.num_entries
+    }
+
+    /// Bytes written so far plus the block being filled: what the file would
+    /// roughly measure if finished now (without the meta blocks).
+    pub fn estimated_file_size(&self) -> u64 {
+        self.writer.offset + self.data_block.estimated_size() as u64
+    }
+
+    fn add_index_entry(&mut self, handle: BlockHandle) {
+        self.handle_buf.clear();
+        handle.encode_to(&mut self.handle_buf);
+        self.index_block.add(&self.separator, &self.handle_buf);
+    }
+
+    fn flush_data_block(&mut self) -> Result<()> {
+        let raw = self.data_block.finish();
+        let r = self.writer.write(raw, true);
+        let handle = self.latch(r)?;
+        self.data_block.reset();
+        self.props.num_data_blocks += 1;
+        self.pending = Some(handle);
+        Ok(())
+    }
+
+    /// Writes the remaining data, the meta blocks, the index and the footer,
+    /// then syncs the file. Returns the table's properties, `file_size`
+    /// included.
+    pub fn finish(mut self) -> Result<TableProperties> {
+        self.check_failed()?;
+        if !self.data_block.is_empty() {
+            self.flush_data_block()?;
+        }
+        if let Some(handle) = self.pending.take() {
+            successor(&self.last_key, &mut self.separator);
+            self.add_index_entry(handle);
+        }
+        self.props.data_size = self.writer.offset;
+
+        let mut footer = Footer {
+            index: BlockHandle::NONE,
+            filter: BlockHandle::NONE,
+            range_del: BlockHandle::NONE,
+            properties: BlockHandle::NONE,
+            format_version: FORMAT_VERSION,
+        };
+        if let Some(f) = &self.filter
+            && f.num_keys() > 0
+        {
+            let block = f.finish();
+            footer.filter = self.writer.write(&block, false)?;
+            self.props.filter_size = footer.filter.size + BLOCK_TRAILER_LEN as u64;
+        }
+        if !self.range_dels.is_empty() {
+            let block = range_del::encode(&self.range_dels);
+            footer.range_del = self.writer.write(&block, false)?;
+        }
+        footer.index = self.writer.write(self.index_block.finish(), true)?;
+        self.props.index_size = footer.index.size + BLOCK_TRAILER_LEN as u64;
+
+        if self.props.smallest_seqno == u64::MAX {
+            self.props.smallest_seqno = 0;
+        }
+        self.props.largest_key = self.last_key.clone();
+        self.props.creation_time = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs());
+        footer.properties = self.writer.write(&self.props.encode(), false)?;
+
+        let w = &mut self.writer;
+        let footer = footer.encode();
+        w.file.append(&footer)?;
+        w.offset += footer.len() as u64;
+        w.file.sync()?;
+        self.props.file_size = w.offset;
+        Ok(self.props)
+    }
+
+    /// Gives up on the table. The file is left partly written; the caller
+    /// deletes it.
+    pub fn abandon(self) {}
+}
+
+/// Sets `out` to an internal key `s` with `a ≤ s < b`, shorter than `a` when
+/// possible. Precondition: `a < b` in internal-key order.
+///
+/// Shortening replaces `a`'s user key by its common prefix with `b`'s plus one
+/// incremented byte, when that stays strictly below `b`'s user key, and
+/// gives it the largest trailer (it then sorts before every real entry of
+/// that user key). The strict "below" matters: were the shortened user key
+/// equal to `b`'s, a lookup of that key could stop in the block before the
+/// one holding it.
+pub(crate) fn separator(a: &[u8], b: &[u8], out: &mut Vec<u8>) {
+    let (ua, ub) = (user_key(a), user_key(b));
+    let n = ua.iter().zip(ub).take_while(|(x, y)| x == y).count();
+    out.clear();
+    if n < ua.len() && n < ub.len() {
+        let c = ua[n];
+        if c < 0xff && c + 1 < ub[n] && n + 1 < ua.len() {
+            out.extend_from_slice(&ua[..n]);
+            out.push(c + 1);
+            append_internal_key(out, &[], MAX_SEQUENCE, ValueKind::SEEK);
+            return;
+        }
+    }
+    out.extend_from_slice(a);
+}
+
+/// Sets `out` to an internal key `s ≥ a`, shorter than `a` when possible:
+/// the separator after the last block.
+pub(crate) fn successor(a: &[u8], out: &mut Vec<u8>) {
+    let ua = user_key(a);
+    out.clear();
+    if let Some(i) = ua.iter().position(|&c| c != 0xff)
+        && i + 1 < ua.len()
+    {
+        out.extend_from_slice(&ua[..i]);
+        out.push(ua[i] + 1);
+        append_internal_key(out, &[], MAX_SEQUENCE, ValueKind::SEEK);
+        return;
+    }
+    out.extend_from_slice(a);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::key::make_internal_key;
+
+    fn ik(k: &[u8], seq: u64) -> Vec<u8> {
+        make_internal_key(k, seq, ValueKind::Value)
+    }
+
+    fn seek_key(k: &[u8]) -> Vec<u8> {
+        let mut v = Vec::new();
+        append_internal_key(&mut v, k, MAX_SEQUENCE, ValueKind::SEEK);
+        v
+    }
+
+    #[test]
+    fn separators_lie_between_and_shorten_when_safe() {
+        // (a's user key, a's seq, b's user key, b's seq, expected separator)
+        type Case = (&'static [u8], u64, &'static [u8], u64, Vec<u8>);
+        let cases: &[Case] = &[
+            (b"abcdef", 5, b"abzzzz", 9, seek_key(b"abd")),
+            (b"apple", 5, b"cherry", 5, seek_key(b"b")),
+            // Incrementing would reach the next user key: keep a.
+            (b"abc", 5, b"abd", 5, ik(b"abc", 5)),
+            (b"ab", 5, b"b", 5, ik(b"ab", 5)), // 'a'+1 == 'b'
+            // Prefix: cannot shorten.
+            (b"ab", 5, b"abc", 5, ik(b"ab", 5)),
+            // Same user key across blocks.
+            (b"k", 9, b"k", 3, ik(b"k", 9)),
+            (b"a\xff\xff", 1, b"c", 1, seek_key(b"b")),
+            // Already as short as it gets.
+            (b"a", 1, b"c", 1, ik(b"a", 1)),
+        ];
+        let mut out = Vec::new();
+        for (ua, sa, ub, sb, want) in cases {
+            let (a, b) = (ik(ua, *sa), ik(ub, *sb));
+            separator(&a, &b, &mut out);
+            assert_eq!(&out, want, "{:?} {:?}", ua, ub);
+            assert_ne!(compare_internal(&out, &a), Ordering::Less);
+            assert_eq!(compare_internal(&out, &b), Ordering::Less);
+        }
+        for (ua, want) in [
+            (&b"abc"[..], seek_key(b"b")),
+            (b"\xff\xffx", ik(b"\xff\xffx", 4)),
+            (b"\xff\x01z", seek_key(b"\xff\x02")),
+            (b"a", ik(b"a", 4)),
+        ] {
+            let a = ik(ua, 4);
+            successor(&a, &mut out);
+            assert_eq!(out, want);
+            assert_ne!(compare_internal(&out, &a), Ordering::Less);
+        }
+    }
+}

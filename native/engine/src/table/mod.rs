@@ -1,0 +1,80 @@
+//! Block-based sorted tables (SST files): [`TableBuilder`] writes one,
+//! [`TableReader`] serves point lookups and [`TableIter`] scans it.
+//!
+//! # File format (version 1)
+//!
+//! **Everything in this section is part of the on-disk format.** Each part
+//! is specified in the module that owns it, next to its constants, and
+//! pinned there by golden-byte tests.
+//!
+//! ```text
+//! +--------------------------------------+  offset 0
+//! | data block 0        | trailer (5)    |  entries in internal-key order (`block.rs`)
+//! | data block 1        | trailer        |
+//! | ...                                  |
+//! +--------------------------------------+  properties.data_size
+//! | filter block        | trailer        |  optional: bloom over user keys (`filter.rs`)
+//! | range-del block     | trailer        |  optional: range tombstones (`range_del.rs`)
+//! | index block         | trailer        |  one entry per data block (`block.rs`)
+//! | properties block    | trailer        |  tagged fields (`properties.rs`)
+//! +--------------------------------------+
+//! | footer (80 bytes)                    |  handles of the four blocks above,
+//! +--------------------------------------+  version, CRC, magic (`format.rs`)
+//! ```
+//!
+//! * **Block trailer** (`format.rs`): compression type byte
+//!   (0 none, 4 LZ4) and a CRC-32 over the stored bytes and the type byte.
+//!   LZ4 blocks store `varint32 uncompressed length || LZ4 block`; a block is
+//!   stored compressed only when that saves at least 1/8 of its size. Data
+//!   and index blocks may be compressed; filter, range-del and properties
+//!   blocks never are.
+//! * **Data blocks** hold internal keys ([`crate::key`]) and values, with
+//!   prefix-compressed keys and restart points; a block is cut once its
+//!   uncompressed size reaches `block_size`.
+//! * **Index block**: same block format with a restart interval of 1; for
+//!   each data block, a separator key `s` (an internal key with
+//!   `last key of block ≤ s < first key of next block`, shortened when
+//!   possible) mapping to the block's handle (`varint64 offset || varint64
+//!   size`, the size excluding the trailer).
+//! * **Filter block**: one bloom filter over the distinct user keys of the
+//!   table, present only when `filter_bits_per_key` is set (and positive),
+//!   `whole_key_filtering` is on and the table has point entries.
+//! * **Footer**: fixed-width handles (absent optional blocks have the handle
+//!   `(0, 0)`; present blocks are never empty), `FORMAT_VERSION`, a CRC-32
+//!   of the preceding 68 bytes and the magic `TALUSTBL`.
+//!
+//! # Reading
+//!
+//! A reader reads the footer, properties and range-deletion block at open
+//! and keeps them. Index and filter are held by the reader, or — with
+//! `cache_index_and_filter_blocks` — kept in the [`BlockCache`] at high
+//! priority (and also held when `pin_index_and_filter`). Data blocks go
+//! through the block cache at low priority. A lookup costs at most one
+//! filter probe, one index seek and one data block; the
+//! [`InternalIterator`](crate::iterator::InternalIterator) of a table walks
+//! the index and opens data blocks one at a time.
+//!
+//! Every decoding step checks what it reads; damage surfaces as
+//! `Error::Corruption` naming the file and the offset of the block (or
+//! footer) concerned, and never as a panic.
+
+mod block;
+mod builder;
+mod filter;
+mod format;
+mod hash;
+mod properties;
+mod range_del;
+mod reader;
+
+pub use block::{Block, BlockIter};
+pub use builder::{TableBuildOptions, TableBuilder};
+pub use filter::BloomFilter;
+pub use format::{BlockHandle, FORMAT_VERSION, TABLE_MAGIC};
+pub use properties::TableProperties;
+pub use reader::{
+    BlockCache, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
+};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,829 @@
+//! [`TableReader`] (point lookups, range tombstones, properties) and
+//! [`TableIter`] (a two-level iterator: index block → data blocks).
+//!
+//! Every block comes through one function, `TableReader::read_block` (block
+//! cache lookup → file read → checksum → decompression → parse → cache
+//! insert), whose file part is `TableReader::read_block_from_file`; the
+//! bloom filter is consulted only in `TableReader::check_filter`. The
+//! `// METRICS:` comments mark where statistics and perf-context counters
+//! belong.
+//!
+//! Thread-safety contract: a `TableReader` is immutable after `open` and is
+//! shared by any number of threads through `Arc` (`get` takes `&self`). A
+//! `TableIter` is used by one thread at a time and keeps its reader alive.
+
+use std::sync::Arc;
+
+use super::block::{Block, BlockIter};
+use super::filter::BloomFilter;
+use super::format::{
+    BLOCK_TRAILER_LEN, BLOCK_TYPE_LZ4, BLOCK_TYPE_NONE, BlockHandle, FOOTER_LEN, Footer,
+    lz4_decompress_block, verify_block_checksum,
+};
+use super::properties::TableProperties;
+use super::range_del;
+use crate::cache::{CacheKey, CacheValue, LruCache, Priority, new_cache_owner_id};
+use crate::error::{Error, Result};
+use crate::fs::RandomAccessFile;
+use crate::iterator::InternalIterator;
+use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
+use crate::memtable::{Lookup, RangeTombstone, SeekKey};
+use crate::options::ReadOptions;
+
+/// The block cache shared by table readers.
+pub type BlockCache = LruCache<CachedBlock>;
+
+/// A parsed block as kept in the [`BlockCache`].
+#[derive(Clone, Debug)]
+pub enum CachedBlock {
+    /// A data block.
+    Data(Arc<Block>),
+    /// An index block.
+    Index(Arc<Block>),
+    /// A filter block.
+    Filter(Arc<BloomFilter>),
+}
+
+impl CachedBlock {
+    /// Memory the block occupies: what it is charged in the cache.
+    pub fn charge(&self) -> usize {
+        match self {
+            CachedBlock::Data(b) | CachedBlock::Index(b) => b.size_in_bytes(),
+            CachedBlock::Filter(f) => f.size_in_bytes(),
+        }
+    }
+}
+
+impl CacheValue for CachedBlock {
+    /// Pinned while an iterator, a lookup in progress or a reader holding its
+    /// index and filter has a clone.
+    fn is_pinned(&self) -> bool {
+        match self {
+            CachedBlock::Data(b) | CachedBlock::Index(b) => Arc::strong_count(b) > 1,
+            CachedBlock::Filter(f) => Arc::strong_count(f) > 1,
+        }
+    }
+}
+
+/// How a table is opened.
+#[derive(Clone, Debug)]
+pub struct TableReaderOptions {
+    /// Name of the file, for error messages.
+    pub file_name: String,
+    /// Cache for data blocks (and index and filter blocks, see below).
+    pub block_cache: Option<Arc<BlockCache>>,
+    /// Keep the index and filter blocks in the block cache (high priority)
+    /// instead of in the reader. Ignored without a block cache.
+    pub cache_index_and_filter_blocks: bool,
+    /// With `cache_index_and_filter_blocks`, also hold them in the reader, so
+    /// they stay pinned in the cache for the reader's lifetime.
+    pub pin_index_and_filter: bool,
+    /// Verify the checksums of the blocks read while opening.
+    pub verify_checksums: bool,
+}
+
+impl Default for TableReaderOptions {
+    fn default() -> Self {
+        TableReaderOptions {
+            file_name: String::new(),
+            block_cache: None,
+            cache_index_and_filter_blocks: false,
+            pin_index_and_filter: false,
+            verify_checksums: true,
+        }
+    }
+}
+
+/// Options of one read.
+#[derive(Clone, Copy, Debug)]
+pub struct TableReadOptions {
+    /// Verify the checksum of every block read from the file.
+    pub verify_checksums: bool,
+    /// Put data blocks read from the file into the block cache.
+    pub fill_cache: bool,
+}
+
+impl Default for TableReadOptions {
+    fn default() -> Self {
+        TableReadOptions {
+            verify_checksums: true,
+            fill_cache: true,
+        }
+    }
+}
+
+impl From<&ReadOptions> for TableReadOptions {
+    fn from(ro: &ReadOptions) -> Self {
+        TableReadOptions {
+            verify_checksums: ro.verify_checksums,
+            fill_cache: ro.fill_cache,
+        }
+    }
+}
+
+/// What [`TableReader::get`] found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableGet {
+    /// The newest visible point entry (range tombstones are not applied:
+    /// see [`TableReader::max_covering_tombstone`]).
+    pub result: Lookup,
+    /// The bloom filter was consulted.
+    pub filter_checked: bool,
+    /// The bloom filter ruled the key out (no block was read).
+    pub filter_rejected: bool,
+}
+
+/// The kinds of block, for cache priorities, error messages and metrics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BlockKind {
+    Data,
+    Index,
+    Filter,
+    RangeDel,
+    Properties,
+}
+
+impl BlockKind {
+    fn name(self) -> &'static str {
+        match self {
+            BlockKind::Data => "data",
+            BlockKind::Index => "index",
+            BlockKind::Filter => "filter",
+            BlockKind::RangeDel => "range-del",
+            BlockKind::Properties => "properties",
+        }
+    }
+}
+
+/// An open table. See the module docs.
+pub struct TableReader {
+    file: Arc<dyn RandomAccessFile>,
+    file_name: Arc<str>,
+    file_size: u64,
+    footer: Footer,
+    props: TableProperties,
+    range_dels: Vec<RangeTombstone>,
+    cache: Option<Arc<BlockCache>>,
+    cache_owner: u64,
+    /// Index and filter live in the block cache.
+    meta_in_cache: bool,
+    /// The index block, when the reader holds it (always, unless
+    /// `meta_in_cache` without pinning).
+    index: Option<Arc<Block>>,
+    /// The filter, when the reader holds it (same rule as `index`).
+    filter: Option<Arc<BloomFilter>>,
+}
+
+impl std::fmt::Debug for TableReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableReader")
+            .field("file_name", &self.file_name)
+            .field("file_size", &self.file_size)
+            .field("footer", &self.footer)
+            .field("num_entries", &self.props.num_entries)
+            .field("meta_in_cache", &self.meta_in_cache)
+            .finish()
+    }
+}
+
+impl TableReader {
+    /// Opens the table in `file`, whose size is `file_size`: reads the
+    /// footer, the properties and range-deletion blocks, and the index and
+    /// filter blocks (into the reader or the cache, see
+    /// [`TableReaderOptions`]).
+    pub fn open(
+        file: Arc<dyn RandomAccessFile>,
+        file_size: u64,
+        opts: TableReaderOptions,
+    ) -> Result<TableReader> {
+        let file_name: Arc<str> = Arc::from(opts.file_name.as_str());
+        let Some(footer_offset) = file_size.checked_sub(FOOTER_LEN as u64) else {
+            return Err(Error::corruption(
+                &*file_name,
+                0,
+                format!("file of {file_size} bytes is too short to be a table"),
+            ));
+        };
+        let mut buf = [0u8; FOOTER_LEN];
+        // METRICS: footer read (count, bytes, time); part of table-open time.
+        file.read_exact_at(footer_offset, &mut buf)?;
+        let footer = Footer::decode(&buf, &file_name, footer_offset)?;
+        let meta_in_cache = opts.cache_index_and_filter_blocks && opts.block_cache.is_some();
+        let mut t = TableReader {
+            file,
+            file_name,
+            file_size,
+            footer,
+            props: TableProperties::default(),
+            range_dels: Vec::new(),
+            cache: opts.block_cache,
+            cache_owner: new_cache_owner_id(),
+            meta_in_cache,
+            index: None,
+            filter: None,
+        };
+        let verify = opts.verify_checksums;
+        let raw = t.read_block_from_file(footer.properties, BlockKind::Properties, verify)?;
+        t.props = TableProperties::decode(&raw, &t.file_name, footer.properties.offset)?;
+        t.props.file_size = file_size;
+        if !footer.range_del.is_none() {
+            let raw = t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify)?;
+            t.range_dels = range_del::decode(&raw, &t.file_name, footer.range_del.offset)?;
+        }
+        // Load index and filter now, so a damaged one fails the open. Cached
+        // ones are inserted with high priority; held ones are kept.
+        let ro = TableReadOptions {
+            verify_checksums: verify,
+            fill_cache: true,
+        };
+        let index = t.index_block(ro)?;
+        let filter = t.filter_block(ro)?;
+        if !meta_in_cache || opts.pin_index_and_filter {
+            t.index = Some(index);
+            t.filter = filter;
+        }
+        Ok(t)
+    }
+
+    /// Name of the file.
+    pub fn file_name(&self) -> &str {
+        &self.file_name
+    }
+
+    /// The table's properties.
+    pub fn properties(&self) -> &TableProperties {
+        &self.props
+    }
+
+    /// The table's range tombstones.
+    pub fn range_tombstones(&self) -> &[RangeTombstone] {
+        &self.range_dels
+    }
+
+    /// Largest sequence number of a range tombstone of this table covering
+    /// `user_key` and visible at `snapshot`.
+    pub fn max_covering_tombstone(
+        &self,
+        user_key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Option<SequenceNumber> {
+        self.range_dels
+            .iter()
+            .filter(|t| t.covers(user_key, snapshot))
+            .map(|t| t.seq)
+            .max()
+    }
+
+    /// False only when the bloom filter rules `user_key` out. True without
+    /// a filter, or when the filter cannot be read.
+    pub fn may_contain(&self, user_key: &[u8]) -> bool {
+        !matches!(
+            self.check_filter(user_key, TableReadOptions::default()),
+            Ok(Some(false))
+        )
+    }
+
+    /// Finds the newest point entry for `user_key` with a sequence number ≤
+    /// `snapshot`: the filter first, then the index, then one data block. A
+    /// value is copied into `value_out` (cleared first).
+    pub fn get(
+        &self,
+        user_key: &[u8],
+        snapshot: SequenceNumber,
+        ro: &TableReadOptions,
+        value_out: &mut Vec<u8>,
+    ) -> Result<TableGet> {
+        let mut out = TableGet {
+            result: Lookup::Absent,
+            filter_checked: false,
+            filter_rejected: false,
+        };
+        if let Some(may) = self.check_filter(user_key, *ro)? {
+            out.filter_checked = true;
+            if !may {
+                out.filter_rejected = true;
+                return Ok(out);
+            }
+        }
+        let seek = SeekKey::new(user_key, snapshot.min(MAX_SEQUENCE));
+        let seek = seek.ikey().as_bytes();
+        let mut index = BlockIter::new(self.index_block(*ro)?);
+        index.seek(seek);
+        if !index.valid() {
+            index.status()?;
+            return Ok(out);
+        }
+        let handle = self.decode_index_value(&index)?;
+        let mut data = BlockIter::new(self.data_block(handle, *ro)?);
+        data.seek(seek);
+        if !data.valid() {
+            data.status()?;
+            return Ok(out);
+        }
+        let found = data.key();
+        if key::user_key(found) != user_key {
+            return Ok(out);
+        }
+        let (seq, kind) = key::unpack_trailer(key::trailer(found));
+        out.result = match ValueKind::from_u8(kind) {
+            Some(ValueKind::Value) => {
+                value_out.clear();
+                value_out.extend_from_slice(data.value());
+                Lookup::Value(seq)
+            }
+            Some(ValueKind::Deletion) => Lookup::Deleted(seq),
+            _ => {
+                return Err(Error::corruption(
+                    &*self.file_name,
+                    handle.offset,
+                    format!("data block entry of kind {kind}"),
+                ));
+            }
+        };
+        // METRICS: bloom "true positive" when filter_checked and a value or
+        // tombstone was found, "false positive" when filter_checked and not.
+        Ok(out)
+    }
+
+    /// Approximate file offset where `ikey` is or would be: the offset of
+    /// the data block that may hold it, or the end of the data blocks when
+    /// it sorts after all of them.
+    pub fn approximate_offset_of(&self, ikey: &[u8]) -> u64 {
+        let found = self.index_block(TableReadOptions::default()).and_then(|b| {
+            let mut it = BlockIter::new(b);
+            it.seek(ikey);
+            if it.valid() {
+                self.decode_index_value(&it).map(|h| Some(h.offset))
+            } else {
+                it.status().map(|()| None)
+            }
+        });
+        match found {
+            Ok(Some(offset)) => offset,
+            _ => self.props.data_size,
+        }
+    }
+
+    /// Reads every block of the table from the file (bypassing the cache)
+    /// and verifies its checksum and structure.
+    pub fn verify_checksums(&self) -> Result<()> {
+        for (h, kind) in [
+            (self.footer.properties, BlockKind::Properties),
+            (self.footer.range_del, BlockKind::RangeDel),
+            (self.footer.filter, BlockKind::Filter),
+        ] {
+            if !h.is_none() {
+                let raw = self.read_block_from_file(h, kind, true)?;
+                if kind == BlockKind::Filter {
+                    BloomFilter::new(raw, &self.file_name, h.offset)?;
+                }
+            }
+        }
+        let raw = self.read_block_from_file(self.footer.index, BlockKind::Index, true)?;
+        let index = Arc::new(Block::new(
+            raw,
+            self.file_name.clone(),
+            self.footer.index.offset,
+        )?);
+        let mut it = BlockIter::new(index);
+        it.seek_to_first();
+        while it.valid() {
+            let h = self.decode_index_value(&it)?;
+            let raw = self.read_block_from_file(h, BlockKind::Data, true)?;
+            let block = Arc::new(Block::new(raw, self.file_name.clone(), h.offset)?);
+            let mut entries = BlockIter::new(block);
+            entries.seek_to_first();
+            while entries.valid() {
+                entries.next();
+            }
+            entries.status()?;
+            it.next();
+        }
+        it.status()
+    }
+
+    /// An iterator over the table's point entries.
+    pub fn iter(self: &Arc<Self>, ro: TableReadOptions) -> TableIter {
+        TableIter::new(self.clone(), ro)
+    }
+
+    fn decode_index_value(&self, index: &BlockIter) -> Result<BlockHandle> {
+        BlockHandle::decode(index.value()).ok_or_else(|| {
+            Error::corruption(
+                &*self.file_name,
+                index.block().offset(),
+                "bad block handle in index entry",
+            )
+        })
+    }
+
+    fn wrong_kind(&self, handle: BlockHandle, want: BlockKind) -> Error {
+        Error::corruption(
+            &*self.file_name,
+            handle.offset,
+            format!("block is not a {} block", want.name()),
+        )
+    }
+
+    /// The index block: held by the reader, or through the cache.
+    fn index_block(&self, ro: TableReadOptions) -> Result<Arc<Block>> {
+        if let Some(b) = &self.index {
+            return Ok(b.clone());
+        }
+        let h = self.footer.index;
+        match self.read_block(h, BlockKind::Index, ro)? {
+            CachedBlock::Index(b) => Ok(b),
+            _ => Err(self.wrong_kind(h, BlockKind::Index)),
+        }
+    }
+
+    /// The filter, if the table has one: held by the reader, or through the cache.
+    fn filter_block(&self, ro: TableReadOptions) -> Result<Option<Arc<BloomFilter>>> {
+        if let Some(f) = &self.filter {
+            return Ok(Some(f.clone()));
+        }
+        let h = self.footer.filter;
+        if h.is_none() {
+            return Ok(None);
+        }
+        match self.read_block(h, BlockKind::Filter, ro)? {
+            CachedBlock::Filter(f) => Ok(Some(f)),
+            _ => Err(self.wrong_kind(h, BlockKind::Filter)),
+        }
+    }
+
+    /// A data block, through the cache.
+    fn data_block(&self, handle: BlockHandle, ro: TableReadOptions) -> Result<Arc<Block>> {
+        match self.read_block(handle, BlockKind::Data, ro)? {
+            CachedBlock::Data(b) => Ok(b),
+            _ => Err(self.wrong_kind(handle, BlockKind::Data)),
+        }
+    }
+
+    /// The one place the bloom filter is consulted: `None` without a filter,
+    /// else whether `user_key` may be present.
+    fn check_filter(&self, user_key: &[u8], ro: TableReadOptions) -> Result<Option<bool>> {
+        let Some(filter) = self.filter_block(ro)? else {
+            return Ok(None);
+        };
+        let may = filter.may_contain(user_key);
+        // METRICS: bloom filter checked (perf: bloom_sst_hit_count / miss);
+        // `!may` is "bloom filter useful", `may` a "positive" whose truth
+        // `get` learns.
+        Ok(Some(may))
+    }
+
+    /// The one place a cacheable block (data, index, filter) is obtained:
+    /// block cache lookup → file read, checksum, decompression → parse →
+    /// cache insert.
+    fn read_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        ro: TableReadOptions,
+    ) -> Result<CachedBlock> {
+        let cache = self
+            .cache
+            .as_ref()
+            .filter(|_| kind == BlockKind::Data || self.meta_in_cache);
+        let key = CacheKey {
+            owner: self.cache_owner,
+            offset: handle.offset,
+        };
+        if let Some(cache) = cache {
+            match cache.lookup(&key) {
+                Some(b) => {
+                    // METRICS: block cache hit — total and by kind (data /
+                    // index / filter), bytes read from the cache = b.charge().
+                    return Ok(b);
+                }
+                None => {
+                    // METRICS: block cache miss — total and by kind.
+                }
+            }
+        }
+        let raw = self.read_block_from_file(handle, kind, ro.verify_checksums)?;
+        let block = match kind {
+            BlockKind::Filter => CachedBlock::Filter(Arc::new(BloomFilter::new(
+                raw,
+                &self.file_name,
+                handle.offset,
+            )?)),
+            _ => {
+                let b = Arc::new(Block::new(raw, self.file_name.clone(), handle.offset)?);
+                if kind == BlockKind::Index {
+                    CachedBlock::Index(b)
+                } else {
+                    CachedBlock::Data(b)
+                }
+            }
+        };
+        if let Some(cache) = cache
+            && (kind != BlockKind::Data || ro.fill_cache)
+        {
+            let priority = if kind == BlockKind::Data {
+                Priority::Low
+            } else {
+                Priority::High
+            };
+            // Under strict_capacity_limit a full cache refuses the block;
+            // the read still succeeds, the block is just not cached.
+            let _added = cache.insert(key, block.clone(), block.charge(), priority);
+            // METRICS: block cache add (count, bytes = charge, by kind) when
+            // `_added` is Ok, add failure when it is Err.
+        }
+        Ok(block)
+    }
+
+    /// The one place block bytes are read from the file: read stored block +
+    /// trailer, verify the checksum, decompress. Returns the block contents.
+    fn read_block_from_file(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+    ) -> Result<Vec<u8>> {
+        let bad = |reason: String| {
+            Error::corruption(
+                &*self.file_name,
+                handle.offset,
+                format!("{} block: {reason}", kind.name()),
+            )
+        };
+        let blocks_end = self.file_size - FOOTER_LEN as u64;
+        let len = handle
+            .end_with_trailer()
+            .filter(|&end| end <= blocks_end)
+            .and_then(|_| usize::try_from(handle.size).ok())
+            .ok_or_else(|| {
+                bad(format!(
+                    "handle (offset {}, size {}) runs past the last block",
+                    handle.offset, handle.size
+                ))
+            })?;
+        let mut buf = vec![0u8; len + BLOCK_TRAILER_LEN];
+        // METRICS: block read — count, bytes (buf.len()), time; by kind
+        // (index / filter reads are counted separately from data reads).
+        self.file.read_exact_at(handle.offset, &mut buf)?;
+        if verify {
+            // METRICS: block checksum time / count.
+            verify_block_checksum(&buf).map_err(|(stored, actual)| {
+                bad(format!(
+                    "checksum mismatch: stored {stored:#010x}, computed {actual:#010x}"
+                ))
+            })?;
+        }
+        let ty = buf[len];
+        buf.truncate(len);
+        match ty {
+            BLOCK_TYPE_NONE => Ok(buf),
+            BLOCK_TYPE_LZ4 => {
+                // METRICS: decompression time, count, bytes in / out.
+                lz4_decompress_block(&buf).map_err(bad)
+            }
+            other => Err(bad(format!("unknown compression type {other}"))),
+        }
+    }
+}
+
+impl Drop for TableReader {
+    /// Index and filter blocks in the cache are useless once their reader is
+    /// gone; drop them instead of waiting for eviction (their priority would
+    /// keep them long). Data blocks simply age out.
+    fn drop(&mut self) {
+        if let (Some(cache), true) = (&self.cache, self.meta_in_cache) {
+            for h in [self.footer.index, self.footer.filter] {
+                if !h.is_none() {
+                    cache.erase(&CacheKey {
+                        owner: self.cache_owner,
+                        offset: h.offset,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// A two-level iterator over a table: an index-block cursor picks the data
+/// block, a data-block cursor walks it. Owns its reader through an `Arc`.
+///
+/// The first error (IO or corruption) ends the iteration: the iterator stays
+/// invalid, and `status()` returns the error, until it is dropped.
+pub struct TableIter {
+    table: Arc<TableReader>,
+    ro: TableReadOptions,
+    index: Option<BlockIter>,
+    /// Cursor over the current data block; `None` when unpositioned.
+    data: Option<BlockIter>,
+    err: Option<Error>,
+}
+
+impl std::fmt::Debug for TableIter {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TableIter")
+            .field("table", &self.table.file_name)
+            .field("valid", &self.valid())
+            .field("err", &self.err)
+            .finish()
+    }
+}
+
+impl TableIter {
+    fn new(table: Arc<TableReader>, ro: TableReadOptions) -> Self {
+        let (index, err) = match table.index_block(ro) {
+            Ok(b) => (Some(BlockIter::new(b)), None),
+            Err(e) => (None, Some(e)),
+        };
+        TableIter {
+            table,
+            ro,
+            index,
+            data: None,
+            err,
+        }
+    }
+
+    fn fail(&mut self, e: Error) {
+        self.data = None;
+        if self.err.is_none() {
+            self.err = Some(e);
+        }
+    }
+
+    /// After moving the index cursor: points `data` at the block the index
+    /// entry names (unpositioned), or clears it when the index is exhausted.
+    /// False when there is no block to position in.
+    fn load_data_block(&mut self) -> bool {
+        let Some(index) = &self.index else {
+            return false;
+        };
+        if !index.valid() {
+            if let Err(e) = index.status() {
+                self.fail(e);
+            }
+            self.data = None;
+            return false;
+        }
+        let handle = match self.table.decode_index_value(index) {
+            Ok(h) => h,
+            Err(e) => {
+                self.fail(e);
+                return false;
+            }
+        };
+        if let Some(d) = &self.data
+            && d.block().offset() == handle.offset
+            && d.status().is_ok()
+        {
+            return true; // same block: keep it, skip the cache lookup
+        }
+        match self.table.data_block(handle, self.ro) {
+            Ok(block) => {
+                match &mut self.data {
+                    Some(d) => d.reset(block),
+                    None => self.data = Some(BlockIter::new(block)),
+                }
+                true
+            }
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    /// Moves forward over exhausted (or empty) data blocks.
+    fn skip_forward(&mut self) {
+        while self.err.is_none() {
+            let Some(d) = &self.data else { return };
+            if d.valid() {
+                return;
+            }
+            if let Err(e) = d.status() {
+                return self.fail(e);
+            }
+            let Some(index) = &mut self.index else { return };
+            index.next();
+            if !self.load_data_block() {
+                return;
+            }
+            if let Some(d) = &mut self.data {
+                d.seek_to_first();
+            }
+        }
+    }
+
+    /// Moves backward over exhausted (or empty) data blocks.
+    fn skip_backward(&mut self) {
+        while self.err.is_none() {
+            let Some(d) = &self.data else { return };
+            if d.valid() {
+                return;
+            }
+            if let Err(e) = d.status() {
+                return self.fail(e);
+            }
+            let Some(index) = &mut self.index else { return };
+            index.prev();
+            if !self.load_data_block() {
+                return;
+            }
+            if let Some(d) = &mut self.data {
+                d.seek_to_last();
+            }
+        }
+    }
+
+    /// Positions the index with `f`, loads its block and positions in it with `g`.
+    fn position(&mut self, f: impl FnOnce(&mut BlockIter), g: impl FnOnce(&mut BlockIter)) {
+        if self.err.is_some() {
+            return;
+        }
+        let Some(index) = &mut self.index else { return };
+        f(index);
+        if self.load_data_block()
+            && let Some(d) = &mut self.data
+        {
+            g(d);
+        }
+    }
+}
+
+impl InternalIterator for TableIter {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.data.as_ref().is_some_and(|d| d.valid())
+    }
+
+    fn seek_to_first(&mut self) {
+        self.position(|i| i.seek_to_first(), |d| d.seek_to_first());
+        self.skip_forward();
+    }
+
+    fn seek_to_last(&mut self) {
+        self.position(|i| i.seek_to_last(), |d| d.seek_to_last());
+        self.skip_backward();
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        // The first block whose separator is ≥ target holds the first key ≥
+        // target, or (if all its keys are smaller) the next block does.
+        self.position(|i| i.seek(target), |d| d.seek(target));
+        self.skip_forward();
+    }
+
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        // Keys after the first block whose separator is ≥ target are all >
+        // target; with no such block, the answer is in the last one.
+        self.position(
+            |i| {
+                i.seek(target);
+                if !i.valid() && i.status().is_ok() {
+                    i.seek_to_last();
+                }
+            },
+            |d| d.seek_for_prev(target),
+        );
+        self.skip_backward();
+    }
+
+    fn next(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = &mut self.data {
+            d.next();
+        }
+        self.skip_forward();
+    }
+
+    fn prev(&mut self) {
+        if !self.valid() {
+            return;
+        }
+        if let Some(d) = &mut self.data {
+            d.prev();
+        }
+        self.skip_backward();
+    }
+
+    fn key(&self) -> &[u8] {
+        match &self.data {
+            Some(d) if self.err.is_none() => d.key(),
+            _ => &[],
+        }
+    }
+
+    fn value(&self) -> &[u8] {
+        match &self.data {
+            Some(d) if self.err.is_none() => d.value(),
+            _ => &[],
+        }
+    }
+
+    fn status(&self) -> Result<()> {
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => Ok(()),
+        }
+    }
+}

@@ -1,0 +1,952 @@
+//! Table-level tests: round trips against a model, corruption, block cache.
+
+use std::cmp::Ordering;
+use std::io;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering as AtomicOrdering};
+
+use parking_lot::Mutex;
+use rand::rngs::SmallRng;
+use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
+
+use super::*;
+use crate::cache::LruCache;
+use crate::error::{Error, Result};
+use crate::fs::{RandomAccessFile, WritableFile};
+use crate::iterator::InternalIterator;
+use crate::key::{
+    MAX_SEQUENCE, SequenceNumber, ValueKind, append_internal_key, compare_internal,
+    make_internal_key, parse_internal_key,
+};
+use crate::memtable::{Lookup, RangeTombstone};
+use crate::options::{CompressionType, Options};
+
+// ---------------------------------------------------------------- test doubles
+
+/// An in-memory writable file.
+#[derive(Clone, Default)]
+struct MemWritable {
+    data: Arc<Mutex<Vec<u8>>>,
+    synced: Arc<AtomicBool>,
+}
+
+impl WritableFile for MemWritable {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.data.lock().extend_from_slice(data);
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        Ok(())
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.synced.store(true, AtomicOrdering::SeqCst);
+        Ok(())
+    }
+    fn len(&self) -> u64 {
+        self.data.lock().len() as u64
+    }
+}
+
+/// An in-memory random-access file that counts its reads.
+#[derive(Debug)]
+struct CountingFile {
+    data: Vec<u8>,
+    reads: AtomicUsize,
+}
+
+impl CountingFile {
+    fn new(data: Vec<u8>) -> Arc<Self> {
+        Arc::new(CountingFile {
+            data,
+            reads: AtomicUsize::new(0),
+        })
+    }
+    fn reads(&self) -> usize {
+        self.reads.load(AtomicOrdering::SeqCst)
+    }
+}
+
+impl RandomAccessFile for CountingFile {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.reads.fetch_add(1, AtomicOrdering::SeqCst);
+        let start = usize::try_from(offset).unwrap_or(usize::MAX);
+        match start
+            .checked_add(buf.len())
+            .and_then(|end| self.data.get(start..end))
+        {
+            Some(src) => {
+                buf.copy_from_slice(src);
+                Ok(())
+            }
+            None => Err(Error::io(
+                "read past end of test file",
+                &io::Error::from(io::ErrorKind::UnexpectedEof),
+            )),
+        }
+    }
+    fn size(&self) -> Result<u64> {
+        Ok(self.data.len() as u64)
+    }
+}
+
+// ---------------------------------------------------------------- helpers
+
+const FILE: &str = "/db/000042.sst";
+
+/// A table's contents, sorted in internal-key order.
+struct Model {
+    entries: Vec<(Vec<u8>, Vec<u8>)>,
+    tombstones: Vec<RangeTombstone>,
+}
+
+impl Model {
+    /// Random keys with 1–3 versions each (some deletions), values that
+    /// compress, and a few range tombstones.
+    fn random(rng: &mut SmallRng, num_keys: usize) -> Model {
+        let mut seqs: Vec<SequenceNumber> = (1..=(num_keys as u64 * 3)).collect();
+        seqs.shuffle(rng);
+        let mut seqs = seqs.into_iter();
+        let mut entries = Vec::new();
+        for i in 0..num_keys {
+            let tail_len = rng.random_range(0..12);
+            let mut uk = format!("user{:07}", i * 3).into_bytes();
+            uk.extend((0..tail_len).map(|_| rng.random_range(b'a'..=b'z')));
+            for _ in 0..rng.random_range(1..=3) {
+                let seq = seqs.next().unwrap();
+                let kind = if rng.random_bool(0.15) {
+                    ValueKind::Deletion
+                } else {
+                    ValueKind::Value
+                };
+                let value = if kind == ValueKind::Value {
+                    let n = rng.random_range(0..120);
+                    format!("value-of-{i}-at-{seq}-")
+                        .into_bytes()
+                        .into_iter()
+                        .cycle()
+                        .take(n)
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                entries.push((make_internal_key(&uk, seq, kind), value));
+            }
+        }
+        entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+        let mut tombstones = Vec::new();
+        for _ in 0..5 {
+            let a = rng.random_range(0..num_keys * 3);
+            let b = a + rng.random_range(1..300);
+            tombstones.push(RangeTombstone {
+                begin: format!("user{a:07}").into_bytes(),
+                end: format!("user{b:07}").into_bytes(),
+                seq: rng.random_range(1..num_keys as u64 * 3),
+            });
+        }
+        Model {
+            entries,
+            tombstones,
+        }
+    }
+
+    fn get(&self, user_key: &[u8], snapshot: SequenceNumber) -> (Lookup, Vec<u8>) {
+        let seek = seek_key(user_key, snapshot);
+        let i = self.lower_bound(&seek);
+        match self.entries.get(i) {
+            Some((k, v)) => {
+                let p = parse_internal_key(k).unwrap();
+                if p.user_key != user_key {
+                    return (Lookup::Absent, Vec::new());
+                }
+                match p.kind {
+                    ValueKind::Value => (Lookup::Value(p.seq), v.clone()),
+                    _ => (Lookup::Deleted(p.seq), Vec::new()),
+                }
+            }
+            None => (Lookup::Absent, Vec::new()),
+        }
+    }
+
+    fn lower_bound(&self, target: &[u8]) -> usize {
+        self.entries
+            .partition_point(|(k, _)| compare_internal(k, target) == Ordering::Less)
+    }
+
+    fn max_covering(&self, user_key: &[u8], snapshot: SequenceNumber) -> Option<SequenceNumber> {
+        self.tombstones
+            .iter()
+            .filter(|t| t.covers(user_key, snapshot))
+            .map(|t| t.seq)
+            .max()
+    }
+}
+
+fn seek_key(user_key: &[u8], snapshot: SequenceNumber) -> Vec<u8> {
+    let mut v = Vec::new();
+    append_internal_key(&mut v, user_key, snapshot, ValueKind::SEEK);
+    v
+}
+
+fn build_opts(
+    compression: CompressionType,
+    block_size: usize,
+    restart: usize,
+) -> TableBuildOptions {
+    TableBuildOptions {
+        block_size,
+        block_restart_interval: restart,
+        compression,
+        filter_bits_per_key: Some(10.0),
+        whole_key_filtering: true,
+        file_name: FILE.into(),
+    }
+}
+
+/// Builds a table of `m` and returns its bytes and the builder's properties.
+fn build(m: &Model, opts: TableBuildOptions) -> (Vec<u8>, TableProperties) {
+    let file = MemWritable::default();
+    let mut b = TableBuilder::new(Box::new(file.clone()), opts);
+    for (i, (k, v)) in m.entries.iter().enumerate() {
+        b.add(k, v).unwrap();
+        if let Some(t) = m.tombstones.get(i) {
+            b.add_range_tombstone(t);
+        }
+    }
+    for t in m.tombstones.iter().skip(m.entries.len()) {
+        b.add_range_tombstone(t);
+    }
+    assert_eq!(b.num_entries(), m.entries.len() as u64);
+    let props = b.finish().unwrap();
+    assert!(file.synced.load(AtomicOrdering::SeqCst), "finish syncs");
+    let data = file.data.lock().clone();
+    assert_eq!(props.file_size, data.len() as u64);
+    (data, props)
+}
+
+fn reader_opts() -> TableReaderOptions {
+    TableReaderOptions {
+        file_name: FILE.into(),
+        ..TableReaderOptions::default()
+    }
+}
+
+fn open(data: Vec<u8>, opts: TableReaderOptions) -> Result<(Arc<TableReader>, Arc<CountingFile>)> {
+    let file = CountingFile::new(data);
+    let size = file.data.len() as u64;
+    let t = TableReader::open(file.clone(), size, opts)?;
+    Ok((Arc::new(t), file))
+}
+
+fn ro() -> TableReadOptions {
+    TableReadOptions::default()
+}
+
+/// Asserts the iterator sits on `m.entries[i]`, or is invalid when `i` is
+/// out of range.
+fn assert_at(it: &TableIter, m: &Model, i: Option<usize>) {
+    it.status().unwrap();
+    match i.and_then(|i| m.entries.get(i).map(|e| (i, e))) {
+        Some((i, (k, v))) => {
+            assert!(it.valid(), "expected entry {i}");
+            assert_eq!(it.key(), k.as_slice(), "key of entry {i}");
+            assert_eq!(it.value(), v.as_slice(), "value of entry {i}");
+        }
+        None => assert!(!it.valid(), "expected invalid, at {:?}", it.key()),
+    }
+}
+
+// ---------------------------------------------------------------- round trips
+
+fn check_round_trip(seed: u64, compression: CompressionType, block_size: usize, restart: usize) {
+    let mut rng = SmallRng::seed_from_u64(seed);
+    let m = Model::random(&mut rng, 8000);
+    let (data, built) = build(&m, build_opts(compression, block_size, restart));
+    let cache = Arc::new(LruCache::new(1 << 20, 2, false, 0.5).unwrap());
+    let (t, _) = open(
+        data,
+        TableReaderOptions {
+            block_cache: Some(cache),
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    let ctx = format!("seed {seed} {compression:?} block {block_size} restart {restart}");
+
+    // Properties.
+    let p = t.properties();
+    assert_eq!(p.file_size, built.file_size);
+    assert_eq!(p, &built, "{ctx}");
+    assert_eq!(p.num_entries, m.entries.len() as u64);
+    let dels = m
+        .entries
+        .iter()
+        .filter(|(k, _)| parse_internal_key(k).unwrap().kind == ValueKind::Deletion)
+        .count();
+    assert_eq!(p.num_deletions, dels as u64);
+    assert_eq!(p.num_range_deletions, m.tombstones.len() as u64);
+    assert_eq!(p.smallest_key, m.entries[0].0);
+    assert_eq!(p.largest_key, m.entries.last().unwrap().0);
+    let seqs = m
+        .entries
+        .iter()
+        .map(|(k, _)| crate::key::sequence(k))
+        .chain(m.tombstones.iter().map(|t| t.seq));
+    assert_eq!(p.smallest_seqno, seqs.clone().min().unwrap());
+    assert_eq!(p.largest_seqno, seqs.max().unwrap());
+    assert!(
+        p.num_data_blocks > 10,
+        "{ctx}: {} blocks",
+        p.num_data_blocks
+    );
+    assert_eq!(p.compression, compression);
+    assert_eq!(p.format_version, FORMAT_VERSION);
+    assert!(p.filter_size > 0 && p.index_size > 0 && p.data_size < p.file_size);
+    assert!(p.creation_time > 1_600_000_000);
+    assert_eq!(t.range_tombstones(), m.tombstones.as_slice());
+
+    // Point lookups at several snapshots.
+    let mut value = Vec::new();
+    let mut user_keys: Vec<Vec<u8>> = m
+        .entries
+        .iter()
+        .map(|(k, _)| crate::key::user_key(k).to_vec())
+        .collect();
+    user_keys.dedup();
+    for uk in user_keys.iter().step_by(3) {
+        for snap in [
+            0,
+            rng.random_range(1..24_000),
+            rng.random_range(1..24_000),
+            MAX_SEQUENCE,
+            u64::MAX,
+        ] {
+            let (want, want_value) = m.get(uk, snap.min(MAX_SEQUENCE));
+            value.clear();
+            value.extend_from_slice(b"garbage");
+            let got = t.get(uk, snap, &ro(), &mut value).unwrap();
+            assert_eq!(
+                got.result,
+                want,
+                "{ctx}: {:?} at {snap}",
+                String::from_utf8_lossy(uk)
+            );
+            assert!(got.filter_checked && !got.filter_rejected);
+            if let Lookup::Value(_) = want {
+                assert_eq!(value, want_value);
+            }
+            assert_eq!(t.max_covering_tombstone(uk, snap), m.max_covering(uk, snap));
+            assert!(t.may_contain(uk));
+        }
+    }
+    // Absent keys: mostly rejected by the filter, always Absent.
+    let mut rejected = 0;
+    for i in 0..2000 {
+        let uk = format!("user{:07}", i * 3 + 1).into_bytes();
+        let got = t.get(&uk, MAX_SEQUENCE, &ro(), &mut value).unwrap();
+        assert_eq!(got.result, Lookup::Absent);
+        rejected += usize::from(got.filter_rejected);
+        assert_eq!(got.filter_rejected, !t.may_contain(&uk));
+    }
+    assert!(
+        rejected > 1900,
+        "{ctx}: filter rejected only {rejected}/2000"
+    );
+
+    // Full scans both ways.
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    for i in 0..m.entries.len() {
+        assert_at(&it, &m, Some(i));
+        it.next();
+    }
+    assert_at(&it, &m, None);
+    it.seek_to_last();
+    for i in (0..m.entries.len()).rev() {
+        assert_at(&it, &m, Some(i));
+        it.prev();
+    }
+    assert_at(&it, &m, None);
+
+    // Seeks to existing keys, to points between versions, and to absent keys.
+    let n = m.entries.len();
+    for _ in 0..3000 {
+        let target = match rng.random_range(0..3) {
+            0 => m.entries[rng.random_range(0..n)].0.clone(),
+            1 => {
+                let (k, _) = &m.entries[rng.random_range(0..n)];
+                seek_key(crate::key::user_key(k), rng.random_range(0..24_000))
+            }
+            _ => seek_key(
+                format!("user{:07}", rng.random_range(0..25_000)).as_bytes(),
+                rng.random_range(0..MAX_SEQUENCE),
+            ),
+        };
+        let lb = m.lower_bound(&target);
+        it.seek(&target);
+        assert_at(&it, &m, Some(lb));
+        // seek_for_prev: the last entry ≤ target.
+        let le = if lb < n && m.entries[lb].0 == target {
+            Some(lb)
+        } else {
+            lb.checked_sub(1)
+        };
+        it.seek_for_prev(&target);
+        assert_at(&it, &m, le);
+        // A short random walk from there.
+        let mut pos = le;
+        for _ in 0..5 {
+            if !it.valid() {
+                break;
+            }
+            if rng.random_bool(0.5) {
+                it.next();
+                pos = pos.map(|p| p + 1);
+            } else {
+                it.prev();
+                pos = pos.and_then(|p| p.checked_sub(1));
+            }
+            assert_at(&it, &m, pos);
+        }
+    }
+    for (target, want) in [
+        (seek_key(b"", MAX_SEQUENCE), (Some(0), None)),
+        (seek_key(b"zzz", 0), (None, Some(n - 1))),
+    ] {
+        it.seek(&target);
+        assert_at(&it, &m, want.0);
+        it.seek_for_prev(&target);
+        assert_at(&it, &m, want.1);
+    }
+
+    // Offsets grow with the key and stay within the data.
+    let mut last = 0;
+    for (k, _) in m.entries.iter().step_by(97) {
+        let off = t.approximate_offset_of(k);
+        assert!(off >= last && off < p.data_size);
+        last = off;
+    }
+    assert_eq!(t.approximate_offset_of(&seek_key(b"zzz", 0)), p.data_size);
+    assert_eq!(t.approximate_offset_of(&seek_key(b"", MAX_SEQUENCE)), 0);
+    t.verify_checksums().unwrap();
+}
+
+#[test]
+fn round_trip_uncompressed_4k_blocks() {
+    check_round_trip(1, CompressionType::None, 4096, 16);
+}
+
+#[test]
+fn round_trip_lz4_4k_blocks() {
+    check_round_trip(2, CompressionType::Lz4, 4096, 16);
+}
+
+#[test]
+fn round_trip_lz4_tiny_blocks_restart_every_entry() {
+    check_round_trip(3, CompressionType::Lz4, 128, 1);
+}
+
+#[test]
+fn round_trip_uncompressed_odd_restart_interval() {
+    check_round_trip(4, CompressionType::None, 700, 3);
+}
+
+#[test]
+fn lz4_shrinks_compressible_tables() {
+    let mut rng = SmallRng::seed_from_u64(5);
+    let m = Model::random(&mut rng, 3000);
+    let (plain, _) = build(&m, build_opts(CompressionType::None, 4096, 16));
+    let (lz4, _) = build(&m, build_opts(CompressionType::Lz4, 4096, 16));
+    assert!(
+        lz4.len() * 10 < plain.len() * 8,
+        "lz4 {} vs plain {}",
+        lz4.len(),
+        plain.len()
+    );
+}
+
+#[test]
+fn one_user_key_spanning_many_blocks() {
+    // 500 versions of one key, then a second key: index separators cannot
+    // shorten, and lookups at every snapshot must land in the right block.
+    let mut entries = Vec::new();
+    for seq in (1..=500u64).rev() {
+        let kind = if seq % 10 == 0 {
+            ValueKind::Deletion
+        } else {
+            ValueKind::Value
+        };
+        entries.push((
+            make_internal_key(b"k", seq, kind),
+            format!("v{seq}").into_bytes(),
+        ));
+    }
+    entries.push((make_internal_key(b"l", 7, ValueKind::Value), b"l7".to_vec()));
+    let m = Model {
+        entries,
+        tombstones: Vec::new(),
+    };
+    let (data, props) = build(&m, build_opts(CompressionType::None, 64, 2));
+    assert!(props.num_data_blocks > 50);
+    let (t, _) = open(data, reader_opts()).unwrap();
+    let mut v = Vec::new();
+    for snap in 0..=502 {
+        for uk in [&b"k"[..], b"l", b"j", b"kk", b"m"] {
+            let got = t.get(uk, snap, &ro(), &mut v).unwrap();
+            let (want, want_v) = m.get(uk, snap);
+            assert_eq!(got.result, want, "{uk:?} at {snap}");
+            if matches!(want, Lookup::Value(_)) {
+                assert_eq!(v, want_v);
+            }
+        }
+    }
+    let mut it = t.iter(ro());
+    it.seek(&seek_key(b"k", 250));
+    assert_eq!(parse_internal_key(it.key()).unwrap().seq, 250);
+    it.seek_for_prev(&seek_key(b"k", 250));
+    assert_eq!(parse_internal_key(it.key()).unwrap().seq, 251);
+}
+
+#[test]
+fn empty_and_tombstone_only_tables() {
+    let m = Model {
+        entries: Vec::new(),
+        tombstones: vec![RangeTombstone {
+            begin: b"a".to_vec(),
+            end: b"m".to_vec(),
+            seq: 9,
+        }],
+    };
+    let (data, props) = build(&m, build_opts(CompressionType::Lz4, 4096, 16));
+    assert_eq!((props.num_entries, props.num_data_blocks), (0, 0));
+    assert_eq!((props.smallest_seqno, props.largest_seqno), (9, 9));
+    assert_eq!(props.filter_size, 0, "no filter without keys");
+    let (t, _) = open(data, reader_opts()).unwrap();
+    let mut v = Vec::new();
+    let got = t.get(b"c", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+    assert_eq!(
+        got,
+        TableGet {
+            result: Lookup::Absent,
+            filter_checked: false,
+            filter_rejected: false
+        }
+    );
+    assert_eq!(t.max_covering_tombstone(b"c", 100), Some(9));
+    assert_eq!(t.max_covering_tombstone(b"c", 8), None);
+    assert_eq!(t.max_covering_tombstone(b"m", 100), None);
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    assert!(!it.valid());
+    it.seek_to_last();
+    assert!(!it.valid());
+    it.seek(&seek_key(b"c", 5));
+    assert!(!it.valid());
+    it.status().unwrap();
+    t.verify_checksums().unwrap();
+
+    let (data, _) = build(
+        &Model {
+            entries: Vec::new(),
+            tombstones: Vec::new(),
+        },
+        TableBuildOptions::default(),
+    );
+    let (t, _) = open(data, TableReaderOptions::default()).unwrap();
+    assert_eq!(t.properties().num_entries, 0);
+    assert!(t.range_tombstones().is_empty());
+}
+
+#[test]
+fn no_filter_unless_asked_for_whole_keys() {
+    let mut rng = SmallRng::seed_from_u64(6);
+    let m = Model::random(&mut rng, 100);
+    for (bits, whole) in [(None, true), (Some(10.0), false), (Some(0.0), true)] {
+        let opts = TableBuildOptions {
+            filter_bits_per_key: bits,
+            whole_key_filtering: whole,
+            ..build_opts(CompressionType::Lz4, 4096, 16)
+        };
+        let (data, props) = build(&m, opts);
+        assert_eq!(props.filter_size, 0);
+        let (t, _) = open(data, reader_opts()).unwrap();
+        let mut v = Vec::new();
+        let got = t.get(b"nope", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+        assert!(!got.filter_checked && !got.filter_rejected);
+        assert!(t.may_contain(b"nope"));
+    }
+}
+
+#[test]
+fn builder_rejects_bad_keys_and_order() {
+    let mut b = TableBuilder::new(
+        Box::new(MemWritable::default()),
+        TableBuildOptions::default(),
+    );
+    let k5 = make_internal_key(b"b", 5, ValueKind::Value);
+    b.add(&k5, b"x").unwrap();
+    let is_invalid = |r: Result<()>| matches!(r, Err(Error::InvalidArgument(_)));
+    assert!(is_invalid(b.add(&k5, b"y")), "duplicate");
+    assert!(
+        is_invalid(b.add(&make_internal_key(b"b", 6, ValueKind::Value), b"")),
+        "newer version after older"
+    );
+    assert!(
+        is_invalid(b.add(&make_internal_key(b"a", 1, ValueKind::Value), b"")),
+        "smaller user key"
+    );
+    assert!(is_invalid(b.add(b"short", b"")), "no trailer");
+    assert!(is_invalid(b.add(
+        &make_internal_key(b"c", 1, ValueKind::RangeDeletion),
+        b"d"
+    )));
+    let mut bad_kind = make_internal_key(b"c", 1, ValueKind::Value);
+    bad_kind[1] = 9;
+    assert!(is_invalid(b.add(&bad_kind, b"")), "unknown kind");
+    b.add(&make_internal_key(b"b", 4, ValueKind::Deletion), b"")
+        .unwrap();
+    assert_eq!(b.num_entries(), 2);
+    assert!(b.estimated_file_size() > 0);
+    b.abandon();
+}
+
+#[test]
+fn build_options_follow_database_options() {
+    let mut o = Options::default();
+    o.table.block_size = 16 << 10;
+    o.table.block_restart_interval = 8;
+    o.table.filter_bits_per_key = Some(12.0);
+    o.compression = CompressionType::None;
+    let b = TableBuildOptions::from_options(&o, "x.sst");
+    assert_eq!(
+        (
+            b.block_size,
+            b.block_restart_interval,
+            b.filter_bits_per_key,
+            b.compression
+        ),
+        (16 << 10, 8, Some(12.0), CompressionType::None)
+    );
+    assert!(b.whole_key_filtering);
+    assert_eq!(b.file_name, "x.sst");
+}
+
+// ---------------------------------------------------------------- corruption
+
+fn small_table() -> (Model, Vec<u8>) {
+    let mut rng = SmallRng::seed_from_u64(7);
+    let m = Model::random(&mut rng, 60);
+    let (data, props) = build(&m, build_opts(CompressionType::Lz4, 256, 4));
+    assert!(props.num_data_blocks >= 4);
+    (m, data)
+}
+
+/// Runs every read operation on a (possibly damaged) table; returns the
+/// errors met. Must never panic or loop.
+fn exercise(t: &Arc<TableReader>, m: &Model, ro: TableReadOptions) -> Vec<Error> {
+    let mut errors = Vec::new();
+    let mut v = Vec::new();
+    for (k, _) in &m.entries {
+        let uk = crate::key::user_key(k);
+        if let Err(e) = t.get(uk, MAX_SEQUENCE, &ro, &mut v) {
+            errors.push(e);
+        }
+        let _ = t.may_contain(uk);
+        let _ = t.max_covering_tombstone(uk, MAX_SEQUENCE);
+    }
+    let _ = t.approximate_offset_of(&m.entries[m.entries.len() / 2].0);
+    let limit = m.entries.len() * 4 + 10;
+    let mut it = t.iter(ro);
+    it.seek_to_first();
+    let mut steps = 0;
+    while it.valid() && steps < limit {
+        it.next();
+        steps += 1;
+    }
+    errors.extend(it.status().err());
+    let mut it = t.iter(ro);
+    it.seek_to_last();
+    while it.valid() && steps < 2 * limit {
+        it.prev();
+        steps += 1;
+    }
+    errors.extend(it.status().err());
+    for (k, _) in m.entries.iter().step_by(7) {
+        let mut it = t.iter(ro);
+        it.seek(k);
+        it.seek_for_prev(k);
+        errors.extend(it.status().err());
+    }
+    errors.extend(t.verify_checksums().err());
+    errors
+}
+
+#[test]
+fn flipped_data_byte_is_corruption_naming_file_and_block() {
+    let (m, good) = small_table();
+    let mut bad = good.clone();
+    bad[10] ^= 0x40; // inside the first data block (offset 0)
+    let (t, _) = open(bad.clone(), reader_opts()).unwrap();
+    let uk = crate::key::user_key(&m.entries[0].0);
+    let e = t.get(uk, MAX_SEQUENCE, &ro(), &mut Vec::new()).unwrap_err();
+    assert!(e.is_corruption());
+    let msg = e.to_string();
+    assert!(msg.contains("checksum mismatch"), "{msg}");
+    assert!(msg.contains(&format!("file {FILE}, offset 0")), "{msg}");
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    assert!(!it.valid());
+    assert!(it.status().unwrap_err().is_corruption());
+    assert!(t.verify_checksums().unwrap_err().is_corruption());
+
+    // Without verification the flip may go unnoticed or garble data, but
+    // nothing panics and every error is a corruption.
+    let (t, _) = open(
+        bad,
+        TableReaderOptions {
+            verify_checksums: false,
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    let unverified = TableReadOptions {
+        verify_checksums: false,
+        fill_cache: true,
+    };
+    let mut v = Vec::new();
+    if let Err(e) = t.get(uk, MAX_SEQUENCE, &unverified, &mut v) {
+        assert!(e.is_corruption(), "{e}");
+    }
+}
+
+#[test]
+fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
+    let (m, good) = small_table();
+    let cache = Arc::new(LruCache::new(64 << 10, 0, false, 0.5).unwrap());
+    let unverified = TableReadOptions {
+        verify_checksums: false,
+        fill_cache: true,
+    };
+    for i in 0..good.len() {
+        let mut bad = good.clone();
+        bad[i] ^= 1 << (i % 8);
+        // Verified: the damage is always found, at open or on some read.
+        match open(bad.clone(), reader_opts()) {
+            Err(e) => assert!(e.is_corruption(), "byte {i}: {e}"),
+            Ok((t, _)) => {
+                let errors = exercise(&t, &m, ro());
+                assert!(!errors.is_empty(), "flip of byte {i} went unnoticed");
+                for e in errors {
+                    assert!(e.is_corruption(), "byte {i}: {e}");
+                }
+            }
+        }
+        // Unverified, through a cache and with index and filter in it.
+        let opts = TableReaderOptions {
+            verify_checksums: false,
+            block_cache: Some(cache.clone()),
+            cache_index_and_filter_blocks: i % 2 == 0,
+            ..reader_opts()
+        };
+        match open(bad, opts) {
+            Err(e) => assert!(e.is_corruption(), "byte {i}: {e}"),
+            Ok((t, _)) => {
+                for e in exercise(&t, &m, unverified) {
+                    assert!(e.is_corruption(), "byte {i}: {e}");
+                }
+            }
+        }
+    }
+    for cut in 0..good.len() {
+        let e = open(good[..cut].to_vec(), reader_opts()).unwrap_err();
+        assert!(e.is_corruption(), "cut at {cut}: {e}");
+        assert!(e.to_string().contains(FILE), "{e}");
+    }
+}
+
+// ---------------------------------------------------------------- block cache
+
+#[test]
+fn block_cache_serves_repeated_reads() {
+    let (m, data) = small_table();
+    let cache = Arc::new(LruCache::new(1 << 20, 0, false, 0.5).unwrap());
+    let (t, file) = open(
+        data,
+        TableReaderOptions {
+            block_cache: Some(cache.clone()),
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    assert_eq!(cache.usage(), 0, "index and filter are held by the reader");
+    let opened = file.reads();
+    let uk = crate::key::user_key(&m.entries[0].0);
+    let mut v = Vec::new();
+    assert!(matches!(
+        t.get(uk, MAX_SEQUENCE, &ro(), &mut v).unwrap().result,
+        Lookup::Value(_) | Lookup::Deleted(_)
+    ));
+    assert_eq!(file.reads(), opened + 1, "one data block read");
+    assert!(cache.usage() > 0);
+    assert_eq!(cache.len(), 1);
+    t.get(uk, MAX_SEQUENCE, &ro(), &mut v).unwrap();
+    assert_eq!(
+        file.reads(),
+        opened + 1,
+        "second get is served by the cache"
+    );
+
+    // fill_cache = false reads without inserting.
+    let other = crate::key::user_key(&m.entries.last().unwrap().0);
+    let no_fill = TableReadOptions {
+        verify_checksums: true,
+        fill_cache: false,
+    };
+    t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
+    t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
+    assert_eq!(file.reads(), opened + 3);
+    assert_eq!(cache.len(), 1);
+
+    // A full scan caches every data block; a second scan reads nothing.
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    while it.valid() {
+        it.next();
+    }
+    let after_scan = file.reads();
+    assert_eq!(cache.len() as u64, t.properties().num_data_blocks);
+    let mut it = t.iter(ro());
+    it.seek_to_last();
+    while it.valid() {
+        it.prev();
+    }
+    assert_eq!(file.reads(), after_scan);
+    // An iterator positioned on a block pins it.
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    assert!(cache.pinned_usage() > 0);
+    drop(it);
+    assert_eq!(cache.pinned_usage(), 0);
+}
+
+#[test]
+fn index_and_filter_blocks_in_the_cache() {
+    let (m, data) = small_table();
+    let uk = crate::key::user_key(&m.entries[3].0).to_vec();
+    for pin in [false, true] {
+        let cache = Arc::new(LruCache::new(1 << 20, 0, false, 0.9).unwrap());
+        let (t, file) = open(
+            data.clone(),
+            TableReaderOptions {
+                block_cache: Some(cache.clone()),
+                cache_index_and_filter_blocks: true,
+                pin_index_and_filter: pin,
+                ..reader_opts()
+            },
+        )
+        .unwrap();
+        assert_eq!(cache.len(), 2, "index and filter inserted at open");
+        let meta_usage = cache.usage();
+        assert_eq!(cache.pinned_usage(), if pin { meta_usage } else { 0 });
+        let opened = file.reads();
+        let mut v = Vec::new();
+        let got = t.get(&uk, MAX_SEQUENCE, &ro(), &mut v).unwrap();
+        assert!(got.filter_checked);
+        assert_eq!(
+            file.reads(),
+            opened + 1,
+            "only the data block came from the file"
+        );
+        // Many data blocks at low priority do not push out index and filter
+        // (they fit in the high-priority pool, 90% of the capacity).
+        cache.set_capacity(2 * meta_usage + 600);
+        let mut it = t.iter(ro());
+        it.seek_to_first();
+        while it.valid() {
+            it.next();
+        }
+        drop(it);
+        let before = file.reads();
+        assert!(!t.may_contain(b"absent-key-0"));
+        t.get(b"absent-key-0", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+        assert_eq!(file.reads(), before, "filter still cached");
+        // Dropping the reader drops its index and filter from the cache.
+        let len = cache.len();
+        drop(t);
+        assert_eq!(cache.len(), len - 2);
+        assert_eq!(cache.pinned_usage(), 0);
+    }
+}
+
+#[test]
+fn evicted_index_and_filter_are_read_again() {
+    let (m, data) = small_table();
+    let cache = Arc::new(LruCache::new(1 << 20, 0, false, 0.5).unwrap());
+    let (t, file) = open(
+        data,
+        TableReaderOptions {
+            block_cache: Some(cache.clone()),
+            cache_index_and_filter_blocks: true,
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    cache.set_capacity(0);
+    assert_eq!(cache.len(), 0);
+    cache.set_capacity(1 << 20);
+    let opened = file.reads();
+    let mut v = Vec::new();
+    for (k, _) in &m.entries {
+        let uk = crate::key::user_key(k);
+        let (want, _) = m.get(uk, MAX_SEQUENCE);
+        assert_eq!(t.get(uk, MAX_SEQUENCE, &ro(), &mut v).unwrap().result, want);
+    }
+    assert!(file.reads() > opened + 2);
+    assert_eq!(cache.len() as u64, 2 + t.properties().num_data_blocks);
+}
+
+#[test]
+fn strict_limit_cache_still_serves_reads() {
+    let (m, data) = small_table();
+    // Every block is charged more than 64 bytes (its struct alone is 64).
+    let cache = Arc::new(LruCache::new(64, 0, true, 0.5).unwrap());
+    let (t, file) = open(
+        data,
+        TableReaderOptions {
+            block_cache: Some(cache.clone()),
+            cache_index_and_filter_blocks: true,
+            pin_index_and_filter: true,
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    assert_eq!(cache.len(), 0, "nothing fits in 64 bytes");
+    let mut v = Vec::new();
+    for round in 0..2 {
+        let before = file.reads();
+        for (k, _) in &m.entries {
+            let uk = crate::key::user_key(k);
+            let (want, want_v) = m.get(uk, MAX_SEQUENCE);
+            let got = t.get(uk, MAX_SEQUENCE, &ro(), &mut v).unwrap();
+            assert_eq!(got.result, want, "round {round}");
+            if matches!(want, Lookup::Value(_)) {
+                assert_eq!(v, want_v);
+            }
+        }
+        assert_eq!(
+            file.reads() - before,
+            m.entries.len(),
+            "every get reads its block"
+        );
+    }
+    let mut it = t.iter(ro());
+    it.seek_to_first();
+    let mut n = 0;
+    while it.valid() {
+        n += 1;
+        it.next();
+    }
+    it.status().unwrap();
+    assert_eq!(n, m.entries.len());
+    assert!(cache.usage() <= 64);
+}
