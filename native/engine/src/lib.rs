@@ -12,6 +12,7 @@ pub mod key;
 pub mod memtable;
 pub mod options;
 pub mod striped;
+pub mod version;
 pub mod wal;
 pub mod write_batch;
 
