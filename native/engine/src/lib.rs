@@ -5,6 +5,7 @@
 //! invariants and thread-safety contract.
 
 pub mod coding;
+pub mod compaction;
 pub mod error;
 pub mod fs;
 pub mod iterator;
