@@ -353,6 +353,10 @@ pub fn estimated_pending_compaction_bytes(version: &Version, opts: &PickerOption
 }
 
 /// A compaction to run: which files, into which level, and how to cut outputs.
+///
+/// The job should hold the `Arc<Version>` the plan was picked from until its
+/// edit is installed, so that [`crate::version::VersionSet::live_files`]
+/// keeps reporting the input files while they are read.
 #[derive(Clone, Debug)]
 pub struct CompactionPlan {
     /// Input level.
@@ -537,7 +541,8 @@ fn build_plan(
         grown = clean_cut(version, level, &grown);
         if grown.len() > inputs.len()
             && !any_compacting(&grown)
-            && total_size(&grown) + total_size(&output_inputs) < opts.max_compaction_bytes
+            && total_size(&grown).saturating_add(total_size(&output_inputs))
+                < opts.max_compaction_bytes
         {
             let (glo, ghi) = user_range(&grown)?;
             let outputs = clean_cut(

@@ -10,9 +10,9 @@
 //!
 //! ```text
 //! edit    := field*                                   (an empty edit is valid)
-//! field   := +--------------+--------------+-------------------+
-//!            | tag: varint32 | len: varint32 | payload: len bytes |
-//!            +--------------+--------------+-------------------+
+//! field   := +---------------+---------------+--------------------+
+//!            | tag: varint32 | len: varint64 | payload: len bytes |
+//!            +---------------+---------------+--------------------+
 //! ```
 //!
 //! Every field carries its length, so a reader can step over a field it does
@@ -353,7 +353,9 @@ mod tests {
         let mut e = VersionEdit {
             comparator: Some("c".into()),
             log_number: Some(5),
+            prev_log_number: Some(0),
             next_file_number: Some(300),
+            last_sequence: Some(256),
             ..VersionEdit::default()
         };
         e.set_compact_cursor(1, make_internal_key(b"k", 3, ValueKind::Value));
@@ -365,7 +367,9 @@ mod tests {
         let want: Vec<u8> = vec![
             1, 1, b'c',                       // comparator "c"
             2, 1, 5,                          // log_number 5
+            3, 1, 0,                          // prev_log_number 0
             4, 2, 0xac, 0x02,                 // next_file_number 300
+            5, 2, 0x80, 0x02,                 // last_sequence 256
             6, 10, 1, b'k', 1, 3, 0, 0, 0, 0, 0, 0, // cursor L1, "k"@3 Value
             7, 2, 1, 9,                       // delete L1 #9
             8, 30,                            // new file, 30 payload bytes:

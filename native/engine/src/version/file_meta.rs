@@ -96,7 +96,7 @@ impl FileMetaData {
     /// estimate needs no shared statistics. Saturates instead of overflowing.
     pub fn compensated_size(&self) -> u64 {
         let d = self.num_deletions.min(self.num_entries);
-        let surplus = (2 * d).saturating_sub(self.num_entries);
+        let surplus = d.saturating_mul(2).saturating_sub(self.num_entries);
         if surplus == 0 {
             return self.file_size;
         }

@@ -456,3 +456,14 @@ fn file_numbers_are_never_reused() {
     let r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
     assert_eq!(r.next_file_number(), 101);
 }
+
+#[test]
+fn shared_types_cross_threads() {
+    fn send_sync<T: Send + Sync>() {}
+    fn send<T: Send>() {}
+    send_sync::<Version>();
+    send_sync::<FileMetaData>();
+    send_sync::<Arc<Version>>();
+    // Owned by the DB inside its mutex: Send is what a Mutex needs.
+    send::<VersionSet>();
+}
