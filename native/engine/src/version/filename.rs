@@ -10,6 +10,7 @@
 //! | manifest                  | `MANIFEST-{number:06}`       |
 //! | pointer to the manifest   | `CURRENT`                    |
 //! | process lock              | `LOCK`                       |
+//! | database identity         | `IDENTITY`                   |
 //! | info log                  | `LOG`                        |
 //! | rotated info log          | `LOG.old.{unix_micros}`      |
 //! | temporary (atomic writes) | `{anything}.dbtmp`           |
@@ -21,6 +22,8 @@
 pub const CURRENT: &str = "CURRENT";
 /// Name of the lock file.
 pub const LOCK: &str = "LOCK";
+/// Name of the file holding the database's unique id.
+pub const IDENTITY: &str = "IDENTITY";
 /// Name of the info log.
 pub const INFO_LOG: &str = "LOG";
 /// Suffix of temporary files (see [`crate::fs::write_file_atomic`]).
@@ -44,6 +47,8 @@ pub enum FileType {
     Current,
     /// `LOCK`.
     Lock,
+    /// `IDENTITY`.
+    Identity,
     /// `LOG`.
     InfoLog,
     /// `LOG.old.*`.
@@ -90,6 +95,7 @@ pub fn parse_file_name(name: &str) -> Option<FileType> {
     match name {
         CURRENT => return Some(FileType::Current),
         LOCK => return Some(FileType::Lock),
+        IDENTITY => return Some(FileType::Identity),
         INFO_LOG => return Some(FileType::InfoLog),
         _ => {}
     }
@@ -144,6 +150,7 @@ mod tests {
         let table = [
             ("CURRENT", Some(FileType::Current)),
             ("LOCK", Some(FileType::Lock)),
+            ("IDENTITY", Some(FileType::Identity)),
             ("LOG", Some(FileType::InfoLog)),
             ("LOG.old.1234", Some(FileType::OldInfoLog)),
             ("CURRENT.dbtmp", Some(FileType::Temp)),
