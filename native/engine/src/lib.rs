@@ -6,6 +6,7 @@
 
 pub mod cache;
 pub mod coding;
+pub mod compaction;
 pub mod db;
 pub mod error;
 pub mod fs;
@@ -17,6 +18,7 @@ pub mod options;
 pub mod range_del;
 pub mod striped;
 pub mod table;
+pub mod version;
 pub mod wal;
 pub mod write_batch;
 

@@ -1,0 +1,528 @@
+//! [`VersionSet`]: the current version, the file and sequence counters, and
+//! the manifest that persists them.
+//!
+//! Thread-safety: single owner, `&mut self` for every change; see the
+//! concurrency contract in [`super`].
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Weak};
+
+use super::builder::VersionBuilder;
+use super::edit::VersionEdit;
+use super::filename::{self, CURRENT, FileType};
+use super::levels::Version;
+use crate::error::{Error, Result};
+use crate::fs::{FileSystem, WriteFileOptions, read_all, write_file_atomic};
+use crate::key::SequenceNumber;
+use crate::options::Options;
+use crate::wal::{LogReader, LogWriter, ReadEvent};
+
+/// Name of the (only) comparator, recorded in every manifest snapshot.
+pub const COMPARATOR_NAME: &str = "talus.BytewiseComparator";
+
+/// Size at which the manifest is rewritten as one snapshot (64 MiB).
+pub const DEFAULT_MAX_MANIFEST_FILE_SIZE: u64 = 64 << 20;
+
+/// The state the DB persists through the manifest. See the module docs.
+pub struct VersionSet {
+    fs: Arc<dyn FileSystem>,
+    dbname: PathBuf,
+    write_opts: WriteFileOptions,
+    current: Arc<Version>,
+    /// Every version installed, for [`Self::live_files`]; dead ones are pruned on install.
+    versions: Vec<Weak<Version>>,
+    next_file_number: u64,
+    last_sequence: SequenceNumber,
+    log_number: u64,
+    prev_log_number: u64,
+    manifest_number: u64,
+    /// `None` after recovery and after a failed manifest write: the next
+    /// [`Self::log_and_apply`] then starts a new manifest with a snapshot
+    /// rather than appending after a possibly torn record.
+    manifest: Option<LogWriter>,
+    max_manifest_file_size: u64,
+    /// Round-robin cursor per level (empty = start of the level).
+    compact_cursors: Vec<Vec<u8>>,
+    obsolete_manifests: Vec<u64>,
+    /// Manifests from rolls that failed after `CURRENT` may have been
+    /// switched to them: not obsolete until a later roll succeeds.
+    abandoned_manifests: Vec<u64>,
+    recovery_warnings: Vec<String>,
+}
+
+impl std::fmt::Debug for VersionSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("VersionSet")
+            .field("dbname", &self.dbname)
+            .field("current", &self.current.level_summary())
+            .field("next_file_number", &self.next_file_number)
+            .field("last_sequence", &self.last_sequence)
+            .field("log_number", &self.log_number)
+            .field("manifest_number", &self.manifest_number)
+            .finish_non_exhaustive()
+    }
+}
+
+fn num_levels(opts: &Options) -> usize {
+    usize::try_from(opts.num_levels.max(1)).unwrap_or(1)
+}
+
+impl VersionSet {
+    fn empty(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Self {
+        let levels = num_levels(opts);
+        let current = Arc::new(Version::new(levels));
+        VersionSet {
+            fs,
+            dbname: dbname.to_path_buf(),
+            write_opts: WriteFileOptions {
+                use_fsync: opts.use_fsync,
+            },
+            versions: vec![Arc::downgrade(&current)],
+            current,
+            next_file_number: 2,
+            last_sequence: 0,
+            log_number: 0,
+            prev_log_number: 0,
+            manifest_number: 0,
+            manifest: None,
+            max_manifest_file_size: DEFAULT_MAX_MANIFEST_FILE_SIZE,
+            compact_cursors: vec![Vec::new(); levels],
+            obsolete_manifests: Vec::new(),
+            abandoned_manifests: Vec::new(),
+            recovery_warnings: Vec::new(),
+        }
+    }
+
+    /// Creates the manifest of a new, empty database: `MANIFEST-000001`
+    /// holding one snapshot edit (comparator, log number 0, next file
+    /// number 2, last sequence 0), then `CURRENT` naming it.
+    ///
+    /// Preconditions: `dbname` exists and holds no database (the DB checks
+    /// `create_if_missing` / `error_if_exists` and holds the `LOCK`).
+    pub fn create_new(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
+        let mut vs = Self::empty(fs, dbname, opts);
+        let number = 1;
+        let edit = vs.snapshot_edit(number + 1);
+        let writer = vs
+            .write_new_manifest(number, &edit, None)
+            .map_err(|(e, _)| e)?;
+        vs.manifest_number = number;
+        vs.manifest = Some(writer);
+        Ok(vs)
+    }
+
+    /// Rebuilds the state from `CURRENT` and the manifest it names.
+    ///
+    /// - `CURRENT` missing or not naming a manifest, or the manifest missing:
+    ///   `Corruption` naming that file. (The DB tells "no database" from
+    ///   "damaged database" by checking `CURRENT` exists before calling.)
+    /// - A torn last record (what a crash during an append leaves, with
+    ///   nothing after it) is dropped and reported in
+    ///   [`Self::recovery_warnings`]; a checksum mismatch or malformed
+    ///   record anywhere else, or an undecodable edit, is `Corruption` naming
+    ///   the manifest and offset.
+    /// - A manifest without next-file-number, log-number or last-sequence
+    ///   entries is `Corruption`; one written with another comparator, or
+    ///   with files at levels ≥ `opts.num_levels`, is `InvalidArgument`.
+    ///
+    /// The recovered manifest is not appended to: the first
+    /// [`Self::log_and_apply`] writes a new one. Whether the table files
+    /// exist is the caller's check. WAL files found in the directory must be
+    /// passed to [`Self::mark_file_number_used`] before new numbers are handed out.
+    pub fn recover(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
+        let mut vs = Self::empty(fs, dbname, opts);
+        let current_path = dbname.join(CURRENT);
+        if !vs.fs.exists(&current_path) {
+            return Err(Error::corruption(
+                current_path.display(),
+                0,
+                "CURRENT file is missing",
+            ));
+        }
+        let contents = read_all(vs.fs.as_ref(), &current_path)?;
+        let number = std::str::from_utf8(&contents)
+            .ok()
+            .and_then(|s| s.strip_suffix('\n'))
+            .and_then(filename::parse_file_name)
+            .and_then(|t| match t {
+                FileType::Manifest(n) => Some(n),
+                _ => None,
+            })
+            .ok_or_else(|| {
+                Error::corruption(
+                    current_path.display(),
+                    0,
+                    format!(
+                        "CURRENT does not name a manifest: {:?}",
+                        String::from_utf8_lossy(&contents[..contents.len().min(64)])
+                    ),
+                )
+            })?;
+        let path = dbname.join(filename::manifest_file_name(number));
+        let name = path.display().to_string();
+        if !vs.fs.exists(&path) {
+            return Err(Error::corruption(
+                &name,
+                0,
+                "the manifest named by CURRENT is missing",
+            ));
+        }
+
+        let mut reader = LogReader::new(vs.fs.new_sequential(&path)?);
+        let mut builder = VersionBuilder::new(&vs.current, name.as_str());
+        let (mut next_file, mut log_number, mut last_seq) = (None, None, None);
+        loop {
+            match reader.next()? {
+                ReadEvent::Record { offset } => {
+                    let edit = VersionEdit::decode(reader.record(), &name, offset)?;
+                    if let Some(c) = &edit.comparator
+                        && c != COMPARATOR_NAME
+                    {
+                        return Err(Error::InvalidArgument(format!(
+                            "{name}: database was written with comparator {c:?}, Talus uses {COMPARATOR_NAME:?}"
+                        )));
+                    }
+                    builder.apply(&edit, offset)?;
+                    next_file = edit.next_file_number.or(next_file);
+                    log_number = edit.log_number.or(log_number);
+                    last_seq = edit.last_sequence.or(last_seq);
+                    if let Some(p) = edit.prev_log_number {
+                        vs.prev_log_number = p;
+                    }
+                    vs.apply_cursors(&edit);
+                }
+                ReadEvent::Eof => break,
+                ReadEvent::TornTail { offset, reason } => {
+                    // The log reader reports a torn tail only when nothing
+                    // follows it: an append interrupted by a crash, never
+                    // acknowledged, safe to drop.
+                    vs.recovery_warnings.push(format!(
+                        "{name}: dropped an incomplete record at offset {offset}: {reason}"
+                    ));
+                    break;
+                }
+                ReadEvent::Corrupt { offset, reason } => {
+                    return Err(Error::corruption(&name, offset, reason));
+                }
+            }
+        }
+        let missing =
+            |what: &str| Error::corruption(&name, 0, format!("manifest has no {what} entry"));
+        vs.next_file_number = next_file.ok_or_else(|| missing("next_file_number"))?;
+        vs.log_number = log_number.ok_or_else(|| missing("log_number"))?;
+        vs.last_sequence = last_seq.ok_or_else(|| missing("last_sequence"))?;
+        let version = builder.finish()?;
+        vs.manifest_number = number;
+        // Never hand out a number some file may already carry.
+        let used = version.live_file_numbers().into_iter().chain([
+            number,
+            vs.log_number,
+            vs.prev_log_number,
+        ]);
+        for n in used {
+            vs.mark_file_number_used(n);
+        }
+        vs.install(version);
+        Ok(vs)
+    }
+
+    /// Notes from recovery about damage that was tolerated (for the info log).
+    pub fn recovery_warnings(&self) -> &[String] {
+        &self.recovery_warnings
+    }
+
+    /// The database directory.
+    pub fn dbname(&self) -> &Path {
+        &self.dbname
+    }
+
+    /// Number of levels.
+    pub fn num_levels(&self) -> usize {
+        self.current.num_levels()
+    }
+
+    /// Sets the size at which the manifest is rewritten as a snapshot.
+    pub fn set_max_manifest_file_size(&mut self, bytes: u64) {
+        self.max_manifest_file_size = bytes;
+    }
+
+    /// Hands out a new file number. It becomes durable with the next
+    /// [`Self::log_and_apply`]; until then, after a crash, recovery may hand
+    /// it out again, so a file must not be trusted (referenced by an edit)
+    /// before an edit that covers its number is written — `log_and_apply`
+    /// of the edit adding it does exactly that.
+    pub fn new_file_number(&mut self) -> u64 {
+        let n = self.next_file_number;
+        self.next_file_number += 1;
+        n
+    }
+
+    /// The next number [`Self::new_file_number`] would return.
+    pub fn next_file_number(&self) -> u64 {
+        self.next_file_number
+    }
+
+    /// Makes sure `number` is never handed out (e.g. a WAL found at recovery).
+    pub fn mark_file_number_used(&mut self, number: u64) {
+        if self.next_file_number <= number {
+            self.next_file_number = number + 1;
+        }
+    }
+
+    /// The current version.
+    pub fn current(&self) -> Arc<Version> {
+        self.current.clone()
+    }
+
+    /// The last sequence number the next edit will persist.
+    pub fn last_sequence(&self) -> SequenceNumber {
+        self.last_sequence
+    }
+
+    /// Sets the sequence number the next [`Self::log_and_apply`] records.
+    /// The DB sets it to its published sequence before a flush commits.
+    pub fn set_last_sequence(&mut self, seq: SequenceNumber) {
+        debug_assert!(seq >= self.last_sequence, "last_sequence going backwards");
+        self.last_sequence = seq;
+    }
+
+    /// WALs with numbers below this hold nothing that is not in tables.
+    pub fn log_number(&self) -> u64 {
+        self.log_number
+    }
+
+    /// Older WAL still needed (0 = none).
+    pub fn prev_log_number(&self) -> u64 {
+        self.prev_log_number
+    }
+
+    /// Number of the live manifest (what `CURRENT` names).
+    pub fn manifest_file_number(&self) -> u64 {
+        self.manifest_number
+    }
+
+    /// Round-robin compaction cursors, one per level (empty = none).
+    pub fn compact_cursors(&self) -> &[Vec<u8>] {
+        &self.compact_cursors
+    }
+
+    /// Table numbers referenced by any version still alive (the current one
+    /// and those held by readers and compactions), ascending. A table file
+    /// not in this set and below [`Self::next_file_number`] is obsolete,
+    /// unless a flush or compaction is still writing it.
+    pub fn live_files(&self) -> Vec<u64> {
+        let mut live = BTreeSet::new();
+        for v in self.versions.iter().filter_map(Weak::upgrade) {
+            live.extend(v.live_file_numbers());
+        }
+        live.into_iter().collect()
+    }
+
+    /// Manifests this set has replaced and nobody reads any more; the DB
+    /// deletes them. Leftovers of crashes are found by listing the
+    /// directory: a `MANIFEST-n` with `n < manifest_file_number()` is
+    /// obsolete. (Not `n != ...`: after a failed roll, `CURRENT` may name a
+    /// manifest numbered above the one this set still calls live.)
+    pub fn obsolete_manifests(&self) -> &[u64] {
+        &self.obsolete_manifests
+    }
+
+    /// Returns the obsolete manifests and forgets them.
+    pub fn take_obsolete_manifests(&mut self) -> Vec<u64> {
+        std::mem::take(&mut self.obsolete_manifests)
+    }
+
+    /// Persists `edit` and installs the version it produces.
+    ///
+    /// Fills in `next_file_number` (past every number handed out and every
+    /// file the edit adds) and, when the edit leaves them unset,
+    /// `last_sequence` (from [`Self::set_last_sequence`]), `log_number` and
+    /// `prev_log_number` (the current ones). The new version is built and
+    /// checked first, so an inconsistent edit never reaches the manifest.
+    /// The edit is then appended to the manifest and synced — or, when the
+    /// manifest has reached its size limit or there is no open manifest
+    /// (after recovery or a failed write), written to a new manifest after a
+    /// full snapshot, which `CURRENT` is switched to. Only then is the new
+    /// version installed and returned.
+    ///
+    /// On error nothing observable changes (current version, sequence, log
+    /// numbers, cursors), except that the file-number counter may have
+    /// moved past a manifest that was being created, so that number is never
+    /// reused. The manifest that failed is abandoned: the next call writes a
+    /// new one. An edit whose write failed may still have reached the disk,
+    /// so files it adds must not be deleted until a later call succeeds.
+    pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
+        debug_assert!(
+            edit.log_number.is_none_or(|n| n >= self.log_number),
+            "log_number going backwards"
+        );
+        edit.log_number.get_or_insert(self.log_number);
+        edit.prev_log_number.get_or_insert(self.prev_log_number);
+        edit.last_sequence.get_or_insert(self.last_sequence);
+        edit.comparator = None;
+
+        let mut builder = VersionBuilder::new(&self.current, "version edit");
+        builder.apply(&edit, 0)?;
+        let version = builder.finish()?;
+
+        let mut next = edit
+            .new_files
+            .iter()
+            .map(|(_, f)| f.number + 1)
+            .chain(edit.log_number.map(|n| n + 1))
+            .fold(self.next_file_number, u64::max);
+        let roll = match &self.manifest {
+            None => true,
+            Some(w) => w.file_size() >= self.max_manifest_file_size,
+        };
+        let new_manifest = roll.then(|| {
+            next += 1;
+            next - 1
+        });
+        edit.next_file_number = Some(next);
+
+        match new_manifest {
+            Some(number) => {
+                let snapshot = self.snapshot_edit(next);
+                match self.write_new_manifest(number, &snapshot, Some(&edit)) {
+                    Ok(writer) => {
+                        // CURRENT names the new manifest: recovery no longer
+                        // reads the old ones, which may now be deleted.
+                        self.obsolete_manifests.push(self.manifest_number);
+                        self.obsolete_manifests
+                            .append(&mut self.abandoned_manifests);
+                        self.manifest_number = number;
+                        self.manifest = Some(writer);
+                    }
+                    Err((e, file_left)) => {
+                        self.next_file_number = next;
+                        self.manifest = None;
+                        if file_left {
+                            self.abandoned_manifests.push(number);
+                        }
+                        return Err(e);
+                    }
+                }
+            }
+            None => {
+                let mut record = Vec::new();
+                edit.encode(&mut record);
+                let w = self.manifest.as_mut().expect("checked above");
+                // The edit is committed once synced; the version is installed
+                // only after, so readers never see state a crash could undo.
+                if let Err(e) = w.add_record(&record).and_then(|()| w.sync()) {
+                    self.manifest = None;
+                    return Err(e);
+                }
+            }
+        }
+
+        self.next_file_number = next;
+        self.log_number = edit.log_number.unwrap_or(self.log_number);
+        self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
+        self.last_sequence = edit.last_sequence.unwrap_or(self.last_sequence);
+        self.apply_cursors(&edit);
+        Ok(self.install(version))
+    }
+
+    fn apply_cursors(&mut self, edit: &VersionEdit) {
+        for (level, key) in &edit.compact_cursors {
+            // A cursor beyond the configured levels is only a hint: ignore it.
+            if let Some(slot) = self.compact_cursors.get_mut(*level) {
+                slot.clone_from(key);
+            }
+        }
+    }
+
+    fn install(&mut self, version: Version) -> Arc<Version> {
+        let v = Arc::new(version);
+        self.versions.retain(|w| w.strong_count() > 0);
+        self.versions.push(Arc::downgrade(&v));
+        self.current = v.clone();
+        v
+    }
+
+    /// An edit that rebuilds the whole current state from nothing.
+    fn snapshot_edit(&self, next_file_number: u64) -> VersionEdit {
+        let mut e = VersionEdit {
+            comparator: Some(COMPARATOR_NAME.to_string()),
+            log_number: Some(self.log_number),
+            prev_log_number: Some(self.prev_log_number),
+            next_file_number: Some(next_file_number),
+            last_sequence: Some(self.last_sequence),
+            ..VersionEdit::default()
+        };
+        for (level, key) in self.compact_cursors.iter().enumerate() {
+            if !key.is_empty() {
+                e.set_compact_cursor(level, key.clone());
+            }
+        }
+        for level in 0..self.current.num_levels() {
+            for f in self.current.files(level) {
+                e.add_file(level, f.clone());
+            }
+        }
+        e
+    }
+
+    /// Writes `MANIFEST-{number}` holding `snapshot` (and `edit`), makes it
+    /// durable and points `CURRENT` at it. The order of the steps is what
+    /// recovery relies on; see the comments. The error says whether the new
+    /// file was left behind because `CURRENT` may name it.
+    fn write_new_manifest(
+        &self,
+        number: u64,
+        snapshot: &VersionEdit,
+        edit: Option<&VersionEdit>,
+    ) -> Result<LogWriter, (Error, bool)> {
+        let name = filename::manifest_file_name(number);
+        let path = self.dbname.join(&name);
+        let written = (|| {
+            let file = self.fs.new_writable(&path, self.write_opts)?;
+            let mut w = LogWriter::new(file, number);
+            let mut record = Vec::new();
+            snapshot.encode(&mut record);
+            w.add_record(&record)?;
+            if let Some(edit) = edit {
+                record.clear();
+                edit.encode(&mut record);
+                w.add_record(&record)?;
+            }
+            // (1) The manifest's records must be durable before CURRENT names
+            // it: recovery trusts every complete record of that manifest, and
+            // a torn *first* record would leave it with no state at all.
+            w.sync()?;
+            // (2) So must its directory entry: otherwise a power loss could
+            // keep the CURRENT rename below but lose the new file's name,
+            // and recovery would find CURRENT naming a missing manifest.
+            self.fs.sync_dir(&self.dbname)?;
+            Ok(w)
+        })();
+        let w = match written {
+            Ok(w) => w,
+            Err(e) => {
+                // CURRENT never named this file: removing it is safe, and
+                // failing to remove it is harmless (a later directory scan
+                // finds it obsolete).
+                let _ = self.fs.remove_file(&path);
+                return Err((e, false));
+            }
+        };
+        // (3) Switch CURRENT: write CURRENT.dbtmp, sync it, rename it over
+        // CURRENT, sync the directory. The rename is the commit point: before
+        // it recovery reads the old manifest (still whole: it only ever got
+        // synced appends), after it the new one. On failure the new manifest
+        // is left in place — the rename may already have happened — and the
+        // caller abandons both writers; the next roll makes CURRENT
+        // definitive again. (4) Only after this returns does the caller
+        // forget the old manifest.
+        let current = format!("{name}\n");
+        write_file_atomic(self.fs.as_ref(), &self.dbname, CURRENT, current.as_bytes())
+            .map_err(|e| (e, true))?;
+        Ok(w)
+    }
+}
+
+#[cfg(test)]
+mod tests;
