@@ -96,6 +96,9 @@ pub struct BlockBasedTableOptions {
     /// Capacity of the block cache created when none is shared in. Default
     /// 8 MiB (RocksJava's default).
     pub block_cache_size: usize,
+    /// A block cache shared between databases; `None` creates one of
+    /// `block_cache_size` bytes (unless `no_block_cache`).
+    pub block_cache: Option<Arc<crate::table::BlockCache>>,
 }
 
 impl Default for BlockBasedTableOptions {
@@ -109,6 +112,7 @@ impl Default for BlockBasedTableOptions {
             pin_l0_filter_and_index_blocks_in_cache: false,
             no_block_cache: false,
             block_cache_size: 8 << 20,
+            block_cache: None,
         }
     }
 }

@@ -66,6 +66,7 @@ impl ThreadPool {
     }
 
     /// Number of queued (not yet running) jobs.
+    #[cfg(test)]
     pub(crate) fn queue_len(&self) -> usize {
         self.shared.queue.lock().jobs.len()
     }

@@ -1,78 +1,139 @@
 //! The database: open and recovery, the write path (group commit), the read
-//! path, and close.
+//! path, background flushes and compactions, and close.
 //!
 //! Thread-safety contract: [`Db`] is `Send + Sync`; every method may be
-//! called from any number of threads at once. Writers serialise only in the
-//! group-commit queue ([`write_thread`]); readers take no lock: they load the
-//! published sequence number and the current memtable with atomic loads.
+//! called from any number of threads at once.
+//! - Writers serialise only in the group-commit queue ([`write_thread`]).
+//! - Readers take no lock: they load the published sequence number and the
+//!   current [`SuperVersion`] (active memtable, immutable memtables, table
+//!   version) with atomic loads.
+//! - The *DB mutex* (`DbInner::state`) guards the version set, the immutable
+//!   memtable list and background-job bookkeeping; it is never held during
+//!   table IO. Lock order: DB mutex, then WAL mutex.
 //!
 //! Invariants:
-//! 1. `last_sequence` (published) ≤ the sequence of every entry a reader can
-//!    be handed; entries of a group become visible all at once when the
+//! 1. Every entry a reader can see has a sequence number ≤ the published
+//!    `last_sequence`; a group's entries become visible together when its
 //!    leader publishes the group's last sequence number.
-//! 2. A write is in the WAL (flushed to the OS, and synced when asked)
-//!    before it is inserted into the memtable and before it is acknowledged.
-//! 3. Sequence numbers are assigned by the group leader only, in queue order.
+//! 2. A write is in the WAL (flushed to the OS, synced when asked) before it
+//!    is inserted into a memtable and before it is acknowledged.
+//! 3. The memtable is switched only by the group leader, between groups,
+//!    so no insert is ever in flight into a memtable that became immutable.
+//! 4. A WAL file is deleted only after every memtable that held its writes
+//!    was flushed and the manifest records a newer log number.
+//! 5. A table file is deleted only when no live version and no running job
+//!    references it.
 
 mod bg;
+mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
+mod files;
+mod flush;
+mod level_iter;
+mod properties;
+mod read;
 mod recovery;
+mod snapshot;
+mod table_cache;
+mod write;
 mod write_thread;
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use arc_swap::ArcSwap;
-use parking_lot::Mutex;
+use parking_lot::{Condvar, Mutex};
 
+use crate::compaction::PickerOptions;
 use crate::error::{Error, Result};
-use crate::fs::{FileLock, FileSystem, WriteFileOptions};
+use crate::fs::{FileLock, FileSystem};
 use crate::info_log;
-use crate::key::{SequenceNumber, ValueKind};
+use crate::key::SequenceNumber;
 use crate::logger::{InfoLog, InfoLogOptions};
-use crate::memtable::{Lookup, MemTable};
+use crate::memtable::MemTable;
 use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::table::BlockCache;
+use crate::version::{Version, VersionSet};
 use crate::wal::LogWriter;
-use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
+use crate::write_batch::WriteBatch;
 
-use write_thread::{DONE, INSERT, InsertGroup, LEADER, WriteQueue, Writer};
+pub use read::DbIterator;
+pub use snapshot::Snapshot;
 
-/// Name of the WAL file with number `n`.
-pub(crate) fn log_file_name(n: u64) -> String {
-    format!("{n:06}.log")
+use bg::ThreadPool;
+use snapshot::SnapshotList;
+use table_cache::TableCache;
+use write_thread::WriteQueue;
+
+/// What readers need, swapped atomically as one unit.
+pub(crate) struct SuperVersion {
+    /// The memtable taking writes.
+    pub(crate) mem: Arc<MemTable>,
+    /// Immutable memtables, newest first.
+    pub(crate) imm: Vec<Arc<MemTable>>,
+    /// The table files.
+    pub(crate) version: Arc<Version>,
 }
 
-/// The write-ahead log being appended to, owned by the group leader.
-struct WalState {
+/// The write-ahead log being appended to; owned by the group leader.
+pub(crate) struct WalState {
     writer: Option<LogWriter>,
     /// Last sequence number handed out (≥ the published one).
     last_allocated: SequenceNumber,
-    /// Next file number to use.
-    next_file_number: u64,
 }
 
-/// What readers need, swapped atomically.
-struct SuperVersion {
-    mem: Arc<MemTable>,
+/// State under the DB mutex.
+pub(crate) struct DbState {
+    pub(crate) versions: VersionSet,
+    /// Immutable memtables, oldest first.
+    pub(crate) imm: Vec<Arc<MemTable>>,
+    /// How many of the oldest `imm` a running flush is writing.
+    pub(crate) imm_flushing: usize,
+    /// Flush every immutable memtable even below `min_write_buffer_number_to_merge`.
+    pub(crate) flush_requested: bool,
+    pub(crate) flush_scheduled: bool,
+    pub(crate) flush_running: bool,
+    pub(crate) compactions_scheduled: usize,
+    pub(crate) compactions_running: usize,
+    pub(crate) manual_compactions: usize,
+    /// `pause_background_work` calls not yet matched by `continue_background_work`.
+    pub(crate) paused: usize,
+    /// File numbers being written by running jobs: never deleted as obsolete.
+    pub(crate) pending_outputs: BTreeSet<u64>,
+    /// The error that stopped background work, if any.
+    pub(crate) bg_error: Option<Error>,
+    /// Number of background errors seen (`rocksdb.background-errors`).
+    pub(crate) bg_error_count: u64,
+    /// Disable automatic compactions (mutable at run time).
+    pub(crate) disable_auto_compactions: bool,
 }
 
 pub(crate) struct DbInner {
-    path: PathBuf,
-    wal_dir: PathBuf,
-    opts: Options,
-    fs: Arc<dyn FileSystem>,
+    pub(crate) path: PathBuf,
+    pub(crate) wal_dir: PathBuf,
+    pub(crate) opts: Options,
+    pub(crate) picker_opts: PickerOptions,
+    pub(crate) fs: Arc<dyn FileSystem>,
     lock: Mutex<Option<Box<dyn FileLock>>>,
-    info_log: InfoLog,
-    super_version: ArcSwap<SuperVersion>,
-    last_sequence: AtomicU64,
-    write_queue: WriteQueue,
-    wal: Mutex<WalState>,
+    pub(crate) info_log: InfoLog,
+    pub(crate) table_cache: Arc<TableCache>,
+    pub(crate) block_cache: Option<Arc<BlockCache>>,
+    pub(crate) super_version: ArcSwap<SuperVersion>,
+    pub(crate) last_sequence: AtomicU64,
+    pub(crate) write_queue: WriteQueue,
+    pub(crate) wal: Mutex<WalState>,
+    pub(crate) state: Mutex<DbState>,
+    /// Signalled whenever background work finishes or the state it waits on changes.
+    pub(crate) bg_cv: Condvar,
+    pub(crate) flush_pool: ThreadPool,
+    pub(crate) compaction_pool: ThreadPool,
+    pub(crate) snapshots: SnapshotList,
+    pub(crate) shutting_down: AtomicBool,
     closed: AtomicBool,
-    /// The first error of a failed WAL write; writers get it until reopen.
-    bg_error: Mutex<Option<Error>>,
-    has_bg_error: AtomicBool,
+    pub(crate) has_bg_error: AtomicBool,
 }
 
 /// An open database. See the module docs.
@@ -85,6 +146,24 @@ impl std::fmt::Debug for Db {
         f.debug_struct("Db")
             .field("path", &self.inner.path)
             .finish()
+    }
+}
+
+/// Options of an explicit flush (RocksJava `FlushOptions`).
+#[derive(Clone, Copy, Debug)]
+pub struct FlushOptions {
+    /// Wait until the flush has finished. Default true.
+    pub wait: bool,
+    /// Proceed even if the flush would stall writes. Default false.
+    pub allow_write_stall: bool,
+}
+
+impl Default for FlushOptions {
+    fn default() -> Self {
+        FlushOptions {
+            wait: true,
+            allow_write_stall: false,
+        }
     }
 }
 
@@ -110,7 +189,7 @@ impl Db {
                 path.display()
             )));
         }
-        let exists = fs.exists(&path.join("CURRENT")) || fs.exists(&path.join("IDENTITY"));
+        let exists = fs.exists(&path.join(crate::version::filename::CURRENT));
         if !exists && !opts.create_if_missing {
             return Err(Error::InvalidArgument(format!(
                 "{}: does not exist (create_if_missing is false)",
@@ -127,7 +206,7 @@ impl Db {
         let wal_dir = opts.wal_dir.clone().unwrap_or_else(|| path.to_path_buf());
         fs.create_dir_all(&wal_dir)?;
         // Take the lock before touching anything else in the directory.
-        let lock = fs.lock_file(&path.join("LOCK"))?;
+        let lock = fs.lock_file(&path.join(crate::version::filename::LOCK))?;
         let info_log = InfoLog::open(fs.clone(), path, log_opts)?;
         info_log!(
             info_log,
@@ -143,40 +222,94 @@ impl Db {
             info_log!(info_log, Warn, "Option sanitized: {n}");
         }
 
-        let recovered = recovery::recover(&*fs, path, &wal_dir, &opts, &info_log, exists)?;
-        let inner = DbInner {
+        let block_cache = if opts.table.no_block_cache {
+            None
+        } else if let Some(c) = &opts.table.block_cache {
+            Some(c.clone())
+        } else {
+            Some(Arc::new(BlockCache::new(
+                opts.table.block_cache_size,
+                -1,
+                false,
+                0.5,
+            )?))
+        };
+        let table_cache = Arc::new(TableCache::new(
+            fs.clone(),
+            path,
+            &opts,
+            block_cache.clone(),
+        )?);
+        let (flushes, compactions) = opts.background_threads();
+        let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
+        let flush_pool = ThreadPool::new("talus-flush", flushes).map_err(spawn_err)?;
+        let compaction_pool = ThreadPool::new("talus-compact", compactions).map_err(spawn_err)?;
+
+        let versions = if exists {
+            VersionSet::recover(fs.clone(), path, &opts)?
+        } else {
+            VersionSet::create_new(fs.clone(), path, &opts)?
+        };
+        for w in versions.recovery_warnings() {
+            info_log!(info_log, Warn, "Manifest recovery: {w}");
+        }
+        let version = versions.current();
+        let picker_opts = PickerOptions::from(&opts);
+        let disable_auto = opts.disable_auto_compactions;
+        let inner = Arc::new(DbInner {
             path: path.to_path_buf(),
             wal_dir,
+            picker_opts,
             fs,
             lock: Mutex::new(Some(lock)),
             info_log,
+            table_cache,
+            block_cache,
             super_version: ArcSwap::from_pointee(SuperVersion {
-                mem: Arc::new(recovered.mem),
+                mem: Arc::new(MemTable::new(0)),
+                imm: Vec::new(),
+                version,
             }),
-            last_sequence: AtomicU64::new(recovered.last_sequence),
+            last_sequence: AtomicU64::new(0),
             write_queue: WriteQueue::default(),
             wal: Mutex::new(WalState {
                 writer: None,
-                last_allocated: recovered.last_sequence,
-                next_file_number: recovered.next_file_number,
+                last_allocated: 0,
             }),
+            state: Mutex::new(DbState {
+                versions,
+                imm: Vec::new(),
+                imm_flushing: 0,
+                flush_requested: false,
+                flush_scheduled: false,
+                flush_running: false,
+                compactions_scheduled: 0,
+                compactions_running: 0,
+                manual_compactions: 0,
+                paused: 0,
+                pending_outputs: BTreeSet::new(),
+                bg_error: None,
+                bg_error_count: 0,
+                disable_auto_compactions: disable_auto,
+            }),
+            bg_cv: Condvar::new(),
+            flush_pool,
+            compaction_pool,
+            snapshots: SnapshotList::default(),
+            shutting_down: AtomicBool::new(false),
             closed: AtomicBool::new(false),
-            bg_error: Mutex::new(None),
             has_bg_error: AtomicBool::new(false),
             opts,
-        };
-        inner.new_wal()?;
-        info_log!(
-            inner.info_log,
-            Info,
-            "DB opened: last sequence {}, recovered {} entries from {} logs",
-            recovered.last_sequence,
-            recovered.entries,
-            recovered.logs
-        );
-        Ok(Db {
-            inner: Arc::new(inner),
-        })
+        });
+        if let Err(e) = recovery::recover(&inner) {
+            inner.shutdown_background();
+            return Err(e);
+        }
+        {
+            let mut st = inner.state.lock();
+            inner.maybe_schedule_work(&mut st);
+        }
+        Ok(Db { inner })
     }
 
     /// The database directory.
@@ -210,7 +343,7 @@ impl Db {
         self.write(wo, b)
     }
 
-    /// Applies `batch` atomically.
+    /// Applies `batch` atomically, with consecutive sequence numbers.
     pub fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
         self.inner.write(wo, batch)
     }
@@ -221,9 +354,34 @@ impl Db {
         Ok(self.get_into(ro, key, &mut v)?.then_some(v))
     }
 
-    /// Reads `key` into `value_out`; returns whether it was found.
+    /// Reads `key` into `value_out` (cleared first); returns whether it was found.
     pub fn get_into(&self, ro: &ReadOptions, key: &[u8], value_out: &mut Vec<u8>) -> Result<bool> {
         self.inner.get_into(ro, key, value_out)
+    }
+
+    /// Reads several keys at one snapshot; `None` for each absent key.
+    pub fn multi_get(&self, ro: &ReadOptions, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
+        self.inner.multi_get(ro, keys)
+    }
+
+    /// An iterator over the database as of `ro.snapshot` (or now).
+    pub fn iter(&self, ro: &ReadOptions) -> Result<DbIterator> {
+        self.inner.new_iterator(ro)
+    }
+
+    /// Pins the current state: reads with the snapshot's sequence number see
+    /// it until [`Db::release_snapshot`].
+    pub fn snapshot(&self) -> Result<Snapshot> {
+        self.inner.check_open()?;
+        Ok(self
+            .inner
+            .snapshots
+            .acquire(self.inner.last_sequence.load(Ordering::Acquire)))
+    }
+
+    /// Releases a snapshot taken with [`Db::snapshot`].
+    pub fn release_snapshot(&self, s: Snapshot) {
+        self.inner.snapshots.release(s);
     }
 
     /// The newest published sequence number.
@@ -241,9 +399,72 @@ impl Db {
         Ok(())
     }
 
-    /// Closes the database: later calls fail with `ShutdownInProgress`. The
-    /// WAL buffer reaches the OS (it always does after each write), but it is
-    /// not synced, as in RocksDB. Idempotent.
+    /// Flushes the memtables to L0 tables.
+    pub fn flush(&self, fo: &FlushOptions) -> Result<()> {
+        self.inner.flush(fo)
+    }
+
+    /// Compacts every key in `[begin, end]` (None = unbounded) down to the
+    /// last level holding data, level by level.
+    pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.inner.compact_range(begin, end)
+    }
+
+    /// Waits for running background jobs, then starts no new ones until
+    /// [`Db::continue_background_work`].
+    pub fn pause_background_work(&self) -> Result<()> {
+        self.inner.pause_background_work()
+    }
+
+    /// Undoes one [`Db::pause_background_work`].
+    pub fn continue_background_work(&self) -> Result<()> {
+        self.inner.continue_background_work()
+    }
+
+    /// Turns automatic compactions on or off at run time.
+    pub fn set_disable_auto_compactions(&self, disable: bool) -> Result<()> {
+        self.inner.check_open()?;
+        let mut st = self.inner.state.lock();
+        st.disable_auto_compactions = disable;
+        self.inner.maybe_schedule_work(&mut st);
+        Ok(())
+    }
+
+    /// Waits until no flush or compaction is pending or running.
+    pub fn wait_for_compactions(&self) -> Result<()> {
+        self.inner.wait_for_background_idle()
+    }
+
+    /// A property value (`rocksdb.*` names), or `None` for an unknown name.
+    pub fn property(&self, name: &str) -> Option<String> {
+        self.inner.property(name)
+    }
+
+    /// A numeric property, or `None` when unknown or not numeric.
+    pub fn int_property(&self, name: &str) -> Option<u64> {
+        self.inner.int_property(name)
+    }
+
+    /// Reads every block of every live table and checks its checksum.
+    pub fn verify_checksum(&self) -> Result<()> {
+        self.inner.verify_checksum()
+    }
+
+    /// The block cache the database reads through, if any.
+    pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
+        self.inner.block_cache.as_ref()
+    }
+
+    /// Wakes writers waiting in a stall and makes new calls fail with
+    /// `ShutdownInProgress`; the first step of closing.
+    pub fn begin_close(&self) {
+        self.inner.begin_close();
+    }
+
+    /// Closes the database: waits for background jobs, releases the lock.
+    /// Memtables holding writes made without the WAL are flushed first;
+    /// everything else is already in the WAL (which is not synced, as in
+    /// RocksDB). Idempotent.
     pub fn close(&self) -> Result<()> {
         self.inner.close()
     }
@@ -256,204 +477,174 @@ impl Drop for Db {
 }
 
 impl DbInner {
-    fn check_open(&self) -> Result<()> {
-        if self.closed.load(Ordering::Acquire) {
+    pub(crate) fn check_open(&self) -> Result<()> {
+        if self.shutting_down.load(Ordering::Acquire) {
             return Err(Error::ShutdownInProgress("the database is closed".into()));
         }
         Ok(())
     }
 
-    fn close(&self) -> Result<()> {
+    fn begin_close(&self) {
+        if !self.shutting_down.swap(true, Ordering::AcqRel) {
+            // Wake writers waiting for room and manual jobs waiting for slots.
+            let _st = self.state.lock();
+            self.bg_cv.notify_all();
+        }
+    }
+
+    fn close(self: &Arc<Self>) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
+        // Writes made without the WAL live only in memtables: flush them
+        // while background work can still run.
+        let mut result = Ok(());
+        if !self.shutting_down.load(Ordering::Acquire) && self.has_unlogged_writes() {
+            result = self.flush(&FlushOptions::default());
+        }
+        self.begin_close();
+        {
+            let mut st = self.state.lock();
+            while st.flush_running || st.compactions_running > 0 || st.manual_compactions > 0 {
+                self.bg_cv.wait(&mut st);
+            }
+        }
+        self.shutdown_background();
         // Wait for the writer in progress, if any, by taking the WAL lock.
         let mut wal = self.wal.lock();
-        let r = match wal.writer.as_mut() {
-            Some(w) => w.flush(),
-            None => Ok(()),
-        };
+        if let Some(w) = wal.writer.as_mut() {
+            let r = w.flush();
+            if result.is_ok() {
+                result = r;
+            }
+        }
         wal.writer = None;
         drop(wal);
         info_log!(self.info_log, Info, "DB closed");
         self.info_log.sync();
         self.lock.lock().take();
-        r
+        result
     }
 
-    fn set_bg_error(&self, e: &Error) {
-        let mut g = self.bg_error.lock();
-        if g.is_none() {
+    fn shutdown_background(&self) {
+        self.shutting_down.store(true, Ordering::Release);
+        self.flush_pool.shutdown();
+        self.compaction_pool.shutdown();
+    }
+
+    fn has_unlogged_writes(&self) -> bool {
+        let sv = self.super_version.load();
+        sv.mem.has_unlogged_writes() || sv.imm.iter().any(|m| m.has_unlogged_writes())
+    }
+
+    /// Latches `e` as the background error: writes fail with it until reopen.
+    pub(crate) fn set_bg_error(&self, st: &mut DbState, e: &Error) {
+        st.bg_error_count += 1;
+        if st.bg_error.is_none() {
             info_log!(
                 self.info_log,
                 Error,
                 "Background error latched, writes now fail: {e}"
             );
-            *g = Some(e.clone());
+            st.bg_error = Some(e.clone());
             self.has_bg_error.store(true, Ordering::Release);
         }
+        self.bg_cv.notify_all();
     }
 
-    fn check_bg_error(&self) -> Result<()> {
+    pub(crate) fn check_bg_error(&self) -> Result<()> {
         if !self.has_bg_error.load(Ordering::Acquire) {
             return Ok(());
         }
-        match self.bg_error.lock().clone() {
+        match self.state.lock().bg_error.clone() {
             Some(e) => Err(e),
             None => Ok(()),
         }
     }
 
-    /// Starts a new WAL file. Caller holds no other lock.
-    fn new_wal(&self) -> Result<()> {
-        let mut wal = self.wal.lock();
-        if let Some(old) = wal.writer.as_mut() {
-            // The old log must be durable before writes land in the new one,
-            // or a power loss could keep later writes and lose earlier ones.
-            old.sync()?;
-        }
-        let number = wal.next_file_number;
-        wal.next_file_number += 1;
-        let path = self.wal_dir.join(log_file_name(number));
-        let file = self.fs.new_writable(
-            &path,
-            WriteFileOptions {
-                use_fsync: self.opts.use_fsync,
-            },
-        )?;
-        // The new file's directory entry must be durable before a synced
-        // write in it is acknowledged.
-        self.fs.sync_dir(&self.wal_dir)?;
-        wal.writer = Some(LogWriter::new(file, number));
-        info_log!(self.info_log, Info, "New WAL {}", path.display());
-        Ok(())
+    /// Publishes a new super version built from `st` and `mem`.
+    pub(crate) fn install_super_version(&self, st: &DbState, mem: Arc<MemTable>) {
+        let mut imm: Vec<Arc<MemTable>> = st.imm.clone();
+        imm.reverse();
+        self.super_version.store(Arc::new(SuperVersion {
+            mem,
+            imm,
+            version: st.versions.current(),
+        }));
     }
 
-    fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        self.check_open()?;
-        if batch.is_empty() {
-            return Ok(());
-        }
-        if batch.size_in_bytes() > MAX_BATCH_BYTES {
-            return Err(Error::InvalidArgument(format!(
-                "write batch of {} bytes exceeds the limit of {MAX_BATCH_BYTES} bytes",
-                batch.size_in_bytes()
-            )));
-        }
-        let w = Writer::new(batch, *wo);
-        match self.write_queue.join(&w) {
-            LEADER => self.lead_group(&w),
-            INSERT => {
-                Self::insert_as_member(&w);
-                w.await_change(INSERT);
-                w.data.lock().result.take().unwrap_or(Ok(()))
-            }
-            DONE => w.data.lock().result.take().unwrap_or(Ok(())),
-            s => unreachable!("writer woke in state {s}"),
-        }
-    }
-
-    fn insert_as_member(w: &Writer) {
-        let group = {
-            let d = w.data.lock();
-            let group = d.group.clone().expect("INSERT state without a group");
-            apply_batch(&group.mem, &d.batch);
-            group
-        };
-        group.member_done();
-    }
-
-    fn lead_group(&self, leader: &Arc<Writer>) -> Result<()> {
-        let group = self.write_queue.build_group(leader);
-        let result = self.write_group(&group);
-        self.write_queue.exit(group.len());
-        for f in &group[1..] {
-            f.finish(result.clone());
-        }
-        result
-    }
-
-    fn write_group(&self, group: &[Arc<Writer>]) -> Result<()> {
-        self.check_open()?;
-        self.check_bg_error()?;
+    /// Installs a super version with the same active memtable.
+    pub(crate) fn refresh_super_version(&self, st: &DbState) {
         let mem = self.super_version.load().mem.clone();
+        self.install_super_version(st, mem);
+    }
 
-        // Assign sequence numbers and append to the WAL.
-        let last = {
-            let mut wal = self.wal.lock();
-            let mut seq = wal.last_allocated;
-            let mut need_sync = false;
-            let mut logged = false;
-            for w in group {
-                let mut d = w.data.lock();
-                d.batch.set_sequence(seq + 1);
-                seq += u64::from(d.batch.count());
-                need_sync |= d.opts.sync;
-                if !d.opts.disable_wal {
-                    let Some(writer) = wal.writer.as_mut() else {
-                        return Err(Error::ShutdownInProgress("the database is closed".into()));
-                    };
-                    if let Err(e) = writer.add_record(d.batch.data()) {
-                        self.set_bg_error(&e);
-                        return Err(e);
-                    }
-                    logged = true;
-                }
-            }
-            if logged {
-                let writer = wal.writer.as_mut().expect("checked above");
-                let r = if need_sync {
-                    writer.sync()
-                } else {
-                    writer.flush()
-                };
-                if let Err(e) = r {
-                    self.set_bg_error(&e);
-                    return Err(e);
-                }
-            }
-            wal.last_allocated = seq;
-            seq
-        };
-
-        // Insert into the memtable: every member inserts its own batch.
-        if group.len() == 1 {
-            apply_batch(&mem, &group[0].data.lock().batch);
-        } else {
-            let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
-            for f in &group[1..] {
-                f.data.lock().group = Some(ig.clone());
-                f.set_state(INSERT);
-            }
-            apply_batch(&mem, &group[0].data.lock().batch);
-            ig.wait_all();
+    /// Schedules a flush and compactions when there is work and room.
+    pub(crate) fn maybe_schedule_work(self: &Arc<Self>, st: &mut DbState) {
+        if self.shutting_down.load(Ordering::Acquire) || st.bg_error.is_some() || st.paused > 0 {
+            return;
         }
-        self.last_sequence.store(last, Ordering::Release);
+        if !st.flush_scheduled && !st.flush_running && self.flush_needed(st) {
+            st.flush_scheduled = true;
+            let me = self.clone();
+            self.flush_pool.submit(move || me.background_flush());
+        }
+        let (_, max_compactions) = self.opts.background_threads();
+        while !st.disable_auto_compactions
+            && st.compactions_scheduled + st.compactions_running < max_compactions
+            && st.compactions_scheduled == 0
+            && self.compaction_needed(st)
+        {
+            st.compactions_scheduled += 1;
+            let me = self.clone();
+            self.compaction_pool
+                .submit(move || me.background_compaction());
+        }
+    }
+
+    fn pause_background_work(&self) -> Result<()> {
+        self.check_open()?;
+        let mut st = self.state.lock();
+        st.paused += 1;
+        while st.flush_running || st.compactions_running > 0 {
+            self.bg_cv.wait(&mut st);
+        }
         Ok(())
     }
 
-    fn get_into(&self, ro: &ReadOptions, key: &[u8], value_out: &mut Vec<u8>) -> Result<bool> {
+    fn continue_background_work(self: &Arc<Self>) -> Result<()> {
         self.check_open()?;
-        let snapshot = ro
-            .snapshot
-            .unwrap_or_else(|| self.last_sequence.load(Ordering::Acquire));
-        let sv = self.super_version.load();
-        let tomb = sv.mem.max_covering_tombstone(key, snapshot);
-        match sv.mem.get(key, snapshot, value_out) {
-            Lookup::Value(seq) if tomb.is_none_or(|t| t < seq) => Ok(true),
-            _ => Ok(false),
+        let mut st = self.state.lock();
+        if st.paused == 0 {
+            return Err(Error::InvalidArgument(
+                "continue_background_work without a matching pause_background_work".into(),
+            ));
         }
+        st.paused -= 1;
+        self.maybe_schedule_work(&mut st);
+        self.bg_cv.notify_all();
+        Ok(())
     }
-}
 
-/// Inserts every record of `batch` (whose sequence is set) into `mem`.
-pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
-    for (seq, op) in (batch.sequence()..).zip(batch.iter()) {
-        // Batches were checked when built or read from the WAL.
-        match op.expect("validated write batch") {
-            BatchOp::Put(k, v) => mem.add(seq, ValueKind::Value, k, v),
-            BatchOp::Delete(k) => mem.add(seq, ValueKind::Deletion, k, &[]),
-            BatchOp::DeleteRange(b, e) => mem.add(seq, ValueKind::RangeDeletion, b, e),
+    fn wait_for_background_idle(&self) -> Result<()> {
+        let mut st = self.state.lock();
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            if self.shutting_down.load(Ordering::Acquire) {
+                return Err(Error::ShutdownInProgress("the database is closed".into()));
+            }
+            let busy = st.flush_scheduled
+                || st.flush_running
+                || st.compactions_scheduled > 0
+                || st.compactions_running > 0
+                || (st.paused == 0 && self.flush_needed(&st))
+                || (st.paused == 0 && !st.disable_auto_compactions && self.compaction_needed(&st));
+            if !busy {
+                return Ok(());
+            }
+            self.bg_cv.wait(&mut st);
         }
     }
 }

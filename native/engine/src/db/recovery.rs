@@ -1,115 +1,111 @@
-//! Recovery at open: replay the write-ahead logs into a memtable.
+//! Recovery at open: rebuild the version from the manifest, replay the WALs
+//! the manifest does not cover into memtables, write them to L0, and start
+//! a new WAL.
 //!
-//! Damage is handled per [`WalRecoveryMode`]: the default drops (and logs) an
-//! incomplete record at the end of a log and fails open with `Corruption`,
-//! naming the file and offset, on anything else.
+//! Damage in a WAL is handled per [`WalRecoveryMode`]: the default drops
+//! (and logs) an incomplete record at the end of a log and fails open with
+//! `Corruption`, naming the file and offset, on anything else.
+//!
+//! Order (each step is safe to crash after): the replayed data is written
+//! to new L0 tables and the directory synced; a new, empty WAL is created;
+//! then one manifest edit records the tables and the new WAL's number as the
+//! log number. Only after that edit is durable are the replayed WALs
+//! obsolete. A crash before it leaves the old WALs and the manifest as they
+//! were, so the next open replays the same data again (the unreferenced
+//! tables are deleted as obsolete).
 
-use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
+use super::DbInner;
 use crate::error::{Error, Result};
-use crate::fs::{FileSystem, write_file_atomic};
 use crate::info_log;
-use crate::logger::InfoLog;
 use crate::memtable::MemTable;
-use crate::options::Options;
+use crate::version::{FileType, VersionEdit, filename, parse_file_name};
 use crate::wal::{LogReader, ReadEvent, WalRecoveryMode};
 use crate::write_batch::WriteBatch;
 
-use super::apply_batch;
+use super::write::apply_batch;
 
-pub(super) struct Recovered {
-    pub(super) mem: MemTable,
-    pub(super) last_sequence: u64,
-    pub(super) next_file_number: u64,
-    pub(super) entries: u64,
-    pub(super) logs: usize,
-}
-
-fn parse_log_number(name: &str) -> Option<u64> {
-    let stem = name.strip_suffix(".log")?;
-    if stem.is_empty() || !stem.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
+    let mut st = db.state.lock();
+    let min_log = st.versions.log_number();
+    let prev_log = st.versions.prev_log_number();
+    let mut logs: Vec<u64> = Vec::new();
+    for name in db.fs.list_dir(&db.wal_dir)? {
+        if let Some(FileType::Log(n)) = parse_file_name(&name) {
+            st.versions.mark_file_number_used(n);
+            if n >= min_log || (prev_log != 0 && n == prev_log) {
+                logs.push(n);
+            }
+        }
     }
-    stem.parse().ok()
-}
-
-pub(super) fn recover(
-    fs: &dyn FileSystem,
-    dbpath: &Path,
-    wal_dir: &Path,
-    opts: &Options,
-    log: &InfoLog,
-    exists: bool,
-) -> Result<Recovered> {
-    if !exists {
-        let id = format!(
-            "{:x}-{:x}\n",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or(0)
-        );
-        write_file_atomic(fs, dbpath, "IDENTITY", id.as_bytes())?;
-    }
-    let mut logs: Vec<u64> = fs
-        .list_dir(wal_dir)?
-        .iter()
-        .filter_map(|n| parse_log_number(n))
-        .collect();
     logs.sort_unstable();
-    let mem = MemTable::new(0);
-    let mut last_sequence = 0u64;
+    drop(st);
+
+    let mode = db.opts.wal_recovery_mode;
+    let mut mem = Arc::new(MemTable::new(0));
+    let mut last_replayed = 0u64;
     let mut entries = 0u64;
-    let mode = opts.wal_recovery_mode;
+    let mut edit = VersionEdit::new();
     let mut stop = false;
     for (i, &number) in logs.iter().enumerate() {
         if stop {
             info_log!(
-                log,
+                db.info_log,
                 Warn,
-                "Point-in-time recovery: skipping log {number:06}.log after earlier damage"
+                "Point-in-time recovery: skipping log {} after earlier damage",
+                filename::log_file_name(number)
             );
             continue;
         }
-        let path = wal_dir.join(super::log_file_name(number));
+        let path = db.wal_dir.join(filename::log_file_name(number));
         let name = path.display().to_string();
-        let mut reader = LogReader::new(fs.new_sequential(&path)?);
+        let mut reader = LogReader::new(db.fs.new_sequential(&path)?);
         loop {
             match reader.next()? {
                 ReadEvent::Record { offset } => {
-                    let batch = match WriteBatch::from_bytes(reader.record(), &name, offset) {
+                    let batch =
+                        WriteBatch::from_bytes(reader.record(), &name, offset).and_then(|b| {
+                            if last_replayed > 0 && b.sequence() <= last_replayed {
+                                Err(Error::corruption(
+                                    &name,
+                                    offset,
+                                    format!(
+                                        "sequence {} goes backwards (last was {last_replayed})",
+                                        b.sequence()
+                                    ),
+                                ))
+                            } else {
+                                Ok(b)
+                            }
+                        });
+                    let batch = match batch {
                         Ok(b) => b,
                         Err(e) => match mode {
                             WalRecoveryMode::SkipAnyCorruptedRecords => {
-                                info_log!(log, Warn, "Skipping bad record: {e}");
+                                info_log!(db.info_log, Warn, "Skipping bad record: {e}");
                                 continue;
                             }
                             WalRecoveryMode::PointInTimeRecovery => {
-                                info_log!(log, Warn, "Point-in-time recovery stops at: {e}");
+                                info_log!(
+                                    db.info_log,
+                                    Warn,
+                                    "Point-in-time recovery stops at: {e}"
+                                );
                                 stop = true;
                                 break;
                             }
                             _ => return Err(e),
                         },
                     };
-                    let first = batch.sequence();
-                    if first <= last_sequence && last_sequence > 0 {
-                        // A batch can never reuse sequence numbers: the log is damaged.
-                        let e = Error::corruption(
-                            &name,
-                            offset,
-                            format!("sequence {first} goes backwards (last was {last_sequence})"),
-                        );
-                        if mode == WalRecoveryMode::SkipAnyCorruptedRecords {
-                            info_log!(log, Warn, "Skipping bad record: {e}");
-                            continue;
-                        }
-                        return Err(e);
-                    }
                     apply_batch(&mem, &batch);
                     entries += u64::from(batch.count());
-                    last_sequence = first + u64::from(batch.count()) - 1;
+                    last_replayed = batch.sequence() + u64::from(batch.count()) - 1;
+                    if mem.approximate_memory_usage() as usize >= db.opts.write_buffer_size {
+                        flush_recovered(db, &mem, &mut edit)?;
+                        mem = Arc::new(MemTable::new(0));
+                    }
                 }
                 ReadEvent::Eof => break,
                 ReadEvent::TornTail { offset, reason } => {
@@ -121,7 +117,7 @@ pub(super) fn recover(
                         ));
                     }
                     info_log!(
-                        log,
+                        db.info_log,
                         Warn,
                         "Dropped torn tail of log {name} at offset {offset}: {reason}"
                     );
@@ -133,14 +129,14 @@ pub(super) fn recover(
                 ReadEvent::Corrupt { offset, reason } => match mode {
                     WalRecoveryMode::SkipAnyCorruptedRecords => {
                         info_log!(
-                            log,
+                            db.info_log,
                             Warn,
                             "Skipping corrupt log data in {name} at offset {offset}: {reason}"
                         );
                     }
                     WalRecoveryMode::PointInTimeRecovery => {
                         info_log!(
-                            log,
+                            db.info_log,
                             Warn,
                             "Point-in-time recovery stops at {name} offset {offset}: {reason}"
                         );
@@ -152,12 +148,46 @@ pub(super) fn recover(
             }
         }
     }
-    let next_file_number = logs.last().map_or(1, |n| n + 1);
-    Ok(Recovered {
-        mem,
-        last_sequence,
-        next_file_number,
-        entries,
-        logs: logs.len(),
-    })
+    if !mem.is_empty() {
+        flush_recovered(db, &mem, &mut edit)?;
+    }
+
+    let mut st = db.state.lock();
+    let last = st.versions.last_sequence().max(last_replayed);
+    let wal_number = st.versions.new_file_number();
+    db.new_wal(wal_number)?;
+    edit.log_number = Some(wal_number);
+    st.versions.set_last_sequence(last);
+    st.versions.log_and_apply(edit)?;
+    db.last_sequence.store(last, Ordering::Release);
+    db.wal.lock().last_allocated = last;
+    db.install_super_version(&st, Arc::new(MemTable::new(wal_number)));
+    for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
+        st.pending_outputs.remove(&n);
+    }
+    let obsolete = db.collect_obsolete_files(&mut st);
+    info_log!(
+        db.info_log,
+        Info,
+        "DB opened: last sequence {last}, replayed {entries} entries from {} logs; {}",
+        logs.len(),
+        st.versions.current().level_summary()
+    );
+    drop(st);
+    db.delete_files(obsolete);
+    Ok(())
+}
+
+/// Writes a memtable rebuilt from the WAL to an L0 table and adds it to `edit`.
+fn flush_recovered(db: &Arc<DbInner>, mem: &Arc<MemTable>, edit: &mut VersionEdit) -> Result<()> {
+    let number = {
+        let mut st = db.state.lock();
+        let n = st.versions.new_file_number();
+        st.pending_outputs.insert(n);
+        n
+    };
+    if let Some(meta) = db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[])? {
+        edit.add_file(0, Arc::new(meta));
+    }
+    Ok(())
 }

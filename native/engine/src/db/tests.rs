@@ -1,4 +1,5 @@
 use super::*;
+use super::{FlushOptions, Snapshot};
 use crate::options::{Options, ReadOptions, WriteOptions};
 
 fn opts() -> Options {
@@ -114,7 +115,7 @@ fn concurrent_writers_all_land_and_sequences_are_dense() {
 }
 
 #[test]
-fn disable_wal_writes_are_not_recovered() {
+fn disable_wal_writes_are_flushed_by_a_clean_close() {
     let dir = tempfile::tempdir().unwrap();
     {
         let db = Db::open(opts(), dir.path()).unwrap();
@@ -139,8 +140,9 @@ fn disable_wal_writes_are_not_recovered() {
     assert!(
         db.get(&ReadOptions::default(), b"unlogged")
             .unwrap()
-            .is_none()
+            .is_some()
     );
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(1));
 }
 
 fn only_log(dir: &Path) -> PathBuf {
@@ -158,13 +160,15 @@ fn only_log(dir: &Path) -> PathBuf {
 #[test]
 fn truncated_log_keeps_every_whole_record_and_flipped_byte_fails_open() {
     let dir = tempfile::tempdir().unwrap();
-    {
+    let write_100 = |base: u32| {
         let db = Db::open(opts(), dir.path()).unwrap();
-        for i in 0..100u32 {
+        for i in base..base + 100 {
             db.put(&WriteOptions::default(), &i.to_be_bytes(), &[7u8; 1000])
                 .unwrap();
         }
-    }
+        db.close().unwrap();
+    };
+    write_100(0);
     let log = only_log(dir.path());
     let bytes = std::fs::read(&log).unwrap();
     // Cut in the middle of record 60 (each record: 7-byte header + batch).
@@ -180,8 +184,12 @@ fn truncated_log_keeps_every_whole_record_and_flipped_byte_fails_open() {
         }
         let text = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
         assert!(text.contains("Dropped torn tail"), "{text}");
+        // The replayed log was written to L0 and deleted.
+        assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(1));
     }
-    // A flipped byte in the middle of the (now first) log fails open.
+    // A flipped byte in the middle of a log fails open.
+    write_100(1000);
+    let log = only_log(dir.path());
     let mut bytes = std::fs::read(&log).unwrap();
     bytes[rec * 10 + 100] ^= 1;
     std::fs::write(&log, &bytes).unwrap();
@@ -190,5 +198,113 @@ fn truncated_log_keeps_every_whole_record_and_flipped_byte_fails_open() {
     assert!(
         err.to_string().contains(&log.display().to_string()),
         "{err}"
+    );
+}
+
+fn small_opts() -> Options {
+    Options {
+        create_if_missing: true,
+        write_buffer_size: 64 * 1024,
+        target_file_size_base: 64 * 1024,
+        max_bytes_for_level_base: 256 * 1024,
+        level0_file_num_compaction_trigger: 2,
+        ..Options::default()
+    }
+}
+
+#[test]
+fn data_larger_than_memory_flushes_compacts_and_reads_back() {
+    let dir = tempfile::tempdir().unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    let n = 20_000u32;
+    let val = |i: u32| format!("value-{i}-{}", "x".repeat((i % 50) as usize)).into_bytes();
+    {
+        let db = Db::open(small_opts(), dir.path()).unwrap();
+        for i in 0..n {
+            // Spread keys so every flush overlaps the others.
+            let k = (i.wrapping_mul(2654435761)).to_be_bytes();
+            db.put(&wo, &k, &val(i)).unwrap();
+        }
+        for i in (0..n).step_by(3) {
+            let k = (i.wrapping_mul(2654435761)).to_be_bytes();
+            db.delete(&wo, &k).unwrap();
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+        db.wait_for_compactions().unwrap();
+        let deeper: u64 = (1..7)
+            .map(|l| {
+                db.int_property(&format!("rocksdb.num-files-at-level{l}"))
+                    .unwrap()
+            })
+            .sum();
+        assert!(deeper > 0, "{}", db.property("rocksdb.levelstats").unwrap());
+        for i in 0..n {
+            let k = (i.wrapping_mul(2654435761)).to_be_bytes();
+            let want = (i % 3 != 0).then(|| val(i));
+            assert_eq!(db.get(&ro, &k).unwrap(), want, "key {i}");
+        }
+        let mut it = db.iter(&ro).unwrap();
+        it.seek_to_first();
+        let mut count = 0;
+        let mut prev: Option<Vec<u8>> = None;
+        while it.valid() {
+            if let Some(p) = &prev {
+                assert!(p.as_slice() < it.key());
+            }
+            prev = Some(it.key().to_vec());
+            count += 1;
+            it.next();
+        }
+        it.status().unwrap();
+        assert_eq!(count, n - n.div_ceil(3));
+        db.verify_checksum().unwrap();
+    }
+    // Everything survives reopen.
+    let db = Db::open(small_opts(), dir.path()).unwrap();
+    for i in (0..n).step_by(7) {
+        let k = (i.wrapping_mul(2654435761)).to_be_bytes();
+        let want = (i % 3 != 0).then(|| val(i));
+        assert_eq!(db.get(&ro, &k).unwrap(), want, "key {i}");
+    }
+    db.compact_range(None, None).unwrap();
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
+    assert_eq!(
+        db.int_property("rocksdb.estimate-num-keys").unwrap() as u32,
+        n - n.div_ceil(3)
+    );
+}
+
+#[test]
+fn snapshots_survive_flush_and_compaction() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(small_opts(), dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    db.put(&wo, b"k", b"v1").unwrap();
+    let s1 = db.snapshot().unwrap();
+    db.put(&wo, b"k", b"v2").unwrap();
+    db.delete_range(&wo, b"a", b"z").unwrap();
+    let s2 = db.snapshot().unwrap();
+    db.put(&wo, b"k", b"v3").unwrap();
+    for _ in 0..3 {
+        db.flush(&FlushOptions::default()).unwrap();
+        db.compact_range(None, None).unwrap();
+        let at = |s: &Snapshot| ReadOptions {
+            snapshot: Some(s.sequence_number()),
+            ..ReadOptions::default()
+        };
+        assert_eq!(db.get(&at(&s1), b"k").unwrap().as_deref(), Some(&b"v1"[..]));
+        assert_eq!(db.get(&at(&s2), b"k").unwrap(), None);
+        assert_eq!(
+            db.get(&ReadOptions::default(), b"k").unwrap().as_deref(),
+            Some(&b"v3"[..])
+        );
+    }
+    db.release_snapshot(s1);
+    db.release_snapshot(s2);
+    db.compact_range(None, None).unwrap();
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"k").unwrap().as_deref(),
+        Some(&b"v3"[..])
     );
 }

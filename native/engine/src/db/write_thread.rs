@@ -62,8 +62,18 @@ impl InsertGroup {
     }
 }
 
+/// What a queued writer asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum WriteKind {
+    /// Write a batch.
+    Batch,
+    /// Switch the memtable (flush, between groups); always leads alone.
+    SwitchMemtable,
+}
+
 /// What a writer carries through the queue.
 pub(crate) struct WriterData {
+    pub(crate) kind: WriteKind,
     pub(crate) batch: WriteBatch,
     pub(crate) opts: WriteOptions,
     pub(crate) result: Option<Result<()>>,
@@ -94,11 +104,12 @@ fn spin_then_park(mut ready: impl FnMut() -> bool) {
 }
 
 impl Writer {
-    pub(crate) fn new(batch: WriteBatch, opts: WriteOptions) -> Arc<Writer> {
+    pub(crate) fn new(batch: WriteBatch, opts: WriteOptions, kind: WriteKind) -> Arc<Writer> {
         Arc::new(Writer {
             state: AtomicU8::new(WAITING),
             thread: std::thread::current(),
             data: Mutex::new(WriterData {
+                kind,
                 batch,
                 opts,
                 result: None,
@@ -160,6 +171,9 @@ impl WriteQueue {
     pub(crate) fn build_group(&self, leader: &Arc<Writer>) -> Vec<Arc<Writer>> {
         let (leader_bytes, leader_disable_wal) = {
             let d = leader.data.lock();
+            if d.kind != WriteKind::Batch {
+                return vec![leader.clone()];
+            }
             (d.batch.size_in_bytes(), d.opts.disable_wal)
         };
         let max = if leader_bytes <= SMALL_LEADER_EXTRA {
@@ -173,7 +187,7 @@ impl WriteQueue {
         let mut bytes = leader_bytes;
         for w in q.iter().skip(1) {
             let d = w.data.lock();
-            if d.opts.disable_wal != leader_disable_wal {
+            if d.kind != WriteKind::Batch || d.opts.disable_wal != leader_disable_wal {
                 break;
             }
             bytes += d.batch.size_in_bytes();

@@ -131,6 +131,8 @@ pub struct MemTable {
     first_seq: AtomicU64,
     /// Largest sequence number inserted.
     last_seq: AtomicU64,
+    /// Some write reached this memtable without going through the WAL.
+    unlogged: AtomicBool,
 }
 
 impl std::fmt::Debug for MemTable {
@@ -156,7 +158,21 @@ impl MemTable {
             log_number,
             first_seq: AtomicU64::new(u64::MAX),
             last_seq: AtomicU64::new(0),
+            unlogged: AtomicBool::new(false),
         }
+    }
+
+    /// Records that a write skipped the WAL: the memtable must be flushed
+    /// before close, or the write is lost.
+    pub fn mark_unlogged(&self) {
+        if !self.unlogged.load(AtomicOrdering::Relaxed) {
+            self.unlogged.store(true, AtomicOrdering::Relaxed);
+        }
+    }
+
+    /// True when some write skipped the WAL.
+    pub fn has_unlogged_writes(&self) -> bool {
+        self.unlogged.load(AtomicOrdering::Relaxed)
     }
 
     /// Number of the WAL this memtable's writes were logged to.

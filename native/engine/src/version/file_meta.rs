@@ -9,6 +9,9 @@
 //! one version is seen in every later version that still holds the file.
 
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, OnceLock};
+
+use crate::table::TableReader;
 
 use crate::key::{self, SequenceNumber};
 
@@ -41,6 +44,24 @@ pub struct FileMetaData {
     /// Runtime only, never persisted: the file is an input of a running
     /// compaction and must not be picked by another one.
     pub being_compacted: AtomicBool,
+    /// Runtime only: the open table reader, kept here when the table cache
+    /// holds every file open (`max_open_files = -1`), so point lookups find
+    /// it without a shared lock.
+    pub table_reader: ReaderSlot,
+}
+
+/// A lazily filled slot for a file's open [`TableReader`].
+#[derive(Default, Clone)]
+pub struct ReaderSlot(pub OnceLock<Arc<TableReader>>);
+
+impl std::fmt::Debug for ReaderSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "open"
+        } else {
+            "closed"
+        })
+    }
 }
 
 /// Weight of a surplus deletion in [`FileMetaData::compensated_size`]: one
@@ -128,6 +149,8 @@ impl FileMetaData {
             raw_value_size: self.raw_value_size,
             creation_time: self.creation_time,
             being_compacted: AtomicBool::new(false),
+            // The same file: an open reader stays valid.
+            table_reader: self.table_reader.clone(),
         }
     }
 }

@@ -1,0 +1,498 @@
+//! Compactions: automatic (picked by [`crate::compaction::pick_compaction`])
+//! and manual (`compact_range`), plus [`OutputWriter`], which writes the
+//! output tables of flushes and compactions.
+//!
+//! Output files are split only where the user key changes, so every version
+//! of a key lands in one file. Range tombstones are clipped to each file's
+//! share of the key space, `[first user key, next file's first user key)`
+//! (unbounded at the outer ends), and widen the file's key range: the
+//! largest key of a file whose tombstone reaches past its last point key is
+//! the sentinel `(end, MAX_SEQUENCE, RangeDeletion)`, which sorts before
+//! every real entry of `end`, so the next file may start at `end`.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::compaction_iter::{CompactionIter, keep_range_tombstone};
+use super::level_iter::LevelIter;
+use super::{DbInner, DbState};
+use crate::compaction::{CompactionPlan, ManualPick, pick_compaction, try_pick_manual};
+use crate::error::{Error, Result};
+use crate::info_log;
+use crate::iterator::{InternalIterator, MergingIterator};
+use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
+use crate::memtable::RangeTombstone;
+use crate::range_del::FragmentedTombstones;
+use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
+use crate::version::{FileMetaData, VersionEdit, filename};
+
+/// Writes the output tables of one job. See the module docs.
+pub(crate) struct OutputWriter<'a> {
+    db: &'a DbInner,
+    max_file_size: u64,
+    tombstones: Vec<RangeTombstone>,
+    preset_number: Option<u64>,
+    current: Option<(TableBuilder, u64)>,
+    /// Lower clip bound of the current file's tombstones (None = unbounded).
+    lower: Option<Vec<u8>>,
+    last_user_key: Vec<u8>,
+    outputs: Vec<FileMetaData>,
+    /// Every file number this writer created (for cleanup on failure).
+    pub(crate) created: Vec<u64>,
+    /// Bytes written to output files.
+    pub(crate) bytes_written: u64,
+}
+
+impl<'a> OutputWriter<'a> {
+    /// `tombstones`: the range tombstones to write; `preset_number`: the
+    /// number of the (single) output of a flush.
+    pub(crate) fn new(
+        db: &'a DbInner,
+        _output_level: usize,
+        max_file_size: u64,
+        mut tombstones: Vec<RangeTombstone>,
+        preset_number: Option<u64>,
+    ) -> Self {
+        tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
+        OutputWriter {
+            db,
+            max_file_size,
+            tombstones,
+            preset_number,
+            current: None,
+            lower: None,
+            last_user_key: Vec::new(),
+            outputs: Vec::new(),
+            created: Vec::new(),
+            bytes_written: 0,
+        }
+    }
+
+    fn next_number(&mut self) -> u64 {
+        if let Some(n) = self.preset_number.take() {
+            return n;
+        }
+        let mut st = self.db.state.lock();
+        let n = st.versions.new_file_number();
+        st.pending_outputs.insert(n);
+        n
+    }
+
+    fn open(&mut self) -> Result<()> {
+        let number = self.next_number();
+        self.created.push(number);
+        let path = self.db.path.join(filename::table_file_name(number));
+        let file = self.db.fs.new_writable(&path, Default::default())?;
+        let opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
+        self.current = Some((TableBuilder::new(file, opts), number));
+        Ok(())
+    }
+
+    /// Adds one entry; keys arrive in internal-key order.
+    pub(crate) fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
+        let user = key::user_key(ikey);
+        let split = match &self.current {
+            Some((b, _)) => {
+                b.estimated_file_size() >= self.max_file_size
+                    && user != self.last_user_key.as_slice()
+            }
+            None => false,
+        };
+        if split {
+            self.finish_current(Some(user.to_vec()))?;
+            self.lower = Some(user.to_vec());
+        }
+        if self.current.is_none() {
+            self.open()?;
+        }
+        let (b, _) = self.current.as_mut().expect("opened above");
+        b.add(ikey, value)?;
+        if self.last_user_key.as_slice() != user {
+            self.last_user_key.clear();
+            self.last_user_key.extend_from_slice(user);
+        }
+        Ok(())
+    }
+
+    /// Tombstones clipped to `[self.lower, upper)`.
+    fn clipped(&self, upper: Option<&[u8]>) -> Vec<RangeTombstone> {
+        let mut out = Vec::new();
+        for t in &self.tombstones {
+            let begin = match &self.lower {
+                Some(l) if l.as_slice() > t.begin.as_slice() => l.clone(),
+                _ => t.begin.clone(),
+            };
+            let end = match upper {
+                Some(u) if u < t.end.as_slice() => u.to_vec(),
+                _ => t.end.clone(),
+            };
+            if begin < end {
+                out.push(RangeTombstone {
+                    begin,
+                    end,
+                    seq: t.seq,
+                });
+            }
+        }
+        out
+    }
+
+    fn finish_current(&mut self, upper: Option<Vec<u8>>) -> Result<()> {
+        let Some((mut b, number)) = self.current.take() else {
+            return Ok(());
+        };
+        let tombs = self.clipped(upper.as_deref());
+        for t in &tombs {
+            b.add_range_tombstone(t);
+        }
+        let props = b.finish()?;
+        self.bytes_written += props.file_size;
+        self.outputs.push(file_meta(number, &props, &tombs));
+        Ok(())
+    }
+
+    /// Finishes the last file and returns the outputs.
+    pub(crate) fn finish(mut self) -> Result<Vec<FileMetaData>> {
+        if self.current.is_none() && self.outputs.is_empty() && !self.tombstones.is_empty() {
+            // Only tombstones survived: they still need a file.
+            self.open()?;
+        }
+        self.finish_current(None)?;
+        Ok(std::mem::take(&mut self.outputs))
+    }
+}
+
+/// Metadata of a finished table; the key range includes its tombstones.
+pub(crate) fn file_meta(
+    number: u64,
+    p: &TableProperties,
+    tombs: &[RangeTombstone],
+) -> FileMetaData {
+    let mut smallest = p.smallest_key.clone();
+    let mut largest = p.largest_key.clone();
+    for t in tombs {
+        let s = make_internal_key(&t.begin, t.seq, ValueKind::RangeDeletion);
+        if smallest.is_empty() || compare_internal(&s, &smallest).is_lt() {
+            smallest = s;
+        }
+        let l = make_internal_key(&t.end, MAX_SEQUENCE, ValueKind::RangeDeletion);
+        if largest.is_empty() || compare_internal(&l, &largest).is_gt() {
+            largest = l;
+        }
+    }
+    FileMetaData {
+        number,
+        file_size: p.file_size,
+        smallest,
+        largest,
+        smallest_seq: p.smallest_seqno,
+        largest_seq: p.largest_seqno,
+        num_entries: p.num_entries + p.num_range_deletions,
+        num_deletions: p.num_deletions + p.num_range_deletions,
+        raw_key_size: p.raw_key_size,
+        raw_value_size: p.raw_value_size,
+        creation_time: p.creation_time,
+        ..FileMetaData::default()
+    }
+}
+
+/// What a compaction did, for the info log and statistics.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct JobStats {
+    pub(crate) bytes_read: u64,
+    pub(crate) bytes_written: u64,
+    pub(crate) files_out: usize,
+}
+
+impl DbInner {
+    pub(crate) fn compaction_needed(&self, st: &DbState) -> bool {
+        !st.disable_auto_compactions
+            && pick_compaction(
+                &st.versions.current(),
+                &self.picker_opts,
+                st.versions.compact_cursors(),
+            )
+            .is_some()
+    }
+
+    pub(crate) fn background_compaction(self: Arc<Self>) {
+        let mut st = self.state.lock();
+        st.compactions_scheduled -= 1;
+        if self.shutting_down.load(Ordering::Acquire)
+            || st.bg_error.is_some()
+            || st.paused > 0
+            || st.disable_auto_compactions
+        {
+            self.bg_cv.notify_all();
+            return;
+        }
+        let Some(plan) = pick_compaction(
+            &st.versions.current(),
+            &self.picker_opts,
+            st.versions.compact_cursors(),
+        ) else {
+            self.bg_cv.notify_all();
+            return;
+        };
+        plan.mark_being_compacted(true);
+        st.compactions_running += 1;
+        // Another compaction on other files may run beside this one.
+        self.maybe_schedule_work(&mut st);
+        drop(st);
+        // Failures are latched as the background error inside run_plan.
+        let _ = self.run_plan(plan);
+    }
+
+    /// Runs a picked and marked plan to completion, then unmarks it.
+    fn run_plan(self: &Arc<Self>, plan: CompactionPlan) -> Result<()> {
+        let snapshots = self.snapshots.list();
+        let started = std::time::Instant::now();
+        info_log!(
+            self.info_log,
+            Info,
+            "Compaction started: L{} -> L{} ({:?}, score {:.2}), {} + {} files, {} bytes{}",
+            plan.level,
+            plan.output_level,
+            plan.reason,
+            plan.score,
+            plan.inputs.len(),
+            plan.output_inputs.len(),
+            plan.input_bytes(),
+            if plan.is_trivial_move {
+                ", trivial move"
+            } else {
+                ""
+            }
+        );
+        let result = if plan.is_trivial_move {
+            let mut st = self.state.lock();
+            let r = st.versions.log_and_apply(plan.trivial_move_edit());
+            if r.is_ok() {
+                self.refresh_super_version(&st);
+            }
+            r.map(|_| JobStats::default())
+        } else {
+            self.compact_files(&plan, &snapshots)
+        };
+        let mut st = self.state.lock();
+        plan.mark_being_compacted(false);
+        st.compactions_running -= 1;
+        match &result {
+            Ok(s) => info_log!(
+                self.info_log,
+                Info,
+                "Compaction finished: L{} -> L{}, {} files written, read {} bytes, wrote {} bytes in {} ms; {}",
+                plan.level,
+                plan.output_level,
+                s.files_out,
+                s.bytes_read,
+                s.bytes_written,
+                started.elapsed().as_millis(),
+                st.versions.current().level_summary()
+            ),
+            Err(Error::ShutdownInProgress(_)) => {
+                info_log!(self.info_log, Info, "Compaction abandoned: shutting down");
+            }
+            Err(e) => {
+                info_log!(self.info_log, Error, "Compaction failed: {e}");
+                self.set_bg_error(&mut st, e);
+            }
+        }
+        self.maybe_schedule_work(&mut st);
+        self.bg_cv.notify_all();
+        let obsolete = self.collect_obsolete_files(&mut st);
+        drop(st);
+        self.delete_files(obsolete);
+        result.map(|_| ())
+    }
+
+    /// Merges the plan's inputs into new tables and installs them.
+    fn compact_files(
+        self: &Arc<Self>,
+        plan: &CompactionPlan,
+        snapshots: &[u64],
+    ) -> Result<JobStats> {
+        let tro = TableReadOptions {
+            verify_checksums: true,
+            fill_cache: false,
+        };
+        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+        let mut tombstones = Vec::new();
+        let mut stats = JobStats {
+            bytes_read: plan.input_bytes(),
+            ..JobStats::default()
+        };
+        for (level, files) in [
+            (plan.level, &plan.inputs),
+            (plan.output_level, &plan.output_inputs),
+        ] {
+            if files.is_empty() {
+                continue;
+            }
+            for f in files.iter().filter(|f| f.num_deletions > 0) {
+                tombstones.extend_from_slice(self.table_cache.reader(f, level)?.range_tombstones());
+            }
+            if level == 0 {
+                for f in files.iter() {
+                    children.push(Box::new(self.table_cache.reader(f, 0)?.iter(tro)));
+                }
+            } else {
+                children.push(Box::new(LevelIter::new(
+                    files.to_vec(),
+                    self.file_opener(level, tro),
+                )));
+            }
+        }
+        let frag = FragmentedTombstones::new(tombstones.clone(), MAX_SEQUENCE);
+        let kept: Vec<RangeTombstone> = tombstones
+            .into_iter()
+            .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))
+            .collect();
+        let mut it = CompactionIter::new(
+            MergingIterator::new(children),
+            snapshots.to_vec(),
+            plan.bottommost,
+            frag,
+        );
+        let mut out = OutputWriter::new(
+            self,
+            plan.output_level,
+            plan.max_output_file_size,
+            kept,
+            None,
+        );
+        let r = (|| -> Result<Vec<FileMetaData>> {
+            let mut n = 0u64;
+            while it.advance() {
+                out.add(it.key(), it.value())?;
+                n += 1;
+                if n.is_multiple_of(4096) && self.shutting_down.load(Ordering::Acquire) {
+                    return Err(Error::ShutdownInProgress(
+                        "compaction stopped by close".into(),
+                    ));
+                }
+            }
+            it.input().status()?;
+            Ok(Vec::new())
+        })();
+        let created = out.created.clone();
+        let outputs = match r {
+            Ok(_) => out.finish(),
+            Err(e) => {
+                drop(out);
+                Err(e)
+            }
+        };
+        let outputs = match outputs.and_then(|o| self.sync_db_dir().map(|_| o)) {
+            Ok(o) => o,
+            Err(e) => {
+                let mut st = self.state.lock();
+                for n in &created {
+                    st.pending_outputs.remove(n);
+                }
+                drop(st);
+                for n in &created {
+                    let _ = self
+                        .fs
+                        .remove_file(&self.path.join(filename::table_file_name(*n)));
+                }
+                return Err(e);
+            }
+        };
+        stats.files_out = outputs.len();
+        stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
+        let mut edit = VersionEdit::new();
+        plan.record_inputs(&mut edit);
+        for f in outputs {
+            edit.add_file(plan.output_level, Arc::new(f));
+        }
+        let mut st = self.state.lock();
+        let r = st.versions.log_and_apply(edit);
+        for n in &created {
+            st.pending_outputs.remove(n);
+        }
+        r?;
+        self.refresh_super_version(&st);
+        Ok(stats)
+    }
+
+    /// Manual compaction of `[begin, end]`: flush, then compact level by
+    /// level down to the last level holding data.
+    pub(crate) fn compact_range(
+        self: &Arc<Self>,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        self.check_open()?;
+        self.flush(&super::FlushOptions::default())?;
+        let mut st = self.state.lock();
+        st.manual_compactions += 1;
+        let r = self.manual_compaction_rounds(&mut st, begin, end);
+        st.manual_compactions -= 1;
+        self.bg_cv.notify_all();
+        r
+    }
+
+    fn manual_compaction_rounds(
+        self: &Arc<Self>,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        let mut level = 0usize;
+        loop {
+            let v = st.versions.current();
+            let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
+                return Ok(());
+            };
+            let worth = if level == 0 {
+                v.num_files(0) > 0
+            } else {
+                level < last
+            };
+            if worth {
+                loop {
+                    if let Some(e) = &st.bg_error {
+                        return Err(e.clone());
+                    }
+                    self.check_open()?;
+                    if st.paused > 0 {
+                        return Err(Error::Incomplete(
+                            "manual compaction cannot run while background work is paused".into(),
+                        ));
+                    }
+                    let v = st.versions.current();
+                    match try_pick_manual(&v, &self.picker_opts, level, begin, end) {
+                        ManualPick::Empty => break,
+                        ManualPick::Busy => {
+                            self.bg_cv.wait(st);
+                        }
+                        ManualPick::Plan(plan) => {
+                            plan.mark_being_compacted(true);
+                            st.compactions_running += 1;
+                            let r = parking_lot::MutexGuard::unlocked(st, || self.run_plan(plan));
+                            r?;
+                        }
+                    }
+                }
+            }
+            let v = st.versions.current();
+            let base = crate::compaction::level_targets(&v, &self.picker_opts).base_level;
+            level = if level == 0 { base.max(1) } else { level + 1 };
+            if level >= v.num_levels() - 1 || level >= last {
+                return Ok(());
+            }
+        }
+    }
+
+    pub(crate) fn verify_checksum(&self) -> Result<()> {
+        self.check_open()?;
+        let v = self.super_version.load().version.clone();
+        for level in 0..v.num_levels() {
+            for f in v.files(level) {
+                self.table_cache.reader(f, level)?.verify_checksums()?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,105 @@
+//! Deleting files nothing needs any more: WALs older than the manifest's log
+//! number, tables no live version or running job references, manifests
+//! replaced by a newer one, and leftover temporary files.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use super::{DbInner, DbState};
+use crate::info_log;
+use crate::version::{FileType, parse_file_name};
+
+/// What may be deleted, decided under the DB mutex.
+pub(crate) struct Obsolete {
+    live_tables: HashSet<u64>,
+    next_file_number: u64,
+    log_number: u64,
+    manifest_number: u64,
+    manifests: Vec<u64>,
+}
+
+impl DbInner {
+    /// Snapshot of what is live; deletion happens in [`DbInner::delete_files`]
+    /// without the mutex.
+    pub(crate) fn collect_obsolete_files(&self, st: &mut DbState) -> Obsolete {
+        let mut live_tables: HashSet<u64> = st.versions.live_files().into_iter().collect();
+        live_tables.extend(st.pending_outputs.iter().copied());
+        Obsolete {
+            live_tables,
+            next_file_number: st.versions.next_file_number(),
+            log_number: st.versions.log_number(),
+            manifest_number: st.versions.manifest_file_number(),
+            manifests: st.versions.take_obsolete_manifests(),
+        }
+    }
+
+    /// Deletes the files `o` says are obsolete. Errors are logged, not
+    /// returned: a leftover file costs space, never correctness.
+    pub(crate) fn delete_files(&self, o: Obsolete) {
+        let mut doomed: Vec<(PathBuf, Option<u64>)> = Vec::new();
+        for n in &o.manifests {
+            doomed.push((
+                self.path
+                    .join(crate::version::filename::manifest_file_name(*n)),
+                None,
+            ));
+        }
+        if let Ok(names) = self.fs.list_dir(&self.path) {
+            for name in names {
+                let keep = match parse_file_name(&name) {
+                    // Numbers at or past next_file_number may belong to a job
+                    // that started after the snapshot of live files.
+                    Some(FileType::Table(n)) => {
+                        o.live_tables.contains(&n) || n >= o.next_file_number
+                    }
+                    Some(FileType::Manifest(n)) => n >= o.manifest_number,
+                    Some(FileType::Log(n)) if self.wal_dir == self.path => n >= o.log_number,
+                    Some(FileType::Temp) => false,
+                    _ => true,
+                };
+                if !keep {
+                    let table = match parse_file_name(&name) {
+                        Some(FileType::Table(n)) => Some(n),
+                        _ => None,
+                    };
+                    doomed.push((self.path.join(&name), table));
+                }
+            }
+        }
+        if self.wal_dir != self.path
+            && let Ok(names) = self.fs.list_dir(&self.wal_dir)
+        {
+            for name in names {
+                if let Some(FileType::Log(n)) = parse_file_name(&name)
+                    && n < o.log_number
+                {
+                    doomed.push((self.wal_dir.join(&name), None));
+                }
+            }
+        }
+        doomed.sort();
+        doomed.dedup();
+        for (path, table) in doomed {
+            if let Some(n) = table {
+                self.table_cache.evict(n);
+            }
+            match self.fs.remove_file(&path) {
+                Ok(()) => info_log!(
+                    self.info_log,
+                    Debug,
+                    "Deleted obsolete file {}",
+                    path.display()
+                ),
+                Err(e) if !self.fs.exists(&path) => {
+                    let _ = e;
+                }
+                Err(e) => info_log!(
+                    self.info_log,
+                    Warn,
+                    "Could not delete {}: {e}",
+                    path.display()
+                ),
+            }
+        }
+    }
+}

@@ -1,0 +1,195 @@
+//! Flushes: immutable memtables become one L0 table each time.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use super::compaction::OutputWriter;
+use super::{DbInner, DbState, FlushOptions};
+use crate::error::{Error, Result};
+use crate::info_log;
+use crate::iterator::{InternalIterator, MergingIterator};
+use crate::memtable::{MemTable, MemTableIter};
+use crate::range_del::FragmentedTombstones;
+use crate::version::VersionEdit;
+
+use super::compaction_iter::CompactionIter;
+
+impl DbInner {
+    /// Immutable memtables not yet being flushed.
+    fn idle_imm(st: &DbState) -> usize {
+        st.imm.len() - st.imm_flushing
+    }
+
+    pub(crate) fn flush_needed(&self, st: &DbState) -> bool {
+        let idle = Self::idle_imm(st);
+        idle > 0
+            && (st.flush_requested
+                || idle >= self.opts.min_write_buffer_number_to_merge.max(1) as usize)
+    }
+
+    pub(crate) fn background_flush(self: Arc<Self>) {
+        let mut st = self.state.lock();
+        st.flush_scheduled = false;
+        if self.shutting_down.load(Ordering::Acquire)
+            || st.bg_error.is_some()
+            || st.paused > 0
+            || st.flush_running
+            || !self.flush_needed(&st)
+        {
+            self.bg_cv.notify_all();
+            return;
+        }
+        // Flush every idle immutable memtable, oldest first, into one table.
+        let mems: Vec<Arc<MemTable>> = st.imm[st.imm_flushing..].to_vec();
+        st.imm_flushing = st.imm.len();
+        st.flush_running = true;
+        let number = st.versions.new_file_number();
+        st.pending_outputs.insert(number);
+        let snapshots = self.snapshots.list();
+        drop(st);
+
+        let started = std::time::Instant::now();
+        let result = self.write_memtables_to_l0(&mems, number, &snapshots);
+
+        let mut st = self.state.lock();
+        st.pending_outputs.remove(&number);
+        st.flush_running = false;
+        let outcome = match result {
+            Ok(meta) => self.install_flush(&mut st, &mems, meta),
+            Err(e) => {
+                // The table never made it into a version: remove what was written.
+                let _ = self.fs.remove_file(
+                    &self
+                        .path
+                        .join(crate::version::filename::table_file_name(number)),
+                );
+                Err(e)
+            }
+        };
+        match outcome {
+            Ok(()) => {
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Flush finished: {} memtables into table #{number} in {} ms; {}",
+                    mems.len(),
+                    started.elapsed().as_millis(),
+                    st.versions.current().level_summary()
+                );
+            }
+            Err(e) => {
+                // A failed manifest write may still have reached the disk, so
+                // the table is kept; the next open deletes it if unreferenced.
+                st.imm_flushing = 0;
+                info_log!(self.info_log, Error, "Flush of table #{number} failed: {e}");
+                self.set_bg_error(&mut st, &e);
+            }
+        }
+        self.maybe_schedule_work(&mut st);
+        self.bg_cv.notify_all();
+        let obsolete = self.collect_obsolete_files(&mut st);
+        drop(st);
+        self.delete_files(obsolete);
+    }
+
+    /// Writes `mems` (oldest first) as one L0 table numbered `number`.
+    /// Returns `None` when nothing survived.
+    pub(crate) fn write_memtables_to_l0(
+        &self,
+        mems: &[Arc<MemTable>],
+        number: u64,
+        snapshots: &[u64],
+    ) -> Result<Option<crate::version::FileMetaData>> {
+        let children: Vec<Box<dyn InternalIterator>> = mems
+            .iter()
+            .rev()
+            .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
+            .collect();
+        let tombstones: Vec<_> = mems.iter().flat_map(|m| m.range_tombstones()).collect();
+        let frag = FragmentedTombstones::new(tombstones.clone(), crate::key::MAX_SEQUENCE);
+        let mut it = CompactionIter::new(
+            MergingIterator::new(children),
+            snapshots.to_vec(),
+            false,
+            frag,
+        );
+        info_log!(
+            self.info_log,
+            Info,
+            "Flush started: table #{number}, {} memtables, {} entries",
+            mems.len(),
+            mems.iter().map(|m| m.num_entries()).sum::<u64>()
+        );
+        let mut out = OutputWriter::new(self, 0, u64::MAX, tombstones, Some(number));
+        while it.advance() {
+            out.add(it.key(), it.value())?;
+        }
+        it.input().status()?;
+        let mut files = out.finish()?;
+        self.sync_db_dir()?;
+        Ok(files.pop())
+    }
+
+    /// Records a finished flush in the manifest and publishes it.
+    fn install_flush(
+        self: &Arc<Self>,
+        st: &mut DbState,
+        mems: &[Arc<MemTable>],
+        meta: Option<crate::version::FileMetaData>,
+    ) -> Result<()> {
+        let mut edit = VersionEdit::default();
+        if let Some(m) = meta {
+            edit.add_file(0, Arc::new(m));
+        }
+        // WALs older than the oldest memtable left unflushed are obsolete.
+        let remaining = st.imm.get(mems.len());
+        let mem = self.super_version.load().mem.clone();
+        let log_number = remaining.map_or(mem.log_number(), |m| m.log_number());
+        edit.log_number = Some(log_number);
+        st.versions
+            .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
+        st.versions.log_and_apply(edit)?;
+        st.imm.drain(..mems.len());
+        st.imm_flushing = 0;
+        if st.imm.is_empty() {
+            st.flush_requested = false;
+        }
+        self.refresh_super_version(st);
+        Ok(())
+    }
+
+    /// An explicit flush: switch the memtable and flush every immutable one.
+    pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
+        self.check_open()?;
+        self.check_bg_error()?;
+        self.switch_memtable_in_queue()?;
+        let mut st = self.state.lock();
+        let Some(target) = st.imm.last().cloned() else {
+            return Ok(());
+        };
+        st.flush_requested = true;
+        self.maybe_schedule_work(&mut st);
+        if !fo.wait {
+            return Ok(());
+        }
+        while st.imm.iter().any(|m| Arc::ptr_eq(m, &target)) {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            if self.shutting_down.load(Ordering::Acquire) {
+                return Err(Error::ShutdownInProgress("the database is closing".into()));
+            }
+            if st.paused > 0 {
+                return Err(Error::Incomplete(
+                    "flush cannot finish while background work is paused".into(),
+                ));
+            }
+            self.bg_cv.wait(&mut st);
+        }
+        Ok(())
+    }
+
+    pub(crate) fn sync_db_dir(&self) -> Result<()> {
+        self.fs.sync_dir(&self.path)
+    }
+}

@@ -1,0 +1,196 @@
+//! [`LevelIter`]: one [`InternalIterator`] over the files of a level ≥ 1
+//! (sorted and disjoint in internal-key order), opening each file's table
+//! iterator only when the walk reaches it.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use crate::error::{Error, Result};
+use crate::iterator::InternalIterator;
+use crate::key::compare_internal;
+use crate::version::FileMetaData;
+
+/// Opens the iterator of one file.
+pub(crate) type FileOpener =
+    Arc<dyn Fn(&FileMetaData) -> Result<Box<dyn InternalIterator>> + Send + Sync>;
+
+pub(crate) struct LevelIter {
+    files: Vec<Arc<FileMetaData>>,
+    opener: FileOpener,
+    index: usize,
+    cur: Option<Box<dyn InternalIterator>>,
+    err: Option<Error>,
+}
+
+impl LevelIter {
+    /// Iterates `files` (in level order).
+    pub(crate) fn new(files: Vec<Arc<FileMetaData>>, opener: FileOpener) -> Self {
+        LevelIter {
+            files,
+            opener,
+            index: 0,
+            cur: None,
+            err: None,
+        }
+    }
+
+    fn open(&mut self, index: usize) -> bool {
+        self.cur = None;
+        self.index = index;
+        if index >= self.files.len() {
+            return false;
+        }
+        match (self.opener)(&self.files[index]) {
+            Ok(it) => {
+                self.cur = Some(it);
+                true
+            }
+            Err(e) => {
+                if self.err.is_none() {
+                    self.err = Some(e);
+                }
+                false
+            }
+        }
+    }
+
+    fn cur_valid(&self) -> bool {
+        self.cur.as_ref().is_some_and(|c| c.valid())
+    }
+
+    /// Keeps the current child's error before moving off it.
+    fn keep_child_error(&mut self) {
+        if let Some(c) = &self.cur
+            && let Err(e) = c.status()
+            && self.err.is_none()
+        {
+            self.err = Some(e);
+        }
+    }
+
+    fn skip_forward(&mut self) {
+        while !self.cur_valid() && self.err.is_none() {
+            self.keep_child_error();
+            if self.err.is_some() || !self.open(self.index + 1) {
+                self.cur = None;
+                return;
+            }
+            if let Some(c) = self.cur.as_mut() {
+                c.seek_to_first();
+            }
+        }
+    }
+
+    fn skip_backward(&mut self) {
+        while !self.cur_valid() && self.err.is_none() {
+            self.keep_child_error();
+            if self.err.is_some() || self.index == 0 {
+                self.cur = None;
+                return;
+            }
+            if !self.open(self.index - 1) {
+                self.cur = None;
+                return;
+            }
+            if let Some(c) = self.cur.as_mut() {
+                c.seek_to_last();
+            }
+        }
+    }
+}
+
+impl InternalIterator for LevelIter {
+    fn valid(&self) -> bool {
+        self.err.is_none() && self.cur_valid()
+    }
+
+    fn seek_to_first(&mut self) {
+        self.err = None;
+        if self.open(0)
+            && let Some(c) = self.cur.as_mut()
+        {
+            c.seek_to_first();
+        }
+        self.skip_forward();
+    }
+
+    fn seek_to_last(&mut self) {
+        self.err = None;
+        if let Some(last) = self.files.len().checked_sub(1)
+            && self.open(last)
+            && let Some(c) = self.cur.as_mut()
+        {
+            c.seek_to_last();
+        }
+        self.skip_backward();
+    }
+
+    fn seek(&mut self, target: &[u8]) {
+        self.err = None;
+        let i = self
+            .files
+            .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
+        if self.open(i)
+            && let Some(c) = self.cur.as_mut()
+        {
+            c.seek(target);
+        }
+        self.skip_forward();
+    }
+
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        self.err = None;
+        let i = self
+            .files
+            .partition_point(|f| compare_internal(&f.smallest, target) != Ordering::Greater);
+        match i.checked_sub(1) {
+            Some(i) => {
+                if self.open(i)
+                    && let Some(c) = self.cur.as_mut()
+                {
+                    c.seek_for_prev(target);
+                }
+                self.skip_backward();
+            }
+            None => self.cur = None,
+        }
+    }
+
+    fn next(&mut self) {
+        if let Some(c) = self.cur.as_mut() {
+            c.next();
+        }
+        self.skip_forward();
+    }
+
+    fn prev(&mut self) {
+        if let Some(c) = self.cur.as_mut() {
+            c.prev();
+        }
+        self.skip_backward();
+    }
+
+    fn key(&self) -> &[u8] {
+        self.cur
+            .as_ref()
+            .expect("LevelIter::key while invalid")
+            .key()
+    }
+
+    fn value(&self) -> &[u8] {
+        self.cur
+            .as_ref()
+            .expect("LevelIter::value while invalid")
+            .value()
+    }
+
+    fn status(&self) -> Result<()> {
+        if let Some(e) = &self.err {
+            return Err(e.clone());
+        }
+        match &self.cur {
+            Some(c) => c.status(),
+            None => Ok(()),
+        }
+    }
+}
