@@ -344,12 +344,12 @@ impl Options {
                 t.block_restart_interval
             )));
         }
-        if let Some(b) = t.filter_bits_per_key {
-            if !(b.is_finite() && b >= 0.0) {
-                return Err(invalid(format!(
-                    "bloom filter bits per key must be ≥ 0, got {b}"
-                )));
-            }
+        if let Some(b) = t.filter_bits_per_key
+            && !(b.is_finite() && b >= 0.0)
+        {
+            return Err(invalid(format!(
+                "bloom filter bits per key must be ≥ 0, got {b}"
+            )));
         }
         Ok(())
     }

@@ -203,6 +203,10 @@ impl LogReader {
     }
 
     /// Reads the next record or reports what stopped it.
+    #[expect(
+        clippy::should_implement_trait,
+        reason = "returns Result<ReadEvent> with its own end-of-log events; not an Iterator"
+    )]
     pub fn next(&mut self) -> Result<ReadEvent> {
         self.record.clear();
         // Offset of the FIRST fragment of a record in progress.
