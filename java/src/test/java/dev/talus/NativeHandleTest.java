@@ -31,6 +31,7 @@ class NativeHandleTest {
     final String name;
     final List<Resource> children = new CopyOnWriteArrayList<>();
     volatile boolean freed;
+    volatile Runnable onBeforeDispose = () -> {};
 
     Resource(final boolean owning, final int stripes) {
       this("resource", owning, stripes, new CopyOnWriteArrayList<>());
@@ -76,6 +77,7 @@ class NativeHandleTest {
       for (final Resource child : children) {
         child.close();
       }
+      onBeforeDispose.run();
     }
 
     @Override
@@ -256,6 +258,15 @@ class NativeHandleTest {
     assertEquals(
         List.of("db.beforeDispose", "iterator.beforeDispose", "iterator.dispose", "db.dispose"),
         events);
+  }
+
+  @Test
+  void closeFromItsOwnBeforeDisposeReturnsInsteadOfWaitingForItself() {
+    final Resource r = new Resource();
+    r.onBeforeDispose = r::close;
+    r.close();
+    assertEquals(1, r.disposed.get());
+    assertEquals(1, r.beforeDisposeCalls.get());
   }
 
   @Test

@@ -42,7 +42,8 @@ import java.util.concurrent.locks.LockSupport;
  *       under a running native call. It waits as long as the longest such call.
  *   <li>{@code release()} must be called by the thread that called {@code acquire()}, and
  *       {@code close()} must not be called by a thread holding an acquire of the same object
- *       (it would wait for itself forever).
+ *       (it would wait for itself forever; a {@link IllegalStateException} from {@code
+ *       release()} flags an unpaired call).
  * </ol>
  *
  * <h2>Why striped counters</h2>
@@ -105,6 +106,9 @@ public abstract class NativeHandle implements AutoCloseable {
 
   /** Whether {@link #close()} must free the handle. */
   private volatile boolean owning;
+
+  /** The thread running the winning {@link #close()}, so a nested close() can return at once. */
+  private volatile Thread closingThread;
 
   /**
    * Wraps an owning handle of an object that many threads may use at once, with {@link
@@ -235,14 +239,18 @@ public abstract class NativeHandle implements AutoCloseable {
   /**
    * Closes this object: new calls are rejected at once, calls in flight are waited for, then
    * {@link #beforeDispose()} and {@link #disposeInternal(long)} run, once. Idempotent and
-   * thread-safe: every caller returns after the memory is freed.
+   * thread-safe: every caller returns after the memory is freed (except a nested call from
+   * {@code beforeDispose} or {@code disposeInternal} itself, which returns at once).
    */
   @Override
   public final void close() {
     if (!STATE.compareAndSet(this, OPEN, CLOSING)) {
-      awaitClosed();
+      if (closingThread != Thread.currentThread()) {
+        awaitClosed();
+      } // else: close() from this object's own beforeDispose/disposeInternal; nothing to wait for
       return;
     }
+    closingThread = Thread.currentThread();
     try {
       awaitNoCallsInFlight();
       beforeDispose();
@@ -254,6 +262,7 @@ public abstract class NativeHandle implements AutoCloseable {
         }
       } finally {
         state = CLOSED;
+        closingThread = null;
       }
     }
   }
