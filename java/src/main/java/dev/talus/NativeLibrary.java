@@ -188,7 +188,7 @@ public final class NativeLibrary {
               + "); the jar resource is used only when the property is unset",
           null);
     }
-    systemLoad(file, platform, resource, "from system property " + LIBRARY_PATH_PROPERTY);
+    systemLoad(file, platform, resource, "");
     return file;
   }
 
@@ -233,7 +233,15 @@ public final class NativeLibrary {
           e);
     }
     try {
-      systemLoad(temp, platform, resource, "extracted from the jar to " + temp);
+      systemLoad(
+          temp,
+          platform,
+          resource,
+          " (extracted from the jar; if "
+              + System.getProperty("java.io.tmpdir")
+              + " is mounted noexec, set "
+              + LIBRARY_PATH_PROPERTY
+              + " to a copy of the library elsewhere)");
     } catch (UnsatisfiedLinkError e) {
       deleteQuietly(temp);
       throw e;
@@ -241,7 +249,7 @@ public final class NativeLibrary {
     return temp;
   }
 
-  /** A new empty file readable and writable by the current user only. */
+  /** A new empty file that only the current user can access. */
   private static Path createPrivateTempFile() throws IOException {
     final String name = fileName();
     final int dot = name.lastIndexOf('.');
@@ -249,34 +257,22 @@ public final class NativeLibrary {
     final String suffix = dot > 0 ? name.substring(dot) : null;
     if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
       return Files.createTempFile(
-          prefix, suffix, PosixFilePermissions.asFileAttribute(
-              PosixFilePermissions.fromString("rwx------")));
+          prefix,
+          suffix,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
     }
-    final Path temp = Files.createTempFile(prefix, suffix);
-    final java.io.File f = temp.toFile();
-    // Best effort where POSIX permissions do not exist (Windows: the temp folder is per user).
-    f.setReadable(false, false);
-    f.setReadable(true, true);
-    f.setWritable(false, false);
-    f.setWritable(true, true);
-    f.setExecutable(false, false);
-    f.setExecutable(true, true);
-    return temp;
+    // Windows: the default temporary folder is private to the user already.
+    return Files.createTempFile(prefix, suffix);
   }
 
+  /** {@link System#load(String)}; on failure, an error that names {@code file}, plus {@code hint}. */
   private static void systemLoad(
-      final Path file, final String platform, final String resource, final String how) {
+      final Path file, final String platform, final String resource, final String hint) {
     try {
       System.load(file.toAbsolutePath().toString());
     } catch (UnsatisfiedLinkError e) {
-      final String hint =
-          how.startsWith("extracted")
-              ? " (if " + System.getProperty("java.io.tmpdir") + " is mounted noexec, set "
-                  + LIBRARY_PATH_PROPERTY + " to a copy of the library elsewhere)"
-              : "";
       throw unsatisfied(
-          platform, resource, "System.load failed for " + file + " " + how + ": "
-              + e.getMessage() + hint, e);
+          platform, resource, "System.load(" + file + ") failed: " + e.getMessage() + hint, e);
     }
   }
 

@@ -174,12 +174,11 @@ public final class Status implements Serializable {
      * @throws IllegalArgumentException if no code has that value
      */
     public static Code getCode(final byte value) {
-      for (final Code c : values()) {
-        if (c.value == value) {
-          return c;
-        }
+      final Code c = fromByteOrUndefined(value);
+      if (c == Undefined && value != Undefined.value) {
+        throw new IllegalArgumentException("unknown Status.Code byte value: " + value);
       }
-      throw new IllegalArgumentException("unknown Status.Code byte value: " + value);
+      return c;
     }
 
     static Code fromByteOrUndefined(final byte value) {
@@ -236,12 +235,11 @@ public final class Status implements Serializable {
      * @throws IllegalArgumentException if no sub-code has that value
      */
     public static SubCode getSubCode(final byte value) {
-      for (final SubCode s : values()) {
-        if (s.value == value) {
-          return s;
-        }
+      final SubCode s = fromByteOrUndefined(value);
+      if (s == Undefined && value != Undefined.value) {
+        throw new IllegalArgumentException("unknown Status.SubCode byte value: " + value);
       }
-      throw new IllegalArgumentException("unknown Status.SubCode byte value: " + value);
+      return s;
     }
 
     static SubCode fromByteOrUndefined(final byte value) {

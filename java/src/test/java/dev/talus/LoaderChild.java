@@ -33,7 +33,8 @@ public final class LoaderChild {
     }
   }
 
-  private static void race(final int threads) throws Exception {
+  /** Starts {@code threads} threads that call {@link NativeLibrary#load()} at the same moment. */
+  static void race(final int threads) throws Exception {
     final CyclicBarrier start = new CyclicBarrier(threads);
     final List<Thread> racers = new ArrayList<>();
     final Throwable[] failure = new Throwable[1];

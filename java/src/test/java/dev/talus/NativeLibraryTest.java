@@ -10,11 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.nio.file.attribute.PosixFilePermission;
-import java.util.ArrayList;
 import java.util.EnumSet;
-import java.util.List;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -54,29 +50,8 @@ class NativeLibraryTest {
 
   @Test
   void sixteenThreadsRacingLoadLoadOnce() throws Exception {
-    final int threads = 16;
-    final CyclicBarrier start = new CyclicBarrier(threads);
-    final AtomicReference<Throwable> failure = new AtomicReference<>();
-    final List<Thread> racers = new ArrayList<>();
-    for (int t = 0; t < threads; t++) {
-      final Thread racer =
-          new Thread(
-              () -> {
-                try {
-                  start.await();
-                  NativeLibrary.load();
-                  assertNotNull(NativeLibrary.version());
-                } catch (Throwable e) {
-                  failure.set(e);
-                }
-              });
-      racer.start();
-      racers.add(racer);
-    }
-    for (final Thread racer : racers) {
-      racer.join();
-    }
-    assertNull(failure.get());
+    LoaderChild.race(16);
+    assertNotNull(NativeLibrary.version());
     // Also run from a fresh JVM, where the race decides the first load:
     // NativeLibraryForkedTest.sixteenThreadsRacingTheFirstLoadLoadOnce.
     assertEquals(1, NativeLibrary.loadCount());
