@@ -1,0 +1,306 @@
+package dev.talus;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.FileSystems;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * Loads the native library {@code talusjni}, which holds the Talus engine, into this JVM.
+ *
+ * <p>Every Talus class that creates native objects calls {@link #load()} first, so applications
+ * rarely need to. The library is found in this order:
+ *
+ * <ol>
+ *   <li>the system property {@value #LIBRARY_PATH_PROPERTY}, if set: the path of the library
+ *       file, or of a directory holding it under its platform file name ({@code
+ *       libtalusjni.so} on Linux). Nothing else is tried when it is set;
+ *   <li>otherwise the jar resource {@code /dev/talus/native/<platform>/libtalusjni.so}, copied
+ *       to a temporary file that only the current user can read and that is deleted when the JVM
+ *       exits, then loaded with {@link System#load(String)}.
+ * </ol>
+ *
+ * <p>{@code <platform>} is one of {@code linux-x86_64}, {@code linux-aarch64}, {@code
+ * osx-x86_64}, {@code osx-aarch64}, {@code windows-x86_64}, derived from the {@code os.name} and
+ * {@code os.arch} system properties. The build packages the library of the platform it runs on.
+ *
+ * <p>Thread safety: all methods may be called from any thread; the library is loaded exactly
+ * once even when many threads call {@link #load()} at the same time.
+ */
+public final class NativeLibrary {
+  /**
+   * System property naming the native library file, or a directory containing it, to load
+   * instead of the copy inside the jar. Unset by default.
+   */
+  public static final String LIBRARY_PATH_PROPERTY = "talus.library.path";
+
+  /** Base name of the library, as for {@link System#loadLibrary(String)}. */
+  static final String LIBRARY_NAME = "talusjni";
+
+  /** Platforms whose library the build can package; other platforms fail with a clear error. */
+  static final List<String> SUPPORTED_PLATFORMS =
+      List.of("linux-x86_64", "linux-aarch64", "osx-x86_64", "osx-aarch64", "windows-x86_64");
+
+  private static final Object LOCK = new Object();
+
+  /** Set, under {@link #LOCK}, after a successful load; read without the lock on the fast path. */
+  private static volatile boolean loaded;
+
+  /** Number of {@link System#load(String)} calls that succeeded; guarded by {@link #LOCK}. */
+  private static int loadCount;
+
+  /** Absolute path of the file that was loaded; guarded by {@link #LOCK}. */
+  private static String loadedFrom;
+
+  private NativeLibrary() {}
+
+  /**
+   * Loads the native library unless it is loaded already. Cheap after the first success (one
+   * volatile read). A failed attempt is not remembered: a later call tries again.
+   *
+   * @throws UnsatisfiedLinkError if the library cannot be found or loaded; the message names the
+   *     platform, the resource looked for and the system property checked
+   */
+  public static void load() {
+    if (loaded) {
+      return;
+    }
+    synchronized (LOCK) {
+      if (loaded) {
+        return;
+      }
+      final Path path = locateAndLoad();
+      loadCount++;
+      loadedFrom = path.toString();
+      loaded = true;
+    }
+  }
+
+  /**
+   * The version of the loaded native library: the version of the {@code talus-jni} Rust crate
+   * it was built from (e.g. {@code "0.1.0"}). Loads the library first if needed.
+   *
+   * @return the native library version
+   * @throws UnsatisfiedLinkError if the library cannot be loaded
+   */
+  public static String version() {
+    load();
+    return nativeVersion();
+  }
+
+  private static native String nativeVersion();
+
+  /** How many times a library file was loaded into this JVM: 0 or 1. For tests. */
+  static int loadCount() {
+    synchronized (LOCK) {
+      return loadCount;
+    }
+  }
+
+  /** The absolute path of the loaded library file (a temporary copy when from the jar). */
+  static String loadedFrom() {
+    synchronized (LOCK) {
+      return loadedFrom;
+    }
+  }
+
+  /** The platform folder name of the running JVM, e.g. {@code linux-x86_64}. */
+  static String platform() {
+    return platform(System.getProperty("os.name", ""), System.getProperty("os.arch", ""));
+  }
+
+  /**
+   * Maps {@code os.name} and {@code os.arch} values to a platform folder name. Known values map
+   * to the names in {@link #SUPPORTED_PLATFORMS}; unknown ones pass through lower-cased (e.g.
+   * {@code freebsd-amd64}), so an error message can still name them.
+   */
+  static String platform(final String osName, final String osArch) {
+    final String os = osName.toLowerCase(Locale.ROOT);
+    final String arch = osArch.toLowerCase(Locale.ROOT);
+    final String osPart;
+    if (os.startsWith("linux")) {
+      osPart = "linux";
+    } else if (os.startsWith("mac") || os.startsWith("darwin")) {
+      osPart = "osx";
+    } else if (os.startsWith("windows")) {
+      osPart = "windows";
+    } else {
+      osPart = os.replaceAll("[^a-z0-9]", "");
+    }
+    final String archPart;
+    switch (arch) {
+      case "amd64":
+      case "x86_64":
+      case "x86-64":
+      case "x64":
+        archPart = "x86_64";
+        break;
+      case "aarch64":
+      case "arm64":
+        archPart = "aarch64";
+        break;
+      default:
+        archPart = arch.replaceAll("[^a-z0-9_]", "");
+    }
+    return osPart + "-" + archPart;
+  }
+
+  /** The library's file name on this OS: {@code libtalusjni.so}, {@code .dylib}, {@code .dll}. */
+  static String fileName() {
+    return System.mapLibraryName(LIBRARY_NAME);
+  }
+
+  /** The jar resource holding the library for {@code platform}. */
+  static String resourcePath(final String platform) {
+    return "/dev/talus/native/" + platform + "/" + fileName();
+  }
+
+  private static Path locateAndLoad() {
+    final String platform = platform();
+    final String resource = resourcePath(platform);
+    final String property = System.getProperty(LIBRARY_PATH_PROPERTY);
+    if (property != null && !property.isBlank()) {
+      return loadFromProperty(property.trim(), platform, resource);
+    }
+    return loadFromJar(platform, resource);
+  }
+
+  private static Path loadFromProperty(
+      final String property, final String platform, final String resource) {
+    final Path given = Paths.get(property).toAbsolutePath();
+    final Path file = Files.isDirectory(given) ? given.resolve(fileName()) : given;
+    if (!Files.isRegularFile(file)) {
+      throw unsatisfied(
+          platform,
+          resource,
+          "system property "
+              + LIBRARY_PATH_PROPERTY
+              + "="
+              + property
+              + " names no library file (looked for "
+              + file
+              + "); the jar resource is used only when the property is unset",
+          null);
+    }
+    systemLoad(file, platform, resource, "");
+    return file;
+  }
+
+  private static Path loadFromJar(final String platform, final String resource) {
+    final Path temp;
+    try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
+      if (in == null) {
+        final String why =
+            SUPPORTED_PLATFORMS.contains(platform)
+                ? "this jar has no library for the platform (it was built on another one)"
+                : "unsupported platform (os.name="
+                    + System.getProperty("os.name")
+                    + ", os.arch="
+                    + System.getProperty("os.arch")
+                    + "; supported: "
+                    + String.join(", ", SUPPORTED_PLATFORMS)
+                    + ")";
+        throw unsatisfied(
+            platform,
+            resource,
+            why + "; system property " + LIBRARY_PATH_PROPERTY + " is not set",
+            null);
+      }
+      temp = createPrivateTempFile();
+      temp.toFile().deleteOnExit();
+      // Write into the file just created: Files.copy(REPLACE_EXISTING) would replace it with a
+      // new file with default (umask) permissions.
+      try (OutputStream out = Files.newOutputStream(temp)) {
+        in.transferTo(out);
+      }
+    } catch (IOException e) {
+      throw unsatisfied(
+          platform,
+          resource,
+          "cannot copy the library to a temporary file in "
+              + System.getProperty("java.io.tmpdir")
+              + " ("
+              + e
+              + "); set system property "
+              + LIBRARY_PATH_PROPERTY
+              + " to a copy of the library instead",
+          e);
+    }
+    try {
+      systemLoad(
+          temp,
+          platform,
+          resource,
+          " (extracted from the jar; if "
+              + System.getProperty("java.io.tmpdir")
+              + " is mounted noexec, set "
+              + LIBRARY_PATH_PROPERTY
+              + " to a copy of the library elsewhere)");
+    } catch (UnsatisfiedLinkError e) {
+      deleteQuietly(temp);
+      throw e;
+    }
+    return temp;
+  }
+
+  /** A new empty file that only the current user can access. */
+  private static Path createPrivateTempFile() throws IOException {
+    final String name = fileName();
+    final int dot = name.lastIndexOf('.');
+    final String prefix = (dot > 0 ? name.substring(0, dot) : name) + "-";
+    final String suffix = dot > 0 ? name.substring(dot) : null;
+    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
+      return Files.createTempFile(
+          prefix,
+          suffix,
+          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+    }
+    // Windows: the default temporary folder is private to the user already.
+    return Files.createTempFile(prefix, suffix);
+  }
+
+  /** {@link System#load(String)}; on failure, an error that names {@code file}, plus {@code hint}. */
+  private static void systemLoad(
+      final Path file, final String platform, final String resource, final String hint) {
+    try {
+      System.load(file.toAbsolutePath().toString());
+    } catch (UnsatisfiedLinkError e) {
+      throw unsatisfied(
+          platform, resource, "System.load(" + file + ") failed: " + e.getMessage() + hint, e);
+    }
+  }
+
+  private static UnsatisfiedLinkError unsatisfied(
+      final String platform, final String resource, final String why, final Throwable cause) {
+    final UnsatisfiedLinkError e =
+        new UnsatisfiedLinkError(
+            "cannot load the Talus native library '"
+                + LIBRARY_NAME
+                + "' for platform "
+                + platform
+                + " (jar resource "
+                + resource
+                + ", system property "
+                + LIBRARY_PATH_PROPERTY
+                + "): "
+                + why);
+    if (cause != null) {
+      e.initCause(cause);
+    }
+    return e;
+  }
+
+  private static void deleteQuietly(final Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException ignored) {
+      // deleteOnExit is registered as well.
+    }
+  }
+}
