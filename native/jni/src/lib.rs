@@ -68,9 +68,14 @@ compile_error!(
      and with panic = \"abort\" any panic would kill the JVM"
 );
 
+pub mod bytes;
+pub mod cache;
+pub mod db;
 pub mod error;
 pub mod handle;
+pub mod iterator;
 pub mod native_library;
+pub mod options;
 
 use std::ffi::c_void;
 

@@ -132,6 +132,7 @@ pub(crate) struct DbInner {
     pub(crate) compaction_pool: ThreadPool,
     pub(crate) snapshots: SnapshotList,
     pub(crate) shutting_down: AtomicBool,
+    closing: AtomicBool,
     closed: AtomicBool,
     pub(crate) has_bg_error: AtomicBool,
 }
@@ -297,6 +298,7 @@ impl Db {
             compaction_pool,
             snapshots: SnapshotList::default(),
             shutting_down: AtomicBool::new(false),
+            closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             has_bg_error: AtomicBool::new(false),
             opts,
@@ -381,7 +383,19 @@ impl Db {
 
     /// Releases a snapshot taken with [`Db::snapshot`].
     pub fn release_snapshot(&self, s: Snapshot) {
-        self.inner.snapshots.release(s);
+        self.inner.snapshots.release(s.sequence_number());
+    }
+
+    /// Like [`Db::snapshot`], returning only the sequence number; release it
+    /// with [`Db::release_snapshot_sequence`]. For bindings that track
+    /// snapshots by number.
+    pub fn snapshot_sequence(&self) -> Result<SequenceNumber> {
+        Ok(self.snapshot()?.sequence_number())
+    }
+
+    /// Releases one snapshot taken at `seq`.
+    pub fn release_snapshot_sequence(&self, seq: SequenceNumber) {
+        self.inner.snapshots.release(seq);
     }
 
     /// The newest published sequence number.
@@ -455,10 +469,12 @@ impl Db {
         self.inner.block_cache.as_ref()
     }
 
-    /// Wakes writers waiting in a stall and makes new calls fail with
-    /// `ShutdownInProgress`; the first step of closing.
-    pub fn begin_close(&self) {
-        self.inner.begin_close();
+    /// The first step of closing, for callers that must wake other threads
+    /// before they can close: flushes memtables holding writes made without
+    /// the WAL, then makes new calls fail with `ShutdownInProgress` and wakes
+    /// writers waiting in a stall. Idempotent; [`Db::close`] calls it.
+    pub fn begin_close(&self) -> Result<()> {
+        self.inner.begin_close()
     }
 
     /// Closes the database: waits for background jobs, releases the lock.
@@ -484,25 +500,29 @@ impl DbInner {
         Ok(())
     }
 
-    fn begin_close(&self) {
-        if !self.shutting_down.swap(true, Ordering::AcqRel) {
-            // Wake writers waiting for room and manual jobs waiting for slots.
-            let _st = self.state.lock();
-            self.bg_cv.notify_all();
+    /// First step of closing (idempotent): flushes memtables holding writes
+    /// made without the WAL (while background work can still run), then
+    /// makes new calls fail with `ShutdownInProgress` and wakes writers
+    /// waiting for room.
+    fn begin_close(self: &Arc<Self>) -> Result<()> {
+        if self.closing.swap(true, Ordering::AcqRel) {
+            return Ok(());
         }
+        let mut result = Ok(());
+        if self.has_unlogged_writes() && !self.shutting_down.load(Ordering::Acquire) {
+            result = self.flush(&FlushOptions::default());
+        }
+        self.shutting_down.store(true, Ordering::Release);
+        let _st = self.state.lock();
+        self.bg_cv.notify_all();
+        result
     }
 
     fn close(self: &Arc<Self>) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
             return Ok(());
         }
-        // Writes made without the WAL live only in memtables: flush them
-        // while background work can still run.
-        let mut result = Ok(());
-        if !self.shutting_down.load(Ordering::Acquire) && self.has_unlogged_writes() {
-            result = self.flush(&FlushOptions::default());
-        }
-        self.begin_close();
+        let mut result = self.begin_close();
         {
             let mut st = self.state.lock();
             while st.flush_running || st.compactions_running > 0 || st.manual_compactions > 0 {

@@ -34,12 +34,12 @@ impl SnapshotList {
         Snapshot { seq }
     }
 
-    pub(crate) fn release(&self, s: Snapshot) {
+    pub(crate) fn release(&self, seq: SequenceNumber) {
         let mut c = self.counts.lock();
-        if let Some(n) = c.get_mut(&s.seq) {
+        if let Some(n) = c.get_mut(&seq) {
             *n -= 1;
             if *n == 0 {
-                c.remove(&s.seq);
+                c.remove(&seq);
             }
         }
     }

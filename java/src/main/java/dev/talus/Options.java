@@ -53,6 +53,7 @@ public class Options implements AutoCloseable {
   private CompactionPriority compactionPriority = CompactionPriority.MinOverlappingRatio;
   private boolean disableAutoCompactions;
   private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
+  private TableFormatConfig tableFormatConfig = new BlockBasedTableConfig();
 
   /** Options with RocksDB's defaults ({@code createIfMissing} false). */
   public Options() {}
@@ -96,6 +97,7 @@ public class Options implements AutoCloseable {
     this.compactionPriority = other.compactionPriority;
     this.disableAutoCompactions = other.disableAutoCompactions;
     this.compressionType = other.compressionType;
+    this.tableFormatConfig = other.tableFormatConfig;
   }
 
   void checkOpen() {
@@ -834,6 +836,60 @@ public class Options implements AutoCloseable {
   }
 
   /**
+   * The table format; Talus implements {@link BlockBasedTableConfig}.
+   *
+   * @param config the table settings
+   * @return this
+   */
+  public Options setTableFormatConfig(TableFormatConfig config) {
+    checkOpen();
+    this.tableFormatConfig = Objects.requireNonNull(config, "tableFormatConfig");
+    return this;
+  }
+
+  /** @return the table settings (a default {@link BlockBasedTableConfig} unless set) */
+  public TableFormatConfig tableFormatConfig() {
+    checkOpen();
+    return tableFormatConfig;
+  }
+
+  /**
+   * Alias of {@link #setTableFormatConfig(TableFormatConfig)}, as the postmortem of seed 003
+   * spells it.
+   *
+   * @param config the table settings
+   * @return this
+   */
+  public Options setBlockBasedTableFactory(BlockBasedTableConfig config) {
+    return setTableFormatConfig(config);
+  }
+
+  /** Opens a database with the handles of the shared native objects acquired. */
+  interface SharedOpen {
+    TalusDB open(long[] shared) throws TalusException;
+  }
+
+  /**
+   * Runs {@code open} with the handles of the shared native objects these options name (block
+   * cache, rate limiter, statistics, logger; 0 when unset), each held open for the call.
+   */
+  TalusDB withSharedHandles(SharedOpen open) throws TalusException {
+    checkOpen();
+    Cache cache = tableFormatConfig.sharedCache();
+    long[] shared = new long[4];
+    if (cache != null) {
+      shared[0] = cache.acquireShared();
+    }
+    try {
+      return open.open(shared);
+    } finally {
+      if (cache != null) {
+        cache.releaseShared();
+      }
+    }
+  }
+
+  /**
    * Encodes every option as {@code name=value} lines, the form the engine parses at open.
    *
    * @return the option string
@@ -873,6 +929,7 @@ public class Options implements AutoCloseable {
     put(b, "compaction_pri", compactionPriority.getValue());
     put(b, "disable_auto_compactions", disableAutoCompactions);
     put(b, "compression", compressionType.getValue());
+    tableFormatConfig.appendTo(b);
     return b.toString();
   }
 

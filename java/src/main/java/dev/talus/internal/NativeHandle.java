@@ -252,6 +252,7 @@ public abstract class NativeHandle implements AutoCloseable {
     }
     closingThread = Thread.currentThread();
     try {
+      onClosing();
       awaitNoCallsInFlight();
       beforeDispose();
     } finally {
@@ -266,6 +267,14 @@ public abstract class NativeHandle implements AutoCloseable {
       }
     }
   }
+
+  /**
+   * Runs once at the start of {@link #close()}, after new calls are rejected and BEFORE waiting
+   * for calls in flight, so a subclass can wake calls that would otherwise wait forever (a
+   * database wakes writers held in a write stall). The handle is still valid here. Does nothing
+   * by default.
+   */
+  protected void onClosing() {}
 
   /**
    * Runs once in {@link #close()}, after the last in-flight call on this object finished and

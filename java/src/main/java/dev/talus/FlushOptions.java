@@ -1,0 +1,63 @@
+package dev.talus;
+
+/**
+ * Options of {@link TalusDB#flush(FlushOptions)}, as RocksJava's {@code FlushOptions}. A plain
+ * Java object.
+ */
+public class FlushOptions implements AutoCloseable {
+  private boolean waitForFlush = true;
+  private boolean allowWriteStall;
+  private volatile boolean closed;
+
+  /** Default flush options: wait for the flush, no write stall allowed. */
+  public FlushOptions() {}
+
+  /**
+   * Wait until the flush has finished. Default true.
+   *
+   * @param waitForFlush true to block until the data is in table files
+   * @return this
+   */
+  public FlushOptions setWaitForFlush(boolean waitForFlush) {
+    checkOpen();
+    this.waitForFlush = waitForFlush;
+    return this;
+  }
+
+  /** @return whether flush waits (default true) */
+  public boolean waitForFlush() {
+    checkOpen();
+    return waitForFlush;
+  }
+
+  /**
+   * Flush even if it would stall writes. Default false. (A Talus flush never adds a stall of
+   * its own: it only waits for room in the immutable memtable queue, like any write.)
+   *
+   * @param allowWriteStall true to allow
+   * @return this
+   */
+  public FlushOptions setAllowWriteStall(boolean allowWriteStall) {
+    checkOpen();
+    this.allowWriteStall = allowWriteStall;
+    return this;
+  }
+
+  /** @return whether a write stall is allowed (default false) */
+  public boolean allowWriteStall() {
+    checkOpen();
+    return allowWriteStall;
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("FlushOptions is closed");
+    }
+  }
+
+  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+  }
+}

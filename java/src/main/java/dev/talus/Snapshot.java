@@ -1,0 +1,58 @@
+package dev.talus;
+
+import dev.talus.internal.NativeHandle;
+
+/**
+ * A pinned point in a database's history (RocksJava's {@code Snapshot}). Reads with {@link
+ * ReadOptions#setSnapshot(Snapshot)} see the database as it was when the snapshot was taken.
+ * Release it with {@link TalusDB#releaseSnapshot(Snapshot)} or {@link #close()}; closing the
+ * database releases it too.
+ */
+public class Snapshot extends NativeHandle {
+  private final TalusDB db;
+  private final long sequence;
+
+  Snapshot(TalusDB db, long sequence) {
+    // The handle is the sequence number; it names a registration in the database.
+    super(sequence == 0 ? -1 : sequence, true, 1);
+    this.db = db;
+    this.sequence = sequence;
+  }
+
+  /** @return the sequence number reads at this snapshot see */
+  public long getSequenceNumber() {
+    acquire(); // throws IllegalStateException once released
+    release();
+    return sequence;
+  }
+
+  @Override
+  protected void beforeDispose() {
+    db.removeChild(this);
+  }
+
+  @Override
+  protected void disposeInternal(long handle) {
+    if (db.isClosed()) {
+      return;
+    }
+    long h;
+    try {
+      h = db.acquireForChild();
+    } catch (IllegalStateException closing) {
+      return; // the database is closing: its snapshots go with it
+    }
+    try {
+      TalusDB.nativeReleaseSnapshot(h, sequence);
+    } catch (TalusException e) {
+      throw new IllegalStateException("releaseSnapshot: " + e.getMessage(), e);
+    } finally {
+      db.releaseForChild();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "Snapshot{sequence=" + sequence + "}";
+  }
+}

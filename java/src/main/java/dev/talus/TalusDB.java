@@ -1,0 +1,966 @@
+package dev.talus;
+
+import dev.talus.internal.NativeHandle;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * An open Talus database, with RocksJava's {@code RocksDB} API: a RocksJava program ports by
+ * changing its imports and {@code RocksDB} to {@code TalusDB}.
+ *
+ * <p>Thread-safe: every method may be called from any number of threads. {@link #close()} may
+ * be called while other threads are using the database: it rejects new calls, wakes writers held
+ * in a write stall (they fail with {@code ShutdownInProgress}), waits for calls in flight,
+ * closes the iterators and snapshots still open, and frees the native database. Any call after
+ * close throws {@link IllegalStateException}.
+ *
+ * <p>Errors of the engine are thrown as {@link TalusException} carrying a {@link Status}; {@code
+ * null} arguments throw {@link NullPointerException} naming the parameter; bad offsets throw
+ * {@link IndexOutOfBoundsException}. A missing key is not an error: {@code get} returns {@code
+ * null} (or {@link #NOT_FOUND}).
+ */
+public class TalusDB extends NativeHandle {
+  /** Name of the default column family, as RocksJava's constant (Talus has only this one). */
+  public static final byte[] DEFAULT_COLUMN_FAMILY = "default".getBytes(StandardCharsets.UTF_8);
+
+  /** Returned by the {@code get} overloads that fill a buffer when the key is absent. */
+  public static final int NOT_FOUND = -1;
+
+  static final int DEFAULT_READ_FLAGS = ReadOptions.VERIFY_CHECKSUMS | ReadOptions.FILL_CACHE;
+
+  private final Options options;
+  private final String path;
+  private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
+
+  private TalusDB(long handle, Options options, String path) {
+    super(handle);
+    this.options = options;
+    this.path = path;
+  }
+
+  /**
+   * Opens the database at {@code path}, creating it if missing (RocksJava's {@code open(String)}
+   * uses {@code createIfMissing = true}).
+   *
+   * @param path the database directory
+   * @return the open database
+   * @throws TalusException if it cannot be opened
+   */
+  public static TalusDB open(String path) throws TalusException {
+    return open(new Options().setCreateIfMissing(true), path);
+  }
+
+  /**
+   * Opens the database at {@code path} with {@code options}. The database keeps a reference to
+   * the options; the shared objects they name (cache, rate limiter, statistics, logger) may be
+   * closed later without harm: the database holds its own reference.
+   *
+   * @param options the options
+   * @param path the database directory
+   * @return the open database
+   * @throws TalusException if it cannot be opened (e.g. {@code InvalidArgument} for a missing
+   *     database without {@code createIfMissing}, {@code IOError}/{@code Busy} when another
+   *     process or handle holds it, {@code Corruption} for damaged files)
+   */
+  public static TalusDB open(Options options, String path) throws TalusException {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(path, "path");
+    NativeLibrary.load();
+    String text = options.toNativeString();
+    return options.withSharedHandles(
+        shared -> new TalusDB(nativeOpen(path, text, shared), options, path));
+  }
+
+  /** @return the database directory this database was opened at */
+  public String getName() {
+    return path;
+  }
+
+  /** @return the options this database was opened with */
+  public Options getOptions() {
+    return options;
+  }
+
+  // ---------------------------------------------------------------- writes
+
+  /**
+   * Sets {@code key} to {@code value} with default write options.
+   *
+   * @param key the key (may be empty)
+   * @param value the value (may be empty)
+   * @throws TalusException on an engine error
+   */
+  public void put(byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    put(0, key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Sets {@code key} to {@code value}.
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @param value the value
+   * @throws TalusException on an engine error ({@code Incomplete} for a {@code noSlowdown} write
+   *     during a stall)
+   */
+  public void put(WriteOptions writeOptions, byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    put(writeOptions.flags(), key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Sets {@code key[offset, offset+len)} to {@code value[vOffset, vOffset+vLen)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the value array
+   * @param vOffset first value byte
+   * @param vLen value length
+   * @throws TalusException on an engine error
+   */
+  public void put(byte[] key, int offset, int len, byte[] value, int vOffset, int vLen)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    put(0, key, offset, len, value, vOffset, vLen);
+  }
+
+  /**
+   * As {@link #put(byte[], int, int, byte[], int, int)} with write options.
+   *
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the value array
+   * @param vOffset first value byte
+   * @param vLen value length
+   * @throws TalusException on an engine error
+   */
+  public void put(WriteOptions writeOptions, byte[] key, int offset, int len, byte[] value,
+      int vOffset, int vLen) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    put(writeOptions.flags(), key, offset, len, value, vOffset, vLen);
+  }
+
+  private void put(int flags, byte[] key, int offset, int len, byte[] value, int vOffset,
+      int vLen) throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    long h = acquire();
+    try {
+      nativePut(h, flags, key, offset, len, value, vOffset, vLen);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Sets the key in {@code key} (position to limit) to the value in {@code value}; both buffers
+   * direct, or both heap. Each buffer's position moves to its limit.
+   *
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @param value the value buffer
+   * @throws TalusException on an engine error
+   */
+  public void put(WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (key.isDirect() != value.isDirect()) {
+      throw new TalusException(
+          "ByteBuffer put needs both buffers direct or both heap", new Status(
+              Status.Code.InvalidArgument, Status.SubCode.None,
+              "ByteBuffer put needs both buffers direct or both heap"));
+    }
+    if (key.isDirect()) {
+      long h = acquire();
+      try {
+        nativePutDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
+            value.position(), value.remaining());
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      byte[] v = new byte[value.remaining()];
+      key.duplicate().get(k);
+      value.duplicate().get(v);
+      put(writeOptions.flags(), k, 0, k.length, v, 0, v.length);
+    }
+    key.position(key.limit());
+    value.position(value.limit());
+  }
+
+  /**
+   * Deletes {@code key}.
+   *
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void delete(byte[] key) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    delete(0, key, 0, key.length);
+  }
+
+  /**
+   * Deletes {@code key}.
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void delete(WriteOptions writeOptions, byte[] key) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    delete(writeOptions.flags(), key, 0, key.length);
+  }
+
+  /**
+   * Deletes {@code key[offset, offset+len)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @throws TalusException on an engine error
+   */
+  public void delete(byte[] key, int offset, int len) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    delete(0, key, offset, len);
+  }
+
+  /**
+   * Deletes {@code key[offset, offset+len)}.
+   *
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @throws TalusException on an engine error
+   */
+  public void delete(WriteOptions writeOptions, byte[] key, int offset, int len)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    delete(writeOptions.flags(), key, offset, len);
+  }
+
+  /**
+   * Deletes the key in the direct buffer {@code key} (position to limit); the position moves to
+   * the limit.
+   *
+   * @param writeOptions options of this write
+   * @param key the key buffer, direct
+   * @throws TalusException on an engine error
+   */
+  public void delete(WriteOptions writeOptions, ByteBuffer key) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    if (key.isDirect()) {
+      long h = acquire();
+      try {
+        nativeDeleteDirect(h, writeOptions.flags(), key, key.position(), key.remaining());
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      key.duplicate().get(k);
+      delete(writeOptions.flags(), k, 0, k.length);
+    }
+    key.position(key.limit());
+  }
+
+  private void delete(int flags, byte[] key, int offset, int len) throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    long h = acquire();
+    try {
+      nativeDelete(h, flags, key, offset, len);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Deletes every key in {@code [beginKey, endKey)}.
+   *
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException on an engine error
+   */
+  public void deleteRange(byte[] beginKey, byte[] endKey) throws TalusException {
+    deleteRange(null, beginKey, endKey);
+  }
+
+  /**
+   * Deletes every key in {@code [beginKey, endKey)}.
+   *
+   * @param writeOptions options of this write (null for defaults)
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException on an engine error
+   */
+  public void deleteRange(WriteOptions writeOptions, byte[] beginKey, byte[] endKey)
+      throws TalusException {
+    Objects.requireNonNull(beginKey, "beginKey");
+    Objects.requireNonNull(endKey, "endKey");
+    int flags = writeOptions == null ? 0 : writeOptions.flags();
+    long h = acquire();
+    try {
+      nativeDeleteRange(h, flags, beginKey, endKey);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Applies {@code batch} atomically: all of its updates become visible together, with
+   * consecutive sequence numbers.
+   *
+   * @param writeOptions options of this write
+   * @param batch the updates
+   * @throws TalusException on an engine error
+   */
+  public void write(WriteOptions writeOptions, WriteBatch batch) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(batch, "batch");
+    int flags = writeOptions.flags();
+    if (batch.count() == 0) {
+      return;
+    }
+    long h = acquire();
+    try {
+      nativeWrite(h, flags, batch.buffer(), batch.size());
+    } finally {
+      release();
+    }
+  }
+
+  // ---------------------------------------------------------------- reads
+
+  /**
+   * Reads {@code key}.
+   *
+   * @param key the key
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(byte[] key) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    return get(DEFAULT_READ_FLAGS, -1L, key, 0, key.length);
+  }
+
+  /**
+   * Reads {@code key}.
+   *
+   * @param readOptions options of this read
+   * @param key the key
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(ReadOptions readOptions, byte[] key) throws TalusException {
+    Objects.requireNonNull(readOptions, "readOptions");
+    Objects.requireNonNull(key, "key");
+    return get(readOptions.flags(), readOptions.snapshotSequence(), key, 0, key.length);
+  }
+
+  /**
+   * Reads {@code key[offset, offset+len)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(byte[] key, int offset, int len) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    return get(DEFAULT_READ_FLAGS, -1L, key, offset, len);
+  }
+
+  /**
+   * Reads {@code key[offset, offset+len)}.
+   *
+   * @param readOptions options of this read
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(ReadOptions readOptions, byte[] key, int offset, int len)
+      throws TalusException {
+    Objects.requireNonNull(readOptions, "readOptions");
+    Objects.requireNonNull(key, "key");
+    return get(readOptions.flags(), readOptions.snapshotSequence(), key, offset, len);
+  }
+
+  private byte[] get(int flags, long snapshot, byte[] key, int offset, int len)
+      throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    long h = acquire();
+    try {
+      return nativeGet(h, flags, snapshot, key, offset, len);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Reads {@code key} into {@code value}, copying as much as fits.
+   *
+   * @param key the key
+   * @param value the buffer for the value
+   * @return the full length of the value, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    return getInto(DEFAULT_READ_FLAGS, -1L, key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Reads {@code key} into {@code value}, copying as much as fits.
+   *
+   * @param readOptions options of this read
+   * @param key the key
+   * @param value the buffer for the value
+   * @return the full length of the value, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ReadOptions readOptions, byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(readOptions, "readOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    return getInto(readOptions.flags(), readOptions.snapshotSequence(), key, 0, key.length,
+        value, 0, value.length);
+  }
+
+  /**
+   * Reads {@code key[offset, offset+len)} into {@code value[vOffset, vOffset+vLen)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the value array
+   * @param vOffset first value byte
+   * @param vLen room for the value
+   * @return the full length of the value, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(byte[] key, int offset, int len, byte[] value, int vOffset, int vLen)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    return getInto(DEFAULT_READ_FLAGS, -1L, key, offset, len, value, vOffset, vLen);
+  }
+
+  private int getInto(int flags, long snapshot, byte[] key, int offset, int len, byte[] value,
+      int vOffset, int vLen) throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    long h = acquire();
+    try {
+      return nativeGetInto(h, flags, snapshot, key, offset, len, value, vOffset, vLen);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Reads the key in {@code key} (position to limit) into {@code value} (from its position).
+   * With direct buffers nothing is copied on the Java side. On a hit, {@code value}'s limit
+   * becomes {@code min(limit, position + length)}; the key's position moves to its limit.
+   *
+   * @param readOptions options of this read
+   * @param key the key buffer
+   * @param value the value buffer
+   * @return the full length of the value, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ReadOptions readOptions, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    Objects.requireNonNull(readOptions, "readOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    int n;
+    if (key.isDirect() && value.isDirect()) {
+      long h = acquire();
+      try {
+        n = nativeGetDirect(h, readOptions.flags(), readOptions.snapshotSequence(), key,
+            key.position(), key.remaining(), value, value.position(), value.remaining());
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      key.duplicate().get(k);
+      byte[] v = get(readOptions.flags(), readOptions.snapshotSequence(), k, 0, k.length);
+      n = v == null ? NOT_FOUND : v.length;
+      if (v != null) {
+        value.duplicate().put(v, 0, Math.min(v.length, value.remaining()));
+      }
+    }
+    key.position(key.limit());
+    if (n != NOT_FOUND) {
+      value.limit(Math.min(value.limit(), value.position() + n));
+    }
+    return n;
+  }
+
+  /**
+   * Reads several keys at one consistent point in time.
+   *
+   * @param keys the keys
+   * @return one entry per key, {@code null} for absent keys
+   * @throws TalusException on an engine error
+   */
+  public List<byte[]> multiGetAsList(List<byte[]> keys) throws TalusException {
+    return multiGetAsList(null, keys);
+  }
+
+  /**
+   * Reads several keys at one consistent point in time.
+   *
+   * @param readOptions options of the reads (null for defaults)
+   * @param keys the keys
+   * @return one entry per key, {@code null} for absent keys
+   * @throws TalusException on an engine error
+   */
+  public List<byte[]> multiGetAsList(ReadOptions readOptions, List<byte[]> keys)
+      throws TalusException {
+    Objects.requireNonNull(keys, "keys");
+    byte[][] arr = keys.toArray(new byte[0][]);
+    for (byte[] k : arr) {
+      Objects.requireNonNull(k, "keys element");
+    }
+    int flags = readOptions == null ? DEFAULT_READ_FLAGS : readOptions.flags();
+    long snap = readOptions == null ? -1L : readOptions.snapshotSequence();
+    long h = acquire();
+    byte[][] values;
+    try {
+      values = nativeMultiGet(h, flags, snap, arr);
+    } finally {
+      release();
+    }
+    List<byte[]> out = new ArrayList<>(values.length);
+    for (byte[] v : values) {
+      out.add(v);
+    }
+    return out;
+  }
+
+  /**
+   * A new iterator over the latest state, with default read options. Close it before the
+   * database (closing the database closes it too).
+   *
+   * @return the iterator, not yet positioned
+   */
+  public TalusIterator newIterator() {
+    return newIterator(new ReadOptions());
+  }
+
+  /**
+   * A new iterator honouring {@code readOptions}' snapshot and iterate bounds.
+   *
+   * @param readOptions options of the iterator
+   * @return the iterator, not yet positioned
+   */
+  public TalusIterator newIterator(ReadOptions readOptions) {
+    Objects.requireNonNull(readOptions, "readOptions");
+    long h = acquire();
+    try {
+      TalusIterator it = TalusIterator.create(this, h, readOptions);
+      children.add(it);
+      return it;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Pins the current state. Reads with {@link ReadOptions#setSnapshot(Snapshot)} see it until
+   * {@link #releaseSnapshot(Snapshot)} (or the snapshot's {@code close()}).
+   *
+   * @return the snapshot
+   */
+  public Snapshot getSnapshot() {
+    long h = acquire();
+    try {
+      Snapshot s = new Snapshot(this, nativeGetSnapshotUnchecked(h));
+      children.add(s);
+      return s;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Releases {@code snapshot}; {@code null} is ignored.
+   *
+   * @param snapshot a snapshot of this database, or null
+   */
+  public void releaseSnapshot(Snapshot snapshot) {
+    if (snapshot != null) {
+      snapshot.close();
+    }
+  }
+
+  /** @return the sequence number of the newest write */
+  public long getLatestSequenceNumber() {
+    long h = acquire();
+    try {
+      return nativeLatestSequenceNumberUnchecked(h);
+    } finally {
+      release();
+    }
+  }
+
+  // ---------------------------------------------------------------- flush, compaction
+
+  /**
+   * Flushes the memtables to L0 tables; with {@link FlushOptions#waitForFlush()} (the default)
+   * returns when the data is in tables.
+   *
+   * @param flushOptions how to flush
+   * @throws TalusException on an engine error
+   */
+  public void flush(FlushOptions flushOptions) throws TalusException {
+    Objects.requireNonNull(flushOptions, "flushOptions");
+    long h = acquire();
+    try {
+      nativeFlush(h, flushOptions.waitForFlush(), flushOptions.allowWriteStall());
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Writes the WAL buffer to its file and, when {@code sync}, syncs it to disk.
+   *
+   * @param sync true to sync
+   * @throws TalusException on an IO error
+   */
+  public void flushWal(boolean sync) throws TalusException {
+    long h = acquire();
+    try {
+      nativeFlushWal(h, sync);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Syncs the WAL to disk.
+   *
+   * @throws TalusException on an IO error
+   */
+  public void syncWal() throws TalusException {
+    flushWal(true);
+  }
+
+  /**
+   * Compacts the whole key space down to the last level that holds data.
+   *
+   * @throws TalusException on an engine error
+   */
+  public void compactRange() throws TalusException {
+    compactRange(null, null);
+  }
+
+  /**
+   * Compacts the keys in {@code [begin, end]} ({@code null} = unbounded).
+   *
+   * @param begin first key, or null
+   * @param end last key, or null
+   * @throws TalusException on an engine error
+   */
+  public void compactRange(byte[] begin, byte[] end) throws TalusException {
+    long h = acquire();
+    try {
+      nativeCompactRange(h, begin, end);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Waits for running flushes and compactions, then starts no new ones until {@link
+   * #continueBackgroundWork()}. Writes stall once the memtables fill.
+   *
+   * @throws TalusException on an engine error
+   */
+  public void pauseBackgroundWork() throws TalusException {
+    background(0);
+  }
+
+  /**
+   * Undoes one {@link #pauseBackgroundWork()}.
+   *
+   * @throws TalusException when background work was not paused
+   */
+  public void continueBackgroundWork() throws TalusException {
+    background(1);
+  }
+
+  /**
+   * Talus addition: waits until no flush or compaction is pending or running.
+   *
+   * @throws TalusException on a background error
+   */
+  public void waitForCompactions() throws TalusException {
+    background(2);
+  }
+
+  /**
+   * Reads every block of every table file and verifies its checksum.
+   *
+   * @throws TalusException with {@code Corruption} naming the file on a mismatch
+   */
+  public void verifyChecksum() throws TalusException {
+    background(3);
+  }
+
+  private void background(int kind) throws TalusException {
+    long h = acquire();
+    try {
+      nativeBackground(h, kind);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Clears {@code disableAutoCompactions} and schedules any compaction that is due.
+   *
+   * @throws TalusException on an engine error
+   */
+  public void enableAutoCompaction() throws TalusException {
+    long h = acquire();
+    try {
+      nativeSetDisableAutoCompactions(h, false);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Talus addition: turns automatic compactions off at run time (as {@code setOptions} with
+   * {@code disable_auto_compactions=true}).
+   *
+   * @throws TalusException on an engine error
+   */
+  public void disableAutoCompaction() throws TalusException {
+    long h = acquire();
+    try {
+      nativeSetDisableAutoCompactions(h, true);
+    } finally {
+      release();
+    }
+  }
+
+  /** @return the number of levels (7 by default) */
+  public int numberLevels() {
+    return options.numLevels();
+  }
+
+  // ---------------------------------------------------------------- properties
+
+  /**
+   * A property of the database, by RocksDB's name (e.g. {@code "rocksdb.num-files-at-level0"},
+   * {@code "rocksdb.levelstats"}, {@code "rocksdb.estimate-num-keys"}).
+   *
+   * @param property the name
+   * @return its value as text
+   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   */
+  public String getProperty(String property) throws TalusException {
+    Objects.requireNonNull(property, "property");
+    long h = acquire();
+    try {
+      return nativeGetProperty(h, property);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A numeric property.
+   *
+   * @param property the name
+   * @return its value
+   * @throws TalusException with {@code InvalidArgument} for an unknown or non-numeric name
+   */
+  public long getLongProperty(String property) throws TalusException {
+    Objects.requireNonNull(property, "property");
+    long h = acquire();
+    try {
+      return nativeGetLongProperty(h, property);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * A numeric property summed over column families (Talus has one).
+   *
+   * @param property the name
+   * @return its value
+   * @throws TalusException for an unknown or non-numeric name
+   */
+  public long getAggregatedLongProperty(String property) throws TalusException {
+    return getLongProperty(property);
+  }
+
+  // ---------------------------------------------------------------- close
+
+  /**
+   * As {@link #close()}, but throws the error of the final flush of writes made without the WAL,
+   * if it failed.
+   *
+   * @throws TalusException if flushing unlogged writes failed
+   */
+  public void closeE() throws TalusException {
+    if (!isClosed()) {
+      long h = acquire();
+      try {
+        nativePrepareClose(h);
+      } finally {
+        release();
+      }
+    }
+    close();
+  }
+
+  void removeChild(NativeHandle child) {
+    children.remove(child);
+  }
+
+  long acquireForChild() {
+    return acquire();
+  }
+
+  void releaseForChild() {
+    release();
+  }
+
+  @Override
+  protected void onClosing() {
+    try {
+      nativePrepareClose(nativeHandle());
+    } catch (TalusException | RuntimeException e) {
+      // close() reports nothing, as in RocksJava; closeE() reports this error.
+    }
+  }
+
+  @Override
+  protected void beforeDispose() {
+    for (NativeHandle c : children.toArray(new NativeHandle[0])) {
+      c.close();
+    }
+    children.clear();
+  }
+
+  @Override
+  protected void disposeInternal(long handle) {
+    try {
+      nativeDispose(handle);
+    } catch (TalusException e) {
+      // close() reports nothing, as in RocksJava; the database is closed either way.
+    }
+  }
+
+  private static long nativeGetSnapshotUnchecked(long h) {
+    try {
+      return nativeGetSnapshot(h);
+    } catch (TalusException e) {
+      throw new IllegalStateException("getSnapshot: " + e.getMessage(), e);
+    }
+  }
+
+  private static long nativeLatestSequenceNumberUnchecked(long h) {
+    try {
+      return nativeLatestSequenceNumber(h);
+    } catch (TalusException e) {
+      throw new IllegalStateException("getLatestSequenceNumber: " + e.getMessage(), e);
+    }
+  }
+
+  private static native long nativeOpen(String path, String options, long[] shared)
+      throws TalusException;
+
+  private static native void nativePrepareClose(long h) throws TalusException;
+
+  private static native void nativeDispose(long h) throws TalusException;
+
+  private static native void nativePut(long h, int flags, byte[] key, int koff, int klen,
+      byte[] value, int voff, int vlen) throws TalusException;
+
+  private static native void nativePutDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen, ByteBuffer value, int vpos, int vlen) throws TalusException;
+
+  private static native void nativeDelete(long h, int flags, byte[] key, int koff, int klen)
+      throws TalusException;
+
+  private static native void nativeDeleteDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen) throws TalusException;
+
+  private static native void nativeDeleteRange(long h, int flags, byte[] begin, byte[] end)
+      throws TalusException;
+
+  private static native void nativeWrite(long h, int flags, byte[] batch, int len)
+      throws TalusException;
+
+  private static native byte[] nativeGet(long h, int flags, long snapshot, byte[] key, int koff,
+      int klen) throws TalusException;
+
+  private static native int nativeGetInto(long h, int flags, long snapshot, byte[] key, int koff,
+      int klen, byte[] value, int voff, int vlen) throws TalusException;
+
+  private static native int nativeGetDirect(long h, int flags, long snapshot, ByteBuffer key,
+      int kpos, int klen, ByteBuffer value, int vpos, int vcap) throws TalusException;
+
+  private static native byte[][] nativeMultiGet(long h, int flags, long snapshot, byte[][] keys)
+      throws TalusException;
+
+  static native long nativeNewIterator(long h, int flags, long snapshot, byte[] lower,
+      byte[] upper, ByteBuffer buffer) throws TalusException;
+
+  private static native long nativeGetSnapshot(long h) throws TalusException;
+
+  static native void nativeReleaseSnapshot(long h, long seq) throws TalusException;
+
+  private static native long nativeLatestSequenceNumber(long h) throws TalusException;
+
+  private static native void nativeFlush(long h, boolean wait, boolean allowWriteStall)
+      throws TalusException;
+
+  private static native void nativeFlushWal(long h, boolean sync) throws TalusException;
+
+  private static native void nativeCompactRange(long h, byte[] begin, byte[] end)
+      throws TalusException;
+
+  private static native void nativeBackground(long h, int kind) throws TalusException;
+
+  private static native void nativeSetDisableAutoCompactions(long h, boolean disable)
+      throws TalusException;
+
+  private static native String nativeGetProperty(long h, String name) throws TalusException;
+
+  private static native long nativeGetLongProperty(long h, String name) throws TalusException;
+}

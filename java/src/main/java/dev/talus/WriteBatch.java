@@ -1,0 +1,313 @@
+package dev.talus;
+
+import java.nio.ByteBuffer;
+import java.util.ArrayDeque;
+import java.util.Arrays;
+import java.util.Deque;
+import java.util.Objects;
+
+/**
+ * An atomic group of updates, as RocksJava's {@code WriteBatch}, applied with {@link
+ * TalusDB#write(WriteOptions, WriteBatch)}: all updates become visible together, with
+ * consecutive sequence numbers.
+ *
+ * <p>The batch is built in Java memory, in Talus's own batch encoding (the payload of a WAL
+ * record, specified in the engine's {@code write_batch} module), and crosses into native code
+ * once, when written. So {@link #data()} and {@link #WriteBatch(byte[])} use Talus's encoding,
+ * not RocksDB's. Not thread-safe.
+ */
+public class WriteBatch implements AutoCloseable {
+  private static final int HEADER = 12;
+  private static final byte VALUE = 1;
+  private static final byte DELETION = 0;
+  private static final byte RANGE_DELETION = 2;
+
+  private byte[] buf;
+  private int size = HEADER;
+  private int count;
+  private int kinds; // bit per kind present
+  private final Deque<int[]> savePoints = new ArrayDeque<>();
+  private volatile boolean closed;
+
+  /** An empty batch. */
+  public WriteBatch() {
+    this(256);
+  }
+
+  /**
+   * An empty batch with room for about {@code reservedBytes} of updates.
+   *
+   * @param reservedBytes initial capacity in bytes
+   */
+  public WriteBatch(int reservedBytes) {
+    if (reservedBytes < 0) {
+      throw new IllegalArgumentException("reservedBytes must not be negative, got " + reservedBytes);
+    }
+    buf = new byte[HEADER + reservedBytes];
+  }
+
+  /**
+   * A batch from bytes returned by {@link #data()} (Talus's encoding). The bytes are checked
+   * when the batch is written.
+   *
+   * @param serialized the encoded batch
+   */
+  public WriteBatch(byte[] serialized) {
+    Objects.requireNonNull(serialized, "serialized");
+    if (serialized.length < HEADER) {
+      throw new IllegalArgumentException("a serialized WriteBatch has at least 12 bytes");
+    }
+    buf = serialized.clone();
+    size = buf.length;
+    count = (buf[8] & 0xff) | (buf[9] & 0xff) << 8 | (buf[10] & 0xff) << 16 | (buf[11] & 0xff) << 24;
+    kinds = 7; // unknown: assume every kind may be present
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("WriteBatch is closed");
+    }
+  }
+
+  private void ensure(long extra) {
+    long need = size + extra;
+    if (need > Integer.MAX_VALUE - 16) {
+      throw new IllegalArgumentException("WriteBatch would exceed 2 GiB");
+    }
+    if (need > buf.length) {
+      buf = Arrays.copyOf(buf, (int) Math.max(need, Math.min(Integer.MAX_VALUE - 16L, buf.length * 2L)));
+    }
+  }
+
+  private void varint(int v) {
+    while ((v & ~0x7f) != 0) {
+      buf[size++] = (byte) ((v & 0x7f) | 0x80);
+      v >>>= 7;
+    }
+    buf[size++] = (byte) v;
+  }
+
+  private void bytes(byte[] b, int off, int len) {
+    varint(len);
+    System.arraycopy(b, off, buf, size, len);
+    size += len;
+  }
+
+  private void bytes(ByteBuffer b) {
+    int len = b.remaining();
+    varint(len);
+    b.get(buf, size, len);
+    size += len;
+  }
+
+  private void record(byte kind) {
+    count++;
+    kinds |= 1 << kind;
+  }
+
+  /**
+   * Adds a put of {@code key} to {@code value}.
+   *
+   * @param key the key
+   * @param value the value
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void put(byte[] key, byte[] value) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(11L + key.length + value.length);
+    buf[size++] = VALUE;
+    bytes(key, 0, key.length);
+    bytes(value, 0, value.length);
+    record(VALUE);
+  }
+
+  /**
+   * Adds a put of the key in {@code key} to the value in {@code value} (position to limit; both
+   * positions move to their limits).
+   *
+   * @param key the key buffer
+   * @param value the value buffer
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void put(ByteBuffer key, ByteBuffer value) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(11L + key.remaining() + value.remaining());
+    buf[size++] = VALUE;
+    bytes(key);
+    bytes(value);
+    record(VALUE);
+  }
+
+  /**
+   * Adds a delete of {@code key}.
+   *
+   * @param key the key
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void delete(byte[] key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(6L + key.length);
+    buf[size++] = DELETION;
+    bytes(key, 0, key.length);
+    record(DELETION);
+  }
+
+  /**
+   * Adds a delete of the key in {@code key} (position to limit; the position moves to the
+   * limit).
+   *
+   * @param key the key buffer
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void delete(ByteBuffer key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(6L + key.remaining());
+    buf[size++] = DELETION;
+    bytes(key);
+    record(DELETION);
+  }
+
+  /**
+   * Adds a delete of every key in {@code [beginKey, endKey)}.
+   *
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void deleteRange(byte[] beginKey, byte[] endKey) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(beginKey, "beginKey");
+    Objects.requireNonNull(endKey, "endKey");
+    ensure(11L + beginKey.length + endKey.length);
+    buf[size++] = RANGE_DELETION;
+    bytes(beginKey, 0, beginKey.length);
+    bytes(endKey, 0, endKey.length);
+    record(RANGE_DELETION);
+  }
+
+  /**
+   * Merge operators are not implemented by Talus.
+   *
+   * @param key ignored
+   * @param value ignored
+   * @throws UnsupportedOperationException always
+   */
+  public void merge(byte[] key, byte[] value) {
+    throw new UnsupportedOperationException("WriteBatch.merge: Talus has no merge operators");
+  }
+
+  /**
+   * Single deletes are not implemented by Talus; use {@link #delete(byte[])}.
+   *
+   * @param key ignored
+   * @throws UnsupportedOperationException always
+   */
+  public void singleDelete(byte[] key) {
+    throw new UnsupportedOperationException("WriteBatch.singleDelete: use delete");
+  }
+
+  /** Removes every update. */
+  public void clear() {
+    checkOpen();
+    size = HEADER;
+    count = 0;
+    kinds = 0;
+    savePoints.clear();
+  }
+
+  /** @return the number of updates */
+  public int count() {
+    checkOpen();
+    return count;
+  }
+
+  /** @return the encoded size in bytes */
+  public long getDataSize() {
+    checkOpen();
+    return size;
+  }
+
+  /** @return true when the batch holds a put */
+  public boolean hasPut() {
+    return (kinds & (1 << VALUE)) != 0;
+  }
+
+  /** @return true when the batch holds a delete */
+  public boolean hasDelete() {
+    return (kinds & (1 << DELETION)) != 0;
+  }
+
+  /** @return true when the batch holds a range delete */
+  public boolean hasDeleteRange() {
+    return (kinds & (1 << RANGE_DELETION)) != 0;
+  }
+
+  /** Remembers the current end of the batch for {@link #rollbackToSavePoint()}. */
+  public void setSavePoint() {
+    checkOpen();
+    savePoints.push(new int[] {size, count, kinds});
+  }
+
+  /**
+   * Drops every update added since the last {@link #setSavePoint()}, and that save point.
+   *
+   * @throws TalusException with {@code NotFound} when there is no save point
+   */
+  public void rollbackToSavePoint() throws TalusException {
+    checkOpen();
+    int[] sp = savePoints.poll();
+    if (sp == null) {
+      throw new TalusException(new Status(Status.Code.NotFound, Status.SubCode.None,
+          "rollbackToSavePoint: no save point"));
+    }
+    size = sp[0];
+    count = sp[1];
+    kinds = sp[2];
+  }
+
+  /**
+   * Forgets the last save point without rolling back.
+   *
+   * @throws TalusException with {@code NotFound} when there is no save point
+   */
+  public void popSavePoint() throws TalusException {
+    checkOpen();
+    if (savePoints.poll() == null) {
+      throw new TalusException(new Status(Status.Code.NotFound, Status.SubCode.None,
+          "popSavePoint: no save point"));
+    }
+  }
+
+  /** @return a copy of the encoded batch (Talus's encoding) */
+  public byte[] data() {
+    checkOpen();
+    return Arrays.copyOf(buffer(), size);
+  }
+
+  /** The encoding buffer with the count in the header; valid up to {@link #size()}. */
+  byte[] buffer() {
+    checkOpen();
+    buf[8] = (byte) count;
+    buf[9] = (byte) (count >>> 8);
+    buf[10] = (byte) (count >>> 16);
+    buf[11] = (byte) (count >>> 24);
+    return buf;
+  }
+
+  int size() {
+    return size;
+  }
+
+  /** Marks the batch closed; later use throws {@link IllegalStateException}. Idempotent. */
+  @Override
+  public void close() {
+    closed = true;
+    buf = new byte[0];
+  }
+}

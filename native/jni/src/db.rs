@@ -1,0 +1,564 @@
+//! Bindings of `dev.talus.TalusDB`: one JNI call per operation.
+//!
+//! Per-call options cross as plain values: write options as a flag word
+//! (1 sync, 2 disableWAL, 4 noSlowdown, 8 lowPri), read options as a flag
+//! word (1 verifyChecksums, 2 fillCache) plus the snapshot's sequence number
+//! (-1 = latest).
+
+#![expect(
+    unsafe_code,
+    reason = "JNI entry points are found by their #[unsafe(no_mangle)] names"
+)]
+
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JObjectArray, JString};
+use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
+
+use talus::options::{ReadOptions, WriteOptions};
+use talus::{Db, WriteBatch};
+
+use crate::bytes::{direct_slice, fill_from, read_all, read_region, with_buffers};
+use crate::error::{JniError, JniResult, guard, require_non_null};
+use crate::handle::{borrow_handle, drop_handle, into_handle};
+use crate::iterator::IterHandle;
+
+/// Write option flags (see the module docs).
+pub fn write_options(flags: jint) -> WriteOptions {
+    WriteOptions {
+        sync: flags & 1 != 0,
+        disable_wal: flags & 2 != 0,
+        no_slowdown: flags & 4 != 0,
+        low_pri: flags & 8 != 0,
+    }
+}
+
+/// Read option flags and snapshot (see the module docs).
+pub fn read_options(flags: jint, snapshot: jlong) -> ReadOptions {
+    ReadOptions {
+        snapshot: u64::try_from(snapshot).ok(),
+        verify_checksums: flags & 1 != 0,
+        fill_cache: flags & 2 != 0,
+        ..ReadOptions::default()
+    }
+}
+
+fn db<'a>(handle: jlong) -> JniResult<&'a Db> {
+    // SAFETY: handles of TalusDB come from into_handle::<Db> in nativeOpen,
+    // and every TalusDB method holds acquire() around its native call.
+    unsafe { borrow_handle::<Db>(handle) }
+}
+
+fn jlen(n: usize, what: &str) -> JniResult<jint> {
+    jint::try_from(n).map_err(|_| {
+        JniError::IllegalState(format!("{what} of {n} bytes does not fit a Java array"))
+    })
+}
+
+/// `static native long nativeOpen(String path, String options, long[] shared)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    path: JString<'l>,
+    options: JString<'l>,
+    shared: JLongArray<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&path, "path")?;
+        require_non_null(&options, "options")?;
+        require_non_null(&shared, "shared")?;
+        let path: String = env.get_string(&path)?.into();
+        let text: String = env.get_string(&options)?.into();
+        let mut handles = [0 as jlong; 4];
+        if env.get_array_length(&shared)? as usize != handles.len() {
+            return Err(JniError::IllegalArgument(
+                "shared handle array has the wrong length".into(),
+            ));
+        }
+        env.get_long_array_region(&shared, 0, &mut handles)?;
+        let mut opts = talus::Options::default();
+        crate::options::apply(&mut opts, &text)?;
+        if handles[0] != 0 {
+            opts.table.block_cache = Some(crate::cache::cache(handles[0])?.clone());
+        }
+        let db = Db::open(opts, &path)?;
+        Ok(into_handle(Box::new(db)))
+    })
+}
+
+/// `static native void nativePrepareClose(long handle)`: flushes unlogged
+/// writes and wakes stalled writers; errors are thrown.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativePrepareClose<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) {
+    guard(&mut env, |_| Ok(db(handle)?.begin_close()?))
+}
+
+/// `static native void nativeDispose(long handle)`: closes and frees.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDispose<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) {
+    guard(&mut env, |_| {
+        let r = db(handle)?.close();
+        // SAFETY: called once, from NativeHandle.disposeInternal, with no call in flight.
+        unsafe { drop_handle::<Db>(handle) };
+        Ok(r?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativePut<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+    value: JByteArray<'l>,
+    voff: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        if klen < 0 || vlen < 0 {
+            return Err(JniError::IndexOutOfBounds(format!(
+                "negative length: key {klen}, value {vlen}"
+            )));
+        }
+        let mut b = WriteBatch::with_capacity(klen as usize + vlen as usize + 12);
+        {
+            let (k, v) = b.put_slots(klen as usize, vlen as usize);
+            fill_from(env, &key, "key", koff, k)?;
+            fill_from(env, &value, "value", voff, v)?;
+        }
+        Ok(db(handle)?.write(&write_options(wflags), b)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativePutDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let k = direct_slice(env, &key, "key", kpos, klen)?;
+        let v = direct_slice(env, &value, "value", vpos, vlen)?;
+        Ok(db(handle)?.put(&write_options(wflags), k, v)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDelete<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        with_buffers(|k, _| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(db(handle)?.delete(&write_options(wflags), k)?)
+        })
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let k = direct_slice(env, &key, "key", kpos, klen)?;
+        Ok(db(handle)?.delete(&write_options(wflags), k)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteRange<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    begin: JByteArray<'l>,
+    end: JByteArray<'l>,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&begin, "beginKey")?;
+        require_non_null(&end, "endKey")?;
+        with_buffers(|b, e| {
+            read_all(env, &begin, b)?;
+            read_all(env, &end, e)?;
+            Ok(db(handle)?.delete_range(&write_options(wflags), b, e)?)
+        })
+    })
+}
+
+/// `static native void nativeWrite(long handle, int wflags, byte[] batch, int len)`:
+/// the batch in Talus's own encoding (see `talus::write_batch`), built in Java.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeWrite<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    batch: JByteArray<'l>,
+    len: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&batch, "batch")?;
+        let mut bytes = Vec::new();
+        read_region(env, &batch, "batch", 0, len, &mut bytes)?;
+        let b = WriteBatch::from_bytes(&bytes, "WriteBatch", 0)
+            .map_err(|e| JniError::IllegalArgument(format!("malformed WriteBatch: {e}")))?;
+        Ok(db(handle)?.write(&write_options(wflags), b)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGet<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jbyteArray {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            if db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+                Ok(env.byte_array_from_slice(v)?.into_raw())
+            } else {
+                Ok(std::ptr::null_mut())
+            }
+        })
+    })
+}
+
+/// Copies the value into `value[voff..voff+vlen]`; returns its full length,
+/// or -1 when absent.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGetInto<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+    value: JByteArray<'l>,
+    voff: jint,
+    vlen: jint,
+) -> jint {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let alen = env.get_array_length(&value)?;
+        crate::error::check_bounds("value", alen, voff, vlen)?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+                return Ok(-1);
+            }
+            let n = v.len().min(vlen as usize);
+            env.set_byte_array_region(&value, voff, crate::bytes::as_jbytes(&v[..n]))?;
+            jlen(v.len(), "value")
+        })
+    })
+}
+
+/// Direct-buffer get: copies what fits into `value[vpos..vpos+vcap]` and
+/// returns the full length, or -1 when absent.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGetDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vcap: jint,
+) -> jint {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let k = direct_slice(env, &key, "key", kpos, klen)?;
+        let out = direct_slice(env, &value, "value", vpos, vcap)?;
+        with_buffers(|_, v| {
+            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+                return Ok(-1);
+            }
+            let n = v.len().min(out.len());
+            out[..n].copy_from_slice(&v[..n]);
+            jlen(v.len(), "value")
+        })
+    })
+}
+
+/// `static native byte[][] nativeMultiGet(long, int, long, byte[][] keys)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    keys: JObjectArray<'l>,
+) -> jobjectArray {
+    guard(&mut env, |env| {
+        require_non_null(&keys, "keys")?;
+        let n = env.get_array_length(&keys)?;
+        let mut owned = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
+            if k.is_null() {
+                return Err(JniError::NullArgument("keys element"));
+            }
+            let mut buf = Vec::new();
+            read_all(env, &k, &mut buf)?;
+            env.delete_local_ref(k)?;
+            owned.push(buf);
+        }
+        let refs: Vec<&[u8]> = owned.iter().map(|k| k.as_slice()).collect();
+        let values = db(handle)?.multi_get(&read_options(rflags, snapshot), &refs)?;
+        let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
+        for (i, v) in values.iter().enumerate() {
+            if let Some(v) = v {
+                let a = env.byte_array_from_slice(v)?;
+                env.set_object_array_element(&out, i as jint, &a)?;
+                env.delete_local_ref(a)?;
+            }
+        }
+        Ok(out.into_raw())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    lower: JByteArray<'l>,
+    upper: JByteArray<'l>,
+    buffer: JByteBuffer<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        let mut ro = read_options(rflags, snapshot);
+        if !lower.is_null() {
+            let mut b = Vec::new();
+            read_all(env, &lower, &mut b)?;
+            ro.iterate_lower_bound = Some(b);
+        }
+        if !upper.is_null() {
+            let mut b = Vec::new();
+            read_all(env, &upper, &mut b)?;
+            ro.iterate_upper_bound = Some(b);
+        }
+        let it = db(handle)?.iter(&ro)?;
+        let h = IterHandle::new(env, it, &buffer)?;
+        Ok(into_handle(Box::new(h)))
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGetSnapshot<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    guard(&mut env, |_| Ok(db(handle)?.snapshot_sequence()? as jlong))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeReleaseSnapshot<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    seq: jlong,
+) {
+    guard(&mut env, |_| {
+        db(handle)?.release_snapshot_sequence(seq as u64);
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeLatestSequenceNumber<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) -> jlong {
+    guard(&mut env, |_| {
+        Ok(db(handle)?.latest_sequence_number() as jlong)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeFlush<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wait: jboolean,
+    allow_write_stall: jboolean,
+) {
+    guard(&mut env, |_| {
+        let fo = talus::db::FlushOptions {
+            wait: wait != 0,
+            allow_write_stall: allow_write_stall != 0,
+        };
+        Ok(db(handle)?.flush(&fo)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeFlushWal<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    sync: jboolean,
+) {
+    guard(&mut env, |_| Ok(db(handle)?.flush_wal(sync != 0)?))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    begin: JByteArray<'l>,
+    end: JByteArray<'l>,
+) {
+    guard(&mut env, |env| {
+        let mut b = Vec::new();
+        let mut e = Vec::new();
+        if !begin.is_null() {
+            read_all(env, &begin, &mut b)?;
+        }
+        if !end.is_null() {
+            read_all(env, &end, &mut e)?;
+        }
+        Ok(db(handle)?.compact_range(
+            (!begin.is_null()).then_some(b.as_slice()),
+            (!end.is_null()).then_some(e.as_slice()),
+        )?)
+    })
+}
+
+/// `kind`: 0 pause, 1 continue, 2 wait for compactions, 3 verify checksums.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeBackground<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    kind: jint,
+) {
+    guard(&mut env, |_| {
+        let d = db(handle)?;
+        match kind {
+            0 => d.pause_background_work()?,
+            1 => d.continue_background_work()?,
+            2 => d.wait_for_compactions()?,
+            3 => d.verify_checksum()?,
+            _ => {
+                return Err(JniError::IllegalArgument(format!(
+                    "unknown background call {kind}"
+                )));
+            }
+        }
+        Ok(())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    disable: jboolean,
+) {
+    guard(&mut env, |_| {
+        Ok(db(handle)?.set_disable_auto_compactions(disable != 0)?)
+    })
+}
+
+fn unknown_property(name: &str) -> JniError {
+    JniError::Engine(talus::Error::InvalidArgument(format!(
+        "unknown property {name}"
+    )))
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGetProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    name: JString<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        require_non_null(&name, "property")?;
+        let name: String = env.get_string(&name)?.into();
+        let v = db(handle)?
+            .property(&name)
+            .ok_or_else(|| unknown_property(&name))?;
+        Ok(env.new_string(v)?.into_raw())
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    name: JString<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&name, "property")?;
+        let name: String = env.get_string(&name)?.into();
+        let d = db(handle)?;
+        match d.int_property(&name) {
+            Some(v) => Ok(v as jlong),
+            None if d.property(&name).is_some() => Err(JniError::Engine(
+                talus::Error::InvalidArgument(format!("property {name} is not numeric")),
+            )),
+            None => Err(unknown_property(&name)),
+        }
+    })
+}

@@ -1,0 +1,162 @@
+//! Parses the option string `dev.talus.Options` hands over at open: one
+//! `name=value` line per option, RocksDB's option names.
+
+use std::sync::Arc;
+
+use talus::options::{CompactionPriority, CompressionType, Options};
+use talus::wal::WalRecoveryMode;
+
+use crate::error::{JniError, JniResult};
+
+fn bad(name: &str, value: &str, want: &str) -> JniError {
+    JniError::Engine(talus::Error::InvalidArgument(format!(
+        "option {name}: expected {want}, got {value:?}"
+    )))
+}
+
+fn boolean(name: &str, v: &str) -> JniResult<bool> {
+    match v {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err(bad(name, v, "true or false")),
+    }
+}
+
+fn int<T: std::str::FromStr>(name: &str, v: &str) -> JniResult<T> {
+    v.parse().map_err(|_| bad(name, v, "an integer in range"))
+}
+
+fn unsigned(name: &str, v: &str) -> JniResult<u64> {
+    let n: i64 = int(name, v)?;
+    u64::try_from(n).map_err(|_| bad(name, v, "a non-negative integer"))
+}
+
+/// Applies every `name=value` line of `text` to `o`. Unknown names are an
+/// `InvalidArgument` error naming them.
+pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
+    for line in text.lines().filter(|l| !l.is_empty()) {
+        let (name, v) = line
+            .split_once('=')
+            .ok_or_else(|| bad("(line)", line, "name=value"))?;
+        match name {
+            "create_if_missing" => o.create_if_missing = boolean(name, v)?,
+            "error_if_exists" => o.error_if_exists = boolean(name, v)?,
+            "paranoid_checks" => o.paranoid_checks = boolean(name, v)?,
+            "use_fsync" => o.use_fsync = boolean(name, v)?,
+            "wal_dir" => o.wal_dir = (!v.is_empty()).then(|| v.into()),
+            "wal_recovery_mode" => {
+                o.wal_recovery_mode = WalRecoveryMode::from_u8(int(name, v)?)
+                    .ok_or_else(|| bad(name, v, "a WALRecoveryMode byte"))?;
+            }
+            "wal_bytes_per_sync" => o.wal_bytes_per_sync = unsigned(name, v)?,
+            "bytes_per_sync" => o.bytes_per_sync = unsigned(name, v)?,
+            "max_background_jobs" => o.max_background_jobs = int(name, v)?,
+            "max_background_compactions" => o.max_background_compactions = int(name, v)?,
+            "max_background_flushes" => o.max_background_flushes = int(name, v)?,
+            "max_open_files" => o.max_open_files = int(name, v)?,
+            "delayed_write_rate" => o.delayed_write_rate = unsigned(name, v)?,
+            "max_total_wal_size" => o.max_total_wal_size = unsigned(name, v)?,
+            "manual_flush_enabled" => o.manual_flush_enabled = boolean(name, v)?,
+            "write_buffer_size" => {
+                o.write_buffer_size = usize::try_from(unsigned(name, v)?)
+                    .map_err(|_| bad(name, v, "a size that fits in memory"))?;
+            }
+            "max_write_buffer_number" => o.max_write_buffer_number = int(name, v)?,
+            "min_write_buffer_number_to_merge" => {
+                o.min_write_buffer_number_to_merge = int(name, v)?
+            }
+            "level0_file_num_compaction_trigger" => {
+                o.level0_file_num_compaction_trigger = int(name, v)?;
+            }
+            "level0_slowdown_writes_trigger" => o.level0_slowdown_writes_trigger = int(name, v)?,
+            "level0_stop_writes_trigger" => o.level0_stop_writes_trigger = int(name, v)?,
+            "soft_pending_compaction_bytes_limit" => {
+                o.soft_pending_compaction_bytes_limit = unsigned(name, v)?;
+            }
+            "hard_pending_compaction_bytes_limit" => {
+                o.hard_pending_compaction_bytes_limit = unsigned(name, v)?;
+            }
+            "num_levels" => o.num_levels = int(name, v)?,
+            "max_bytes_for_level_base" => o.max_bytes_for_level_base = unsigned(name, v)?,
+            "max_bytes_for_level_multiplier" => {
+                o.max_bytes_for_level_multiplier =
+                    v.parse().map_err(|_| bad(name, v, "a number"))?;
+            }
+            "level_compaction_dynamic_level_bytes" => {
+                o.level_compaction_dynamic_level_bytes = boolean(name, v)?;
+            }
+            "target_file_size_base" => o.target_file_size_base = unsigned(name, v)?,
+            "target_file_size_multiplier" => o.target_file_size_multiplier = int(name, v)?,
+            "compaction_pri" => {
+                o.compaction_pri = CompactionPriority::from_u8(int(name, v)?)
+                    .ok_or_else(|| bad(name, v, "a CompactionPriority byte"))?;
+            }
+            "disable_auto_compactions" => o.disable_auto_compactions = boolean(name, v)?,
+            "compression" => o.compression = CompressionType::from_u8(int(name, v)?)?,
+            "table.block_size" => {
+                o.table.block_size = usize::try_from(unsigned(name, v)?)
+                    .map_err(|_| bad(name, v, "a block size"))?;
+            }
+            "table.block_restart_interval" => o.table.block_restart_interval = int(name, v)?,
+            "table.filter_bits_per_key" => {
+                let b: f64 = v.parse().map_err(|_| bad(name, v, "a number"))?;
+                o.table.filter_bits_per_key = (b > 0.0).then_some(b);
+            }
+            "table.whole_key_filtering" => o.table.whole_key_filtering = boolean(name, v)?,
+            "table.cache_index_and_filter_blocks" => {
+                o.table.cache_index_and_filter_blocks = boolean(name, v)?;
+            }
+            "table.pin_l0_filter_and_index_blocks_in_cache" => {
+                o.table.pin_l0_filter_and_index_blocks_in_cache = boolean(name, v)?;
+            }
+            "table.no_block_cache" => o.table.no_block_cache = boolean(name, v)?,
+            "table.block_cache_size" => {
+                o.table.block_cache_size = usize::try_from(unsigned(name, v)?)
+                    .map_err(|_| bad(name, v, "a cache size"))?;
+            }
+            _ => {
+                return Err(JniError::Engine(talus::Error::InvalidArgument(format!(
+                    "unknown option {name}"
+                ))));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Shared native objects passed by handle beside the option string.
+pub struct Shared {
+    /// The block cache (`dev.talus.Cache`), if one was set.
+    pub block_cache: Option<Arc<talus::table::BlockCache>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_name_and_rejects_unknown_ones() {
+        let mut o = Options::default();
+        apply(
+            &mut o,
+            "create_if_missing=true\nwrite_buffer_size=1048576\nmax_bytes_for_level_multiplier=8.5\n\
+             compression=0\ntable.filter_bits_per_key=10.0\nwal_dir=\ncompaction_pri=0\n",
+        )
+        .unwrap();
+        assert!(o.create_if_missing);
+        assert_eq!(o.write_buffer_size, 1 << 20);
+        assert_eq!(o.max_bytes_for_level_multiplier, 8.5);
+        assert_eq!(o.compression, CompressionType::None);
+        assert_eq!(o.table.filter_bits_per_key, Some(10.0));
+        assert_eq!(o.wal_dir, None);
+        assert_eq!(o.compaction_pri, CompactionPriority::ByCompensatedSize);
+        let e = apply(&mut o, "no_such_option=1\n").unwrap_err().to_string();
+        assert!(e.contains("no_such_option"), "{e}");
+        let e = apply(&mut o, "write_buffer_size=-5\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("write_buffer_size"), "{e}");
+        let e = apply(&mut o, "compression=1\n").unwrap_err().to_string();
+        assert!(e.contains("SNAPPY"), "{e}");
+    }
+}
