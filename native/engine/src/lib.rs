@@ -21,6 +21,7 @@ pub mod table;
 pub mod version;
 pub mod wal;
 pub mod write_batch;
+pub mod write_controller;
 
 pub use db::Db;
 pub use error::{Code, Error, Result, SubCode};

@@ -15,6 +15,7 @@ use std::sync::atomic::Ordering;
 
 use super::compaction_iter::{CompactionIter, keep_range_tombstone};
 use super::level_iter::LevelIter;
+use super::stats::LevelStats;
 use super::{DbInner, DbState};
 use crate::compaction::{CompactionPlan, ManualPick, pick_compaction, try_pick_manual};
 use crate::error::{Error, Result};
@@ -202,6 +203,8 @@ pub(crate) struct JobStats {
     pub(crate) bytes_read: u64,
     pub(crate) bytes_written: u64,
     pub(crate) files_out: usize,
+    pub(crate) keys_in: u64,
+    pub(crate) keys_dropped: u64,
 }
 
 impl DbInner {
@@ -268,7 +271,7 @@ impl DbInner {
             let mut st = self.state.lock();
             let r = st.versions.log_and_apply(plan.trivial_move_edit());
             if r.is_ok() {
-                self.refresh_super_version(&st);
+                self.refresh_super_version(&mut st);
             }
             r.map(|_| JobStats::default())
         } else {
@@ -277,6 +280,30 @@ impl DbInner {
         let mut st = self.state.lock();
         plan.mark_being_compacted(false);
         st.compactions_running -= 1;
+        if let Ok(s) = &result {
+            let rn: u64 = plan.inputs.iter().map(|f| f.file_size).sum();
+            let rnp1: u64 = plan.output_inputs.iter().map(|f| f.file_size).sum();
+            let ls = if plan.is_trivial_move {
+                LevelStats {
+                    moved: rn,
+                    ..LevelStats::default()
+                }
+            } else {
+                LevelStats {
+                    count: 1,
+                    micros: started.elapsed().as_micros() as u64,
+                    read_rn: rn,
+                    read_rnp1: rnp1,
+                    written: s.bytes_written,
+                    keys_in: s.keys_in,
+                    keys_dropped: s.keys_dropped,
+                    ..LevelStats::default()
+                }
+            };
+            if let Some(l) = st.stats.levels.get_mut(plan.output_level) {
+                l.add(&ls);
+            }
+        }
         match &result {
             Ok(s) => info_log!(
                 self.info_log,
@@ -401,6 +428,8 @@ impl DbInner {
         };
         stats.files_out = outputs.len();
         stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
+        stats.keys_in = it.entries_in;
+        stats.keys_dropped = it.drops.total();
         let mut edit = VersionEdit::new();
         plan.record_inputs(&mut edit);
         for f in outputs {
@@ -412,7 +441,7 @@ impl DbInner {
             st.pending_outputs.remove(n);
         }
         r?;
-        self.refresh_super_version(&st);
+        self.refresh_super_version(&mut st);
         Ok(stats)
     }
 

@@ -30,6 +30,13 @@ pub struct DropCounts {
     pub range_del: u64,
 }
 
+impl DropCounts {
+    /// All drops.
+    pub fn total(&self) -> u64 {
+        self.newer_entry + self.obsolete + self.range_del
+    }
+}
+
 /// Filters a merged input. See the module docs.
 pub struct CompactionIter<I: InternalIterator> {
     input: I,
@@ -42,6 +49,8 @@ pub struct CompactionIter<I: InternalIterator> {
     started: bool,
     /// Drop counts so far.
     pub drops: DropCounts,
+    /// Input entries seen so far.
+    pub entries_in: u64,
 }
 
 /// Index of the stripe holding `seq` given ascending `snapshots`.
@@ -82,6 +91,7 @@ impl<I: InternalIterator> CompactionIter<I> {
             last_stripe: 0,
             started: false,
             drops: DropCounts::default(),
+            entries_in: 0,
         }
     }
 
@@ -107,6 +117,7 @@ impl<I: InternalIterator> CompactionIter<I> {
     }
 
     fn keep_current(&mut self) -> bool {
+        self.entries_in += 1;
         let ik = self.input.key();
         let Some(p) = key::parse_internal_key(ik) else {
             // Unknown kinds cannot be reasoned about: keep them.

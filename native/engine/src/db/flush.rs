@@ -4,6 +4,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::compaction::OutputWriter;
+use super::stats::LevelStats;
 use super::{DbInner, DbState, FlushOptions};
 use crate::error::{Error, Result};
 use crate::info_log;
@@ -55,7 +56,11 @@ impl DbInner {
         st.pending_outputs.remove(&number);
         st.flush_running = false;
         let outcome = match result {
-            Ok(meta) => self.install_flush(&mut st, &mems, meta),
+            Ok((meta, mut stats)) => {
+                stats.micros = started.elapsed().as_micros() as u64;
+                st.stats.levels[0].add(&stats);
+                self.install_flush(&mut st, &mems, meta)
+            }
             Err(e) => {
                 // The table never made it into a version: remove what was written.
                 let _ = self.fs.remove_file(
@@ -99,7 +104,7 @@ impl DbInner {
         mems: &[Arc<MemTable>],
         number: u64,
         snapshots: &[u64],
-    ) -> Result<Option<crate::version::FileMetaData>> {
+    ) -> Result<(Option<crate::version::FileMetaData>, LevelStats)> {
         let children: Vec<Box<dyn InternalIterator>> = mems
             .iter()
             .rev()
@@ -127,7 +132,15 @@ impl DbInner {
         it.input().status()?;
         let mut files = out.finish()?;
         self.sync_db_dir()?;
-        Ok(files.pop())
+        let file = files.pop();
+        let stats = LevelStats {
+            count: 1,
+            written: file.as_ref().map_or(0, |f| f.file_size),
+            keys_in: it.entries_in,
+            keys_dropped: it.drops.total(),
+            ..LevelStats::default()
+        };
+        Ok((file, stats))
     }
 
     /// Records a finished flush in the manifest and publishes it.

@@ -35,6 +35,8 @@ mod properties;
 mod read;
 mod recovery;
 mod snapshot;
+mod stall;
+mod stats;
 mod table_cache;
 mod write;
 mod write_thread;
@@ -42,7 +44,7 @@ mod write_thread;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex};
@@ -109,6 +111,10 @@ pub(crate) struct DbState {
     pub(crate) bg_error_count: u64,
     /// Disable automatic compactions (mutable at run time).
     pub(crate) disable_auto_compactions: bool,
+    /// Write stall state and counters.
+    pub(crate) stall: stall::StallControl,
+    /// Flush and compaction statistics per level.
+    pub(crate) stats: stats::InternalStats,
 }
 
 pub(crate) struct DbInner {
@@ -135,6 +141,15 @@ pub(crate) struct DbInner {
     closing: AtomicBool,
     closed: AtomicBool,
     pub(crate) has_bg_error: AtomicBool,
+    /// `stall::NORMAL`, `DELAYED` or `STOPPED`: lets the write leader skip
+    /// the DB mutex when writes are not held.
+    pub(crate) write_condition: AtomicU8,
+    /// Compaction pressure (mirror of `DbState::stall.pressure`).
+    pub(crate) compaction_pressure: AtomicBool,
+    /// Bytes of the previous write group (charged by the delayed-write pacer).
+    pub(crate) prev_group_bytes: AtomicU64,
+    /// Write-path totals (`rocksdb.dbstats`).
+    pub(crate) write_stats: stats::WriteStats,
 }
 
 /// An open database. See the module docs.
@@ -292,6 +307,8 @@ impl Db {
                 bg_error: None,
                 bg_error_count: 0,
                 disable_auto_compactions: disable_auto,
+                stall: stall::StallControl::new(&opts),
+                stats: stats::InternalStats::new(opts.num_levels as usize),
             }),
             bg_cv: Condvar::new(),
             flush_pool,
@@ -301,6 +318,10 @@ impl Db {
             closing: AtomicBool::new(false),
             closed: AtomicBool::new(false),
             has_bg_error: AtomicBool::new(false),
+            write_condition: AtomicU8::new(stall::NORMAL),
+            compaction_pressure: AtomicBool::new(false),
+            prev_group_bytes: AtomicU64::new(0),
+            write_stats: stats::WriteStats::default(),
             opts,
         });
         if let Err(e) = recovery::recover(&inner) {
@@ -582,8 +603,9 @@ impl DbInner {
         }
     }
 
-    /// Publishes a new super version built from `st` and `mem`.
-    pub(crate) fn install_super_version(&self, st: &DbState, mem: Arc<MemTable>) {
+    /// Publishes a new super version built from `st` and `mem`, and
+    /// re-evaluates the write stall condition for it.
+    pub(crate) fn install_super_version(&self, st: &mut DbState, mem: Arc<MemTable>) {
         let mut imm: Vec<Arc<MemTable>> = st.imm.clone();
         imm.reverse();
         self.super_version.store(Arc::new(SuperVersion {
@@ -591,10 +613,13 @@ impl DbInner {
             imm,
             version: st.versions.current(),
         }));
+        self.recalculate_write_stall(st);
+        self.compaction_pressure
+            .store(st.stall.pressure, Ordering::Relaxed);
     }
 
     /// Installs a super version with the same active memtable.
-    pub(crate) fn refresh_super_version(&self, st: &DbState) {
+    pub(crate) fn refresh_super_version(&self, st: &mut DbState) {
         let mem = self.super_version.load().mem.clone();
         self.install_super_version(st, mem);
     }
@@ -610,6 +635,12 @@ impl DbInner {
             self.flush_pool.submit(move || me.background_flush());
         }
         let (_, max_compactions) = self.opts.background_threads();
+        // Without compaction pressure one compaction at a time (RocksDB).
+        let max_compactions = if st.stall.pressure {
+            max_compactions
+        } else {
+            1
+        };
         while !st.disable_auto_compactions
             && st.compactions_scheduled + st.compactions_running < max_compactions
             && st.compactions_scheduled == 0

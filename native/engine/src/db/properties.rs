@@ -1,6 +1,10 @@
 //! `getProperty`: RocksDB's `rocksdb.*` property names over Talus's state.
 
 use std::fmt::Write as _;
+use std::time::Instant;
+
+use super::stall::HELD_NAMES;
+use super::stats::{LevelStats, WriteTotals};
 use std::sync::atomic::Ordering;
 
 use super::DbInner;
@@ -18,6 +22,11 @@ impl DbInner {
         match short {
             "levelstats" => Some(self.levelstats()),
             "sstables" => Some(self.sstables()),
+            // The string forms advance the interval baseline, as RocksDB's do.
+            "stats" => Some(format!("{}{}", self.cfstats(true), self.dbstats(true))),
+            "cfstats" | "cfstats-no-file-histogram" => Some(self.cfstats(true)),
+            "dbstats" => Some(self.dbstats(true)),
+            "cf-write-stall-stats" => Some(self.write_stall_counts()),
             _ => None,
         }
     }
@@ -81,6 +90,12 @@ impl DbInner {
                 u64::from(st.compactions_scheduled > 0 || self.compaction_needed(&st))
             }
             "background-errors" => self.state.lock().bg_error_count,
+            "actual-delayed-write-rate" => self.state.lock().stall.actual_delayed_rate(),
+            "is-write-stopped" => u64::from(matches!(
+                self.state.lock().stall.condition,
+                crate::write_controller::WriteCondition::Stopped(_)
+            )),
+            "stall-micros" => self.state.lock().stall.total_micros,
             "current-super-version-number" => 0,
             "latest-sequence-number" => self.last_sequence.load(Ordering::Acquire),
             _ => return None,
@@ -119,5 +134,303 @@ impl DbInner {
             }
         }
         s
+    }
+}
+
+const GB: f64 = 1_073_741_824.0;
+const MB: f64 = 1_048_576.0;
+
+/// `1.23 MB`-style size, never below KB (RocksDB's `Size` column).
+fn human_size(bytes: u64) -> String {
+    let b = bytes as f64;
+    if b >= GB * 1024.0 {
+        format!("{:.2} TB", b / GB / 1024.0)
+    } else if b >= GB {
+        format!("{:.2} GB", b / GB)
+    } else if b >= MB {
+        format!("{:.2} MB", b / MB)
+    } else {
+        format!("{:.2} KB", b / 1024.0)
+    }
+}
+
+/// `12K`/`3M`-style counts (RocksDB's KeyIn/KeyDrop columns).
+fn human_count(n: u64) -> String {
+    if n >= 10_000_000_000 {
+        format!("{}G", n / 1_000_000_000)
+    } else if n >= 10_000_000 {
+        format!("{}M", n / 1_000_000)
+    } else if n >= 10_000 {
+        format!("{}K", n / 1_000)
+    } else {
+        n.to_string()
+    }
+}
+
+fn stall_duration(micros: u64) -> String {
+    let ms = micros / 1000;
+    format!(
+        "{:02}:{:02}:{:02}.{:03}",
+        ms / 3_600_000,
+        (ms / 60_000) % 60,
+        (ms / 1000) % 60,
+        ms % 1000
+    )
+}
+
+impl DbInner {
+    fn compaction_row(
+        name: &str,
+        files: &str,
+        size: u64,
+        score: f64,
+        s: &LevelStats,
+        w_amp_input: u64,
+    ) -> String {
+        let read = (s.read_rn + s.read_rnp1) as f64;
+        let secs = s.micros as f64 / 1e6;
+        let w_amp = if w_amp_input > 0 {
+            s.written as f64 / w_amp_input as f64
+        } else {
+            0.0
+        };
+        let (rd, wr) = if secs > 0.0 {
+            (read / MB / secs, s.written as f64 / MB / secs)
+        } else {
+            (0.0, 0.0)
+        };
+        format!(
+            "{name:>5} {files:>9} {:>10} {score:5.1} {:8.1} {:7.1} {:8.1} {:9.1} {:8.1} {:9.1} {w_amp:5.1} {rd:8.1} {wr:8.1} {secs:9.2} {:9} {:8.3} {:>7} {:>7}\n",
+            human_size(size),
+            read / GB,
+            s.read_rn as f64 / GB,
+            s.read_rnp1 as f64 / GB,
+            s.written as f64 / GB,
+            s.written.saturating_sub(s.read_rnp1) as f64 / GB,
+            s.moved as f64 / GB,
+            s.count,
+            if s.count > 0 {
+                secs / s.count as f64
+            } else {
+                0.0
+            },
+            human_count(s.keys_in),
+            human_count(s.keys_dropped),
+        )
+    }
+
+    /// The per-level compaction table, CF summary and write-stall counts.
+    pub(crate) fn cfstats(&self, advance_interval: bool) -> String {
+        let sv = self.super_version.load();
+        let v = sv.version.clone();
+        let targets = level_targets(&v, &self.picker_opts);
+        let scores: std::collections::HashMap<usize, f64> =
+            crate::compaction::compaction_scores(&v, &self.picker_opts, &targets)
+                .into_iter()
+                .collect();
+        let pending = estimated_pending_compaction_bytes(&v, &self.picker_opts);
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        let header = "Level    Files   Size     Score Read(GB)  Rn(GB) Rnp1(GB) Write(GB) Wnew(GB) Moved(GB) W-Amp Rd(MB/s) Wr(MB/s) Comp(sec) Comp(cnt) Avg(sec)   KeyIn KeyDrop";
+        let mut out = String::from("\n** Compaction Stats [default] **\n");
+        out.push_str(header);
+        out.push('\n');
+        out.push_str(&"-".repeat(header.len()));
+        out.push('\n');
+        let mut sum = LevelStats::default();
+        let mut sum_files = 0usize;
+        let mut sum_compacting = 0usize;
+        let flushed = st.stats.levels.first().map_or(0, |l| l.written);
+        for level in 0..v.num_levels() {
+            let s = st.stats.levels.get(level).copied().unwrap_or_default();
+            let files = v.files(level);
+            if files.is_empty() && s.count == 0 && s.moved == 0 {
+                continue;
+            }
+            let compacting = files.iter().filter(|f| f.is_being_compacted()).count();
+            sum_files += files.len();
+            sum_compacting += compacting;
+            sum.add(&s);
+            let input = if level == 0 { flushed } else { s.read_rn };
+            out.push_str(&Self::compaction_row(
+                &format!("L{level}"),
+                &format!("{}/{}", files.len(), compacting),
+                v.level_bytes(level),
+                scores.get(&level).copied().unwrap_or(0.0),
+                &s,
+                input,
+            ));
+        }
+        out.push_str(&Self::compaction_row(
+            "Sum",
+            &format!("{sum_files}/{sum_compacting}"),
+            v.total_bytes(),
+            0.0,
+            &sum,
+            flushed,
+        ));
+        let mut int_sum = LevelStats::default();
+        for (level, s) in st.stats.levels.iter().enumerate() {
+            let base = st
+                .stats
+                .interval_levels
+                .get(level)
+                .copied()
+                .unwrap_or_default();
+            int_sum.add(&s.minus(&base));
+        }
+        let int_flushed = st.stats.levels.first().map_or(0, |l| l.written)
+            - st.stats.interval_levels.first().map_or(0, |l| l.written);
+        out.push_str(&Self::compaction_row(
+            "Int",
+            "0/0",
+            0,
+            0.0,
+            &int_sum,
+            int_flushed + 1,
+        ));
+        let uptime = now.duration_since(st.stats.started).as_secs_f64();
+        let interval = now.duration_since(st.stats.interval_start).as_secs_f64();
+        let _ = writeln!(
+            out,
+            "\nUptime(secs): {uptime:.1} total, {interval:.1} interval"
+        );
+        let _ = writeln!(
+            out,
+            "Flush(GB): cumulative {:.3}, interval {:.3}",
+            flushed as f64 / GB,
+            int_flushed as f64 / GB
+        );
+        let comp_w = sum.written.saturating_sub(flushed) as f64;
+        let comp_r = (sum.read_rn + sum.read_rnp1) as f64;
+        let comp_secs = sum.micros as f64 / 1e6;
+        let _ = writeln!(
+            out,
+            "Cumulative compaction: {:.2} GB write, {:.2} MB/s write, {:.2} GB read, {:.2} MB/s read, {comp_secs:.1} seconds",
+            comp_w / GB,
+            comp_w / MB / uptime.max(1e-9),
+            comp_r / GB,
+            comp_r / MB / uptime.max(1e-9)
+        );
+        let icomp_w = int_sum.written.saturating_sub(int_flushed) as f64;
+        let icomp_r = (int_sum.read_rn + int_sum.read_rnp1) as f64;
+        let _ = writeln!(
+            out,
+            "Interval compaction: {:.2} GB write, {:.2} MB/s write, {:.2} GB read, {:.2} MB/s read, {:.1} seconds",
+            icomp_w / GB,
+            icomp_w / MB / interval.max(1e-9),
+            icomp_r / GB,
+            icomp_r / MB / interval.max(1e-9),
+            int_sum.micros as f64 / 1e6
+        );
+        let _ = writeln!(out, "Estimated pending compaction bytes: {pending}");
+        let _ = writeln!(
+            out,
+            "Write Stall (count): {}",
+            Self::stall_counts_line(&st.stall)
+        );
+        let total_stalls: u64 = st.stall.delays.iter().chain(st.stall.stops.iter()).sum();
+        if total_stalls > 0 {
+            let _ = writeln!(
+                out,
+                "interval: {} total count",
+                total_stalls - st.stats.interval_stall_counts
+            );
+        }
+        let micros: Vec<String> = HELD_NAMES
+            .iter()
+            .zip(st.stall.micros.iter())
+            .map(|(n, m)| format!("{n}: {m}"))
+            .collect();
+        let _ = writeln!(out, "Write Stall (micros): {}", micros.join(", "));
+        if advance_interval {
+            st.stats.interval_levels = st.stats.levels.clone();
+            st.stats.interval_stall_counts = total_stalls;
+        }
+        out
+    }
+
+    fn stall_counts_line(sc: &super::stall::StallControl) -> String {
+        use crate::write_controller::StallCause;
+        let mut kv: Vec<(String, u64)> = Vec::new();
+        for c in StallCause::ALL {
+            kv.push((format!("{}-delays", c.name()), sc.delays[c as usize]));
+            kv.push((format!("{}-stops", c.name()), sc.stops[c as usize]));
+        }
+        kv.push(("total-delays".into(), sc.delays.iter().sum()));
+        kv.push(("total-stops".into(), sc.stops.iter().sum()));
+        kv.sort();
+        kv.iter()
+            .map(|(k, v)| format!("{k}: {v}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    fn write_stall_counts(&self) -> String {
+        let st = self.state.lock();
+        Self::stall_counts_line(&st.stall)
+    }
+
+    /// DB-wide write, WAL and stall totals, cumulative and for the interval.
+    pub(crate) fn dbstats(&self, advance_interval: bool) -> String {
+        let mut st = self.state.lock();
+        let now = Instant::now();
+        let cum = self.write_stats.totals(st.stall.total_micros);
+        let base = st.stats.interval_writes;
+        let uptime = now.duration_since(st.stats.started).as_secs_f64().max(1e-9);
+        let interval = now
+            .duration_since(st.stats.interval_start)
+            .as_secs_f64()
+            .max(1e-9);
+        let int = WriteTotals {
+            writes: cum.writes - base.writes,
+            keys: cum.keys - base.keys,
+            groups: cum.groups - base.groups,
+            ingest_bytes: cum.ingest_bytes - base.ingest_bytes,
+            wal_writes: cum.wal_writes - base.wal_writes,
+            wal_syncs: cum.wal_syncs - base.wal_syncs,
+            wal_bytes: cum.wal_bytes - base.wal_bytes,
+            stall_micros: cum.stall_micros - base.stall_micros,
+        };
+        let mut out = String::from("\n** DB Stats **\n");
+        let _ = writeln!(
+            out,
+            "Uptime(secs): {uptime:.1} total, {interval:.1} interval"
+        );
+        for (name, t, secs, unit, div) in [
+            ("Cumulative", &cum, uptime, "GB", GB),
+            ("Interval", &int, interval, "MB", MB),
+        ] {
+            let _ = writeln!(
+                out,
+                "{name} writes: {} writes, {} keys, {} commit groups, {:.1} writes per commit group, ingest: {:.2} {unit}, {:.2} MB/s",
+                t.writes,
+                t.keys,
+                t.groups,
+                t.writes as f64 / (t.groups.max(1)) as f64,
+                t.ingest_bytes as f64 / div,
+                t.ingest_bytes as f64 / MB / secs
+            );
+            let _ = writeln!(
+                out,
+                "{name} WAL: {} writes, {} syncs, {:.2} writes per sync, written: {:.2} {unit}, {:.2} MB/s",
+                t.wal_writes,
+                t.wal_syncs,
+                t.wal_writes as f64 / (t.wal_syncs.max(1)) as f64,
+                t.wal_bytes as f64 / div,
+                t.wal_bytes as f64 / MB / secs
+            );
+            let _ = writeln!(
+                out,
+                "{name} stall: {} H:M:S, {:.1} percent",
+                stall_duration(t.stall_micros),
+                t.stall_micros as f64 / 1e4 / secs
+            );
+        }
+        if advance_interval {
+            st.stats.interval_writes = cum;
+            st.stats.interval_start = now;
+        }
+        out
     }
 }

@@ -161,7 +161,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     st.versions.log_and_apply(edit)?;
     db.last_sequence.store(last, Ordering::Release);
     db.wal.lock().last_allocated = last;
-    db.install_super_version(&st, Arc::new(MemTable::new(wal_number)));
+    db.install_super_version(&mut st, Arc::new(MemTable::new(wal_number)));
     for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
         st.pending_outputs.remove(&n);
     }
@@ -186,7 +186,7 @@ fn flush_recovered(db: &Arc<DbInner>, mem: &Arc<MemTable>, edit: &mut VersionEdi
         st.pending_outputs.insert(n);
         n
     };
-    if let Some(meta) = db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[])? {
+    if let (Some(meta), _) = db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[])? {
         edit.add_file(0, Arc::new(meta));
     }
     Ok(())

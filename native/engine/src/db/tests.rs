@@ -308,3 +308,327 @@ fn snapshots_survive_flush_and_compaction() {
         Some(&b"v3"[..])
     );
 }
+
+/// A file system that holds writes of table files made by compaction
+/// threads while its gate is closed, so tests can let L0 pile up.
+mod gate {
+    use crate::error::Result;
+    use crate::fs::{
+        FileLock, FileSystem, RandomAccessFile, SequentialFile, StdFileSystem, WritableFile,
+        WriteFileOptions,
+    };
+    use parking_lot::{Condvar, Mutex};
+    use std::path::Path;
+    use std::sync::Arc;
+
+    #[derive(Default)]
+    pub struct Gate {
+        closed: Mutex<bool>,
+        cv: Condvar,
+    }
+
+    impl Gate {
+        pub fn set_closed(&self, c: bool) {
+            *self.closed.lock() = c;
+            self.cv.notify_all();
+        }
+        fn pass(&self) {
+            let mut g = self.closed.lock();
+            while *g {
+                self.cv.wait(&mut g);
+            }
+        }
+    }
+
+    pub struct GateFs {
+        pub gate: Arc<Gate>,
+        inner: StdFileSystem,
+    }
+
+    impl GateFs {
+        pub fn new() -> (Arc<GateFs>, Arc<Gate>) {
+            let gate = Arc::new(Gate::default());
+            (
+                Arc::new(GateFs {
+                    gate: gate.clone(),
+                    inner: StdFileSystem,
+                }),
+                gate,
+            )
+        }
+    }
+
+    struct GatedFile {
+        inner: Box<dyn WritableFile>,
+        gate: Arc<Gate>,
+    }
+
+    impl WritableFile for GatedFile {
+        fn append(&mut self, data: &[u8]) -> Result<()> {
+            self.gate.pass();
+            self.inner.append(data)
+        }
+        fn flush(&mut self) -> Result<()> {
+            self.inner.flush()
+        }
+        fn sync(&mut self) -> Result<()> {
+            self.inner.sync()
+        }
+        fn len(&self) -> u64 {
+            self.inner.len()
+        }
+    }
+
+    impl FileSystem for GateFs {
+        fn create_dir_all(&self, p: &Path) -> Result<()> {
+            self.inner.create_dir_all(p)
+        }
+        fn new_writable(&self, p: &Path, o: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+            let f = self.inner.new_writable(p, o)?;
+            let compacting = std::thread::current()
+                .name()
+                .is_some_and(|n| n.starts_with("talus-compact"));
+            if compacting && p.extension().is_some_and(|e| e == "sst") {
+                Ok(Box::new(GatedFile {
+                    inner: f,
+                    gate: self.gate.clone(),
+                }))
+            } else {
+                Ok(f)
+            }
+        }
+        fn new_appendable(&self, p: &Path, o: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+            self.inner.new_appendable(p, o)
+        }
+        fn new_sequential(&self, p: &Path) -> Result<Box<dyn SequentialFile>> {
+            self.inner.new_sequential(p)
+        }
+        fn new_random_access(&self, p: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+            self.inner.new_random_access(p)
+        }
+        fn file_size(&self, p: &Path) -> Result<u64> {
+            self.inner.file_size(p)
+        }
+        fn exists(&self, p: &Path) -> bool {
+            self.inner.exists(p)
+        }
+        fn is_dir(&self, p: &Path) -> bool {
+            self.inner.is_dir(p)
+        }
+        fn list_dir(&self, p: &Path) -> Result<Vec<String>> {
+            self.inner.list_dir(p)
+        }
+        fn remove_file(&self, p: &Path) -> Result<()> {
+            self.inner.remove_file(p)
+        }
+        fn rename(&self, a: &Path, b: &Path) -> Result<()> {
+            self.inner.rename(a, b)
+        }
+        fn sync_dir(&self, p: &Path) -> Result<()> {
+            self.inner.sync_dir(p)
+        }
+        fn truncate(&self, p: &Path, l: u64) -> Result<()> {
+            self.inner.truncate(p, l)
+        }
+        fn lock_file(&self, p: &Path) -> Result<Box<dyn FileLock>> {
+            self.inner.lock_file(p)
+        }
+    }
+}
+
+fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
+    let start = std::time::Instant::now();
+    while !f() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+}
+
+#[test]
+fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        write_buffer_size: 64 * 1024,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 4,
+        level0_stop_writes_trigger: 6,
+        soft_pending_compaction_bytes_limit: 0,
+        hard_pending_compaction_bytes_limit: 0,
+        delayed_write_rate: 64 << 20,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    // Explicit flushes add L0 files; the compaction that starts is held at the gate.
+    for i in 0..4u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    assert!(db.int_property("rocksdb.num-files-at-level0").unwrap() >= 4);
+    assert!(
+        db.int_property("rocksdb.actual-delayed-write-rate")
+            .unwrap()
+            > 0
+    );
+    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(0));
+    for i in 4..6u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(1));
+    // no_slowdown writes fail at once with Incomplete.
+    let ns = WriteOptions {
+        no_slowdown: true,
+        ..WriteOptions::default()
+    };
+    let err = db.put(&ns, b"ns", b"v").unwrap_err();
+    assert_eq!(err.code(), crate::Code::Incomplete, "{err}");
+    // A normal write waits until compaction is let through.
+    let w = {
+        let db = db.clone();
+        std::thread::spawn(move || db.put(&WriteOptions::default(), b"waiter", b"v"))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(100));
+    assert!(
+        !w.is_finished(),
+        "the write must wait while writes are stopped"
+    );
+    gate.set_closed(false);
+    w.join().unwrap().unwrap();
+    db.wait_for_compactions().unwrap();
+    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(0));
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"waiter")
+            .unwrap()
+            .as_deref(),
+        Some(&b"v"[..])
+    );
+    assert_eq!(db.get(&ReadOptions::default(), b"ns").unwrap(), None);
+    let stats = db.property("rocksdb.stats").unwrap();
+    assert!(stats.contains("l0-file-count-limit-stops: "), "{stats}");
+    assert!(!stats.contains("l0-file-count-limit-stops: 0,"), "{stats}");
+    assert!(!stats.contains("l0-file-count-limit-delays: 0,"), "{stats}");
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    assert!(
+        log.contains("Stalling writes because we have 4 level-0 files"),
+        "{log}"
+    );
+    assert!(
+        log.contains("Stopping writes because we have 6 level-0 files"),
+        "{log}"
+    );
+    assert!(log.contains("Write stall cleared"), "{log}");
+}
+
+#[test]
+fn full_memtable_queue_stops_writes_until_flush() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        create_if_missing: true,
+        write_buffer_size: 64 * 1024,
+        max_write_buffer_number: 2,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    db.pause_background_work().unwrap();
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for i in 0..2000u32 {
+                db.put(&WriteOptions::default(), &i.to_be_bytes(), &[1u8; 100])
+                    .unwrap();
+            }
+        })
+    };
+    wait_until("writes to stop", || {
+        db.int_property("rocksdb.is-write-stopped") == Some(1)
+    });
+    assert_eq!(db.int_property("rocksdb.num-immutable-mem-table"), Some(2));
+    let ns = WriteOptions {
+        no_slowdown: true,
+        ..WriteOptions::default()
+    };
+    assert_eq!(
+        db.put(&ns, b"x", b"y").unwrap_err().code(),
+        crate::Code::Incomplete
+    );
+    db.continue_background_work().unwrap();
+    writer.join().unwrap();
+    let stats = db.property("rocksdb.stats").unwrap();
+    assert!(!stats.contains("memtable-limit-stops: 0,"), "{stats}");
+    for i in (0..2000u32).step_by(97) {
+        assert!(
+            db.get(&ReadOptions::default(), &i.to_be_bytes())
+                .unwrap()
+                .is_some()
+        );
+    }
+}
+
+#[test]
+fn pending_compaction_bytes_delay_then_stop() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        write_buffer_size: 64 * 1024,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 100,
+        level0_stop_writes_trigger: 200,
+        soft_pending_compaction_bytes_limit: 1,
+        hard_pending_compaction_bytes_limit: 200_000,
+        delayed_write_rate: 256 << 20,
+        ..Options::default()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    let mut i = 0u32;
+    let mut saw_delay = false;
+    while db.int_property("rocksdb.is-write-stopped") != Some(1) {
+        for _ in 0..50 {
+            // Incompressible values, so each flush adds real bytes to L0.
+            let v: Vec<u8> = (0..1000u32)
+                .map(|j| {
+                    (j.wrapping_mul(2654435761)
+                        .wrapping_add(i.wrapping_mul(40503))
+                        >> 13) as u8
+                })
+                .collect();
+            db.put(&wo, &i.to_be_bytes(), &v).unwrap();
+            i += 1;
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+        saw_delay |= db
+            .int_property("rocksdb.actual-delayed-write-rate")
+            .unwrap()
+            > 0;
+        assert!(i < 100_000, "writes never stopped");
+    }
+    assert!(saw_delay);
+    assert!(
+        db.int_property("rocksdb.estimate-pending-compaction-bytes")
+            .unwrap()
+            >= 200_000
+    );
+    gate.set_closed(false);
+    db.wait_for_compactions().unwrap();
+    let stats = db.property("rocksdb.stats").unwrap();
+    assert!(
+        !stats.contains("pending-compaction-bytes-stops: 0,"),
+        "{stats}"
+    );
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    assert!(
+        log.contains("Stopping writes because of estimated pending compaction bytes"),
+        "{log}"
+    );
+}

@@ -28,6 +28,16 @@ impl DbInner {
                 batch.size_in_bytes()
             )));
         }
+        if wo.no_slowdown && self.write_condition.load(Ordering::Acquire) != super::stall::NORMAL {
+            // A stall is in effect: do not even queue behind it.
+            let st = self.state.lock();
+            if let Some(c) = st.stall.condition.cause() {
+                return Err(Error::Incomplete(format!(
+                    "Write stall: writes are held ({}); no_slowdown is set",
+                    c.name()
+                )));
+            }
+        }
         self.run_writer(Writer::new(batch, *wo, WriteKind::Batch))
     }
 
@@ -81,7 +91,16 @@ impl DbInner {
     fn write_group(self: &Arc<Self>, group: &[Arc<Writer>]) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
-        let mem = self.make_room_for_write()?;
+        self.make_room_for_write()?;
+        // Groups are uniform in these options (see WriteQueue::build_group).
+        let (no_slowdown, low_pri) = {
+            let d = group[0].data.lock();
+            (d.opts.no_slowdown, d.opts.low_pri)
+        };
+        self.delay_write(no_slowdown, low_pri)?;
+        // A stop may have ended with a memtable switch by another path;
+        // take the memtable that is current now.
+        let mem = self.super_version.load().mem.clone();
 
         // Assign sequence numbers and append to the WAL.
         let last = {
@@ -90,6 +109,8 @@ impl DbInner {
             let mut need_sync = false;
             let mut logged = false;
             let mut unlogged = false;
+            let mut wal_bytes = 0u64;
+            let mut wal_writes = 0u64;
             for w in group {
                 let mut d = w.data.lock();
                 d.batch.set_sequence(seq + 1);
@@ -102,6 +123,8 @@ impl DbInner {
                 let Some(writer) = wal.writer.as_mut() else {
                     return Err(Error::ShutdownInProgress("the database is closed".into()));
                 };
+                wal_bytes += d.batch.size_in_bytes() as u64;
+                wal_writes += 1;
                 if let Err(e) = writer.add_record(d.batch.data()) {
                     drop(d);
                     drop(wal);
@@ -126,9 +149,25 @@ impl DbInner {
             if unlogged {
                 mem.mark_unlogged();
             }
+            let ws = &self.write_stats;
+            ws.wal_writes.add(wal_writes);
+            ws.wal_bytes.add(wal_bytes);
+            if logged && need_sync {
+                ws.wal_syncs.add(1);
+            }
+            ws.writes.add(group.len() as u64);
+            ws.groups.add(1);
+            ws.keys.add(seq - wal.last_allocated);
             wal.last_allocated = seq;
             seq
         };
+        let group_bytes: usize = group
+            .iter()
+            .map(|w| w.data.lock().batch.size_in_bytes())
+            .sum();
+        self.prev_group_bytes
+            .store(group_bytes as u64, Ordering::Relaxed);
+        self.write_stats.ingest_bytes.add(group_bytes as u64);
 
         // Insert into the memtable: every member inserts its own batch.
         if group.len() == 1 {
@@ -152,38 +191,23 @@ impl DbInner {
     }
 
     /// Returns the memtable the group inserts into, switching to a new one
-    /// when the current one is full. Waits while the immutable queue is full.
+    /// when the current one is full. Never waits: held writes wait in
+    /// [`DbInner::delay_write`], which runs after this.
     fn make_room_for_write(self: &Arc<Self>) -> Result<Arc<MemTable>> {
         let mem = self.super_version.load().mem.clone();
         if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
             return Ok(mem);
         }
         let mut st = self.state.lock();
-        loop {
-            if let Some(e) = &st.bg_error {
-                return Err(e.clone());
-            }
-            self.check_open()?;
-            let mem = self.super_version.load().mem.clone();
-            if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
-                return Ok(mem);
-            }
-            let max_imm = (self.opts.max_write_buffer_number - 1).max(1) as usize;
-            if st.imm.len() >= max_imm {
-                // Every memtable is full: wait for a flush to finish.
-                info_log!(
-                    self.info_log,
-                    Debug,
-                    "Waiting for flush: {} immutable memtables",
-                    st.imm.len()
-                );
-                self.maybe_schedule_work(&mut st);
-                self.bg_cv.wait(&mut st);
-                continue;
-            }
-            self.switch_memtable(&mut st)?;
-            return Ok(self.super_version.load().mem.clone());
+        if let Some(e) = &st.bg_error {
+            return Err(e.clone());
         }
+        let mem = self.super_version.load().mem.clone();
+        if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
+            return Ok(mem);
+        }
+        self.switch_memtable(&mut st)?;
+        Ok(self.super_version.load().mem.clone())
     }
 
     /// Leader of a switch request: switches if the memtable holds anything.

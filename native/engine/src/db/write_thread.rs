@@ -169,12 +169,12 @@ impl WriteQueue {
     /// Leader: the group it leads — itself plus compatible writers behind it.
     /// Writers with a different `disable_wal` end the group.
     pub(crate) fn build_group(&self, leader: &Arc<Writer>) -> Vec<Arc<Writer>> {
-        let (leader_bytes, leader_disable_wal) = {
+        let (leader_bytes, leader_opts) = {
             let d = leader.data.lock();
             if d.kind != WriteKind::Batch {
                 return vec![leader.clone()];
             }
-            (d.batch.size_in_bytes(), d.opts.disable_wal)
+            (d.batch.size_in_bytes(), d.opts)
         };
         let max = if leader_bytes <= SMALL_LEADER_EXTRA {
             leader_bytes + SMALL_LEADER_EXTRA
@@ -187,7 +187,13 @@ impl WriteQueue {
         let mut bytes = leader_bytes;
         for w in q.iter().skip(1) {
             let d = w.data.lock();
-            if d.kind != WriteKind::Batch || d.opts.disable_wal != leader_disable_wal {
+            // A group is uniform in the options that decide how it is written
+            // and whether it may wait in a stall.
+            if d.kind != WriteKind::Batch
+                || d.opts.disable_wal != leader_opts.disable_wal
+                || d.opts.no_slowdown != leader_opts.no_slowdown
+                || d.opts.low_pri != leader_opts.low_pri
+            {
                 break;
             }
             bytes += d.batch.size_in_bytes();
@@ -198,6 +204,29 @@ impl WriteQueue {
             group.push(w.clone());
         }
         group
+    }
+
+    /// Leader in a write stall: removes every queued writer that asked not
+    /// to wait (`no_slowdown`) and fails it with `err`. Such writers are never
+    /// in a waiting leader's group (groups are uniform in `no_slowdown`).
+    pub(crate) fn fail_no_slowdown_waiters(&self, err: &crate::error::Error) {
+        let failed: Vec<Arc<Writer>> = {
+            let mut q = self.q.lock();
+            let mut out = Vec::new();
+            let mut i = 1;
+            while i < q.len() {
+                let ns = q[i].state() == WAITING && q[i].data.lock().opts.no_slowdown;
+                if ns {
+                    out.extend(q.remove(i));
+                } else {
+                    i += 1;
+                }
+            }
+            out
+        };
+        for w in failed {
+            w.finish(Err(err.clone()));
+        }
     }
 
     /// Leader: removes its group of `n` from the queue and makes the next

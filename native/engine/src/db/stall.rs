@@ -1,0 +1,313 @@
+//! Applying the write controller ([`crate::write_controller`]) in the DB:
+//! re-evaluating the condition whenever a new super version is installed,
+//! logging each change once, pacing or stopping write groups, and counting
+//! stalls per cause.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use super::{DbInner, DbState};
+use crate::compaction::estimated_pending_compaction_bytes;
+use crate::error::{Error, Result};
+use crate::info_log;
+use crate::write_controller::{
+    DEFAULT_DELAYED_RATE, DelayedRate, Pacer, StallCause, StallInputs, StallLimits, WriteCondition,
+    evaluate,
+};
+
+/// `write_condition` values.
+pub(crate) const NORMAL: u8 = 0;
+pub(crate) const DELAYED: u8 = 1;
+pub(crate) const STOPPED: u8 = 2;
+
+/// Stall bookkeeping, under the DB mutex.
+pub(crate) struct StallControl {
+    pub(crate) limits: StallLimits,
+    pub(crate) condition: WriteCondition,
+    pub(crate) inputs: StallInputs,
+    pub(crate) rate: DelayedRate,
+    pacer: Pacer,
+    low_pri_pacer: Pacer,
+    /// More than one compaction may run (RocksDB's "compaction pressure").
+    pub(crate) pressure: bool,
+    /// Re-evaluations that found writes delayed / stopped, per cause
+    /// (RocksDB's `*-delays` / `*-stops` counters).
+    pub(crate) delays: [u64; 3],
+    pub(crate) stops: [u64; 3],
+    /// Microseconds write groups spent held, by [`held_index`] (memtable
+    /// limit, L0 slowdown, L0 stop, pending compaction bytes) and in total.
+    pub(crate) micros: [u64; 4],
+    pub(crate) total_micros: u64,
+    /// Write groups that were held at least once.
+    pub(crate) stalled_writes: u64,
+}
+
+impl StallControl {
+    pub(crate) fn new(opts: &crate::options::Options) -> Self {
+        let max = if opts.delayed_write_rate > 0 {
+            opts.delayed_write_rate
+        } else {
+            DEFAULT_DELAYED_RATE
+        };
+        StallControl {
+            limits: StallLimits::from_options(opts),
+            condition: WriteCondition::Normal,
+            inputs: StallInputs::default(),
+            rate: DelayedRate::new(max),
+            pacer: Pacer::default(),
+            low_pri_pacer: Pacer::default(),
+            pressure: false,
+            delays: [0; 3],
+            stops: [0; 3],
+            micros: [0; 4],
+            total_micros: 0,
+            stalled_writes: 0,
+        }
+    }
+
+    /// The delayed write rate in effect, 0 when not delayed.
+    pub(crate) fn actual_delayed_rate(&self) -> u64 {
+        match self.condition {
+            WriteCondition::Delayed(_) => self.rate.rate(),
+            _ => 0,
+        }
+    }
+}
+
+impl DbInner {
+    /// Re-evaluates the write condition for the current LSM shape. Called
+    /// under the DB mutex whenever a new super version is installed.
+    pub(crate) fn recalculate_write_stall(&self, st: &mut DbState) {
+        let v = st.versions.current();
+        let inputs = StallInputs {
+            unflushed_memtables: st.imm.len(),
+            l0_files: v.num_files(0),
+            pending_compaction_bytes: estimated_pending_compaction_bytes(&v, &self.picker_opts),
+            auto_compactions: !st.disable_auto_compactions,
+        };
+        let sc = &mut st.stall;
+        let cond = evaluate(&inputs, &sc.limits);
+        sc.rate.update(cond, &inputs, &sc.limits);
+        match cond {
+            WriteCondition::Delayed(c) => sc.delays[c as usize] += 1,
+            WriteCondition::Stopped(c) => sc.stops[c as usize] += 1,
+            WriteCondition::Normal => {}
+        }
+        // Compaction pressure (RocksDB): let several compactions run when
+        // L0 or the compaction debt is building up.
+        let trigger = i64::from(self.opts.level0_file_num_compaction_trigger.max(1));
+        let slowdown = sc.limits.l0_slowdown.max(trigger);
+        let l0_pressure = (2 * trigger).min(trigger + (slowdown - trigger) / 4);
+        let bottom_bytes = (0..v.num_levels())
+            .rev()
+            .find(|&l| v.num_files(l) > 0)
+            .map_or(0, |l| v.level_bytes(l));
+        let soft = sc.limits.soft_pending_bytes;
+        sc.pressure = cond != WriteCondition::Normal
+            || inputs.l0_files as i64 >= l0_pressure
+            || soft == 0
+            || inputs.pending_compaction_bytes
+                >= (bottom_bytes / 8)
+                    .max(2 * self.opts.max_bytes_for_level_base)
+                    .min(soft / 4);
+        if cond != sc.condition {
+            self.log_condition_change(sc.condition, cond, &inputs, sc.rate.rate());
+            if !matches!(cond, WriteCondition::Delayed(_)) {
+                sc.pacer.reset();
+            }
+            sc.condition = cond;
+        }
+        sc.inputs = inputs;
+        let code = match cond {
+            WriteCondition::Normal => NORMAL,
+            WriteCondition::Delayed(_) => DELAYED,
+            WriteCondition::Stopped(_) => STOPPED,
+        };
+        self.write_condition.store(code, Ordering::Release);
+        self.bg_cv.notify_all();
+    }
+
+    fn log_condition_change(
+        &self,
+        old: WriteCondition,
+        new: WriteCondition,
+        i: &StallInputs,
+        rate: u64,
+    ) {
+        let max = self.opts.max_write_buffer_number;
+        match new {
+            WriteCondition::Stopped(StallCause::MemtableLimit) => info_log!(
+                self.info_log,
+                Warn,
+                "Stopping writes because we have {} immutable memtables (waiting for flush), max_write_buffer_number is set to {max}",
+                i.unflushed_memtables
+            ),
+            WriteCondition::Stopped(StallCause::L0FileCount) => info_log!(
+                self.info_log,
+                Warn,
+                "Stopping writes because we have {} level-0 files",
+                i.l0_files
+            ),
+            WriteCondition::Stopped(StallCause::PendingCompactionBytes) => info_log!(
+                self.info_log,
+                Warn,
+                "Stopping writes because of estimated pending compaction bytes {}",
+                i.pending_compaction_bytes
+            ),
+            WriteCondition::Delayed(StallCause::MemtableLimit) => info_log!(
+                self.info_log,
+                Warn,
+                "Stalling writes because we have {} immutable memtables (waiting for flush), max_write_buffer_number is set to {max} rate {rate}",
+                i.unflushed_memtables
+            ),
+            WriteCondition::Delayed(StallCause::L0FileCount) => info_log!(
+                self.info_log,
+                Warn,
+                "Stalling writes because we have {} level-0 files rate {rate}",
+                i.l0_files
+            ),
+            WriteCondition::Delayed(StallCause::PendingCompactionBytes) => info_log!(
+                self.info_log,
+                Warn,
+                "Stalling writes because of estimated pending compaction bytes {} rate {rate}",
+                i.pending_compaction_bytes
+            ),
+            WriteCondition::Normal => info_log!(
+                self.info_log,
+                Warn,
+                "Write stall cleared ({}): {} immutable memtables, {} level-0 files, estimated pending compaction bytes {}",
+                old.cause().map_or("none", |c| c.name()),
+                i.unflushed_memtables,
+                i.l0_files,
+                i.pending_compaction_bytes
+            ),
+        }
+    }
+
+    /// Holds a write group while writes are stopped or delayed; the pacer
+    /// charges the previous group's size, as RocksDB does. Returns the
+    /// microseconds spent held and the condition that held the group.
+    pub(crate) fn delay_write(
+        self: &Arc<Self>,
+        no_slowdown: bool,
+        low_pri: bool,
+    ) -> Result<Option<(u64, WriteCondition)>> {
+        let code = self.write_condition.load(Ordering::Acquire);
+        let pressure_low_pri = low_pri && self.compaction_pressure.load(Ordering::Relaxed);
+        if code == NORMAL && !pressure_low_pri {
+            return Ok(None);
+        }
+        let bytes = self.prev_group_bytes.load(Ordering::Relaxed);
+        let start = Instant::now();
+        let mut cause = None;
+        let mut st = self.state.lock();
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            self.check_open()?;
+            match st.stall.condition {
+                WriteCondition::Stopped(c) => {
+                    if no_slowdown {
+                        return Err(Error::Incomplete(format!(
+                            "Write stall: writes are stopped ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    }
+                    cause = Some(WriteCondition::Stopped(c));
+                    self.write_queue
+                        .fail_no_slowdown_waiters(&Error::Incomplete(format!(
+                            "Write stall: writes are stopped ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    self.maybe_schedule_work(&mut st);
+                    self.bg_cv.wait(&mut st);
+                }
+                WriteCondition::Delayed(c) => {
+                    let rate = st.stall.rate.rate();
+                    let d = st.stall.pacer.delay(bytes, rate, Instant::now());
+                    if d.is_zero() {
+                        break;
+                    }
+                    if no_slowdown {
+                        return Err(Error::Incomplete(format!(
+                            "Write stall: writes are delayed ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    }
+                    cause = Some(WriteCondition::Delayed(c));
+                    self.write_queue
+                        .fail_no_slowdown_waiters(&Error::Incomplete(format!(
+                            "Write stall: writes are delayed ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    // Sleep in 1 ms slices, leaving early if the delay clears.
+                    let until = Instant::now() + d;
+                    drop(st);
+                    loop {
+                        let now = Instant::now();
+                        if now >= until || self.write_condition.load(Ordering::Acquire) != DELAYED {
+                            break;
+                        }
+                        std::thread::sleep((until - now).min(Duration::from_micros(1001)));
+                    }
+                    st = self.state.lock();
+                    break;
+                }
+                WriteCondition::Normal => break,
+            }
+        }
+        if low_pri && (st.stall.condition != WriteCondition::Normal || st.stall.pressure) {
+            // Low-priority writes are throttled first: at a quarter of the delayed rate.
+            let rate = (st.stall.rate.rate() / 4).max(1);
+            let d = st.stall.low_pri_pacer.delay(bytes, rate, Instant::now());
+            if !d.is_zero() {
+                if no_slowdown {
+                    return Err(Error::Incomplete(
+                        "Low priority write stall; no_slowdown is set".into(),
+                    ));
+                }
+                cause = cause.or(Some(WriteCondition::Delayed(
+                    st.stall
+                        .condition
+                        .cause()
+                        .unwrap_or(StallCause::PendingCompactionBytes),
+                )));
+                drop(st);
+                std::thread::sleep(d);
+                st = self.state.lock();
+            }
+        }
+        let Some(cause) = cause else {
+            return Ok(None);
+        };
+        let micros = start.elapsed().as_micros() as u64;
+        st.stall.micros[held_index(cause)] += micros;
+        st.stall.total_micros += micros;
+        st.stall.stalled_writes += 1;
+        Ok(Some((micros, cause)))
+    }
+}
+
+/// Index of the per-cause stall counters: 0 memtable limit, 1 L0 slowdown,
+/// 2 L0 stop, 3 pending compaction bytes.
+pub(crate) fn held_index(c: WriteCondition) -> usize {
+    match c {
+        WriteCondition::Delayed(StallCause::MemtableLimit)
+        | WriteCondition::Stopped(StallCause::MemtableLimit) => 0,
+        WriteCondition::Delayed(StallCause::L0FileCount) => 1,
+        WriteCondition::Stopped(StallCause::L0FileCount) => 2,
+        WriteCondition::Delayed(StallCause::PendingCompactionBytes)
+        | WriteCondition::Stopped(StallCause::PendingCompactionBytes)
+        | WriteCondition::Normal => 3,
+    }
+}
+
+/// Names of the per-cause stall counters, in [`held_index`] order.
+pub(crate) const HELD_NAMES: [&str; 4] = [
+    "memtable-limit",
+    "l0-file-count-slowdown",
+    "l0-file-count-stop",
+    "pending-compaction-bytes",
+];

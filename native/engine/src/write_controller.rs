@@ -1,0 +1,425 @@
+//! Write stalls: when the engine falls behind (memtables waiting for flush,
+//! too many L0 files, too much compaction debt) writers are slowed down
+//! ("delayed") or stopped until background work catches up, as RocksDB does.
+//!
+//! The decision is pure policy: [`evaluate`] maps the LSM shape to a
+//! [`WriteCondition`] (RocksDB's rules, first match wins):
+//!
+//! | # | condition | result |
+//! |---|---|---|
+//! | 1 | unflushed immutable memtables ≥ `max_write_buffer_number` | STOP, memtable limit |
+//! | 2 | auto compaction on, L0 files ≥ `level0_stop_writes_trigger` | STOP, L0 |
+//! | 3 | auto compaction on, hard limit > 0, pending bytes ≥ hard | STOP, pending bytes |
+//! | 4 | `max_write_buffer_number` > 3, imm ≥ max − 1, imm − 1 ≥ min to merge | DELAY, memtable limit |
+//! | 5 | auto compaction on, slowdown ≥ 0, L0 files ≥ slowdown | DELAY, L0 |
+//! | 6 | auto compaction on, soft limit > 0, pending bytes ≥ soft | DELAY, pending bytes |
+//! | — | otherwise | NORMAL |
+//!
+//! [`DelayedRate`] adjusts the delayed write rate each time the condition
+//! is re-evaluated while delayed (×0.6 near a stop, ×0.8 while the debt
+//! grows, ×1.25 while it shrinks, ×1.4 when leaving delay; floor 16 KiB/s,
+//! ceiling `delayed_write_rate`), and [`Pacer`] turns the rate into per-write
+//! sleeps with a credit refilled every millisecond.
+
+use std::time::{Duration, Instant};
+
+/// Why writes are held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum StallCause {
+    /// Immutable memtables waiting for flush.
+    MemtableLimit = 0,
+    /// Too many L0 files.
+    L0FileCount = 1,
+    /// Estimated pending compaction bytes over a limit.
+    PendingCompactionBytes = 2,
+}
+
+impl StallCause {
+    /// RocksDB's name of the cause (`rocksdb.cfstats` keys).
+    pub fn name(self) -> &'static str {
+        match self {
+            StallCause::MemtableLimit => "memtable-limit",
+            StallCause::L0FileCount => "l0-file-count-limit",
+            StallCause::PendingCompactionBytes => "pending-compaction-bytes",
+        }
+    }
+
+    /// All causes.
+    pub const ALL: [StallCause; 3] = [
+        StallCause::MemtableLimit,
+        StallCause::L0FileCount,
+        StallCause::PendingCompactionBytes,
+    ];
+}
+
+/// The state writes are in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WriteCondition {
+    /// Writes proceed.
+    Normal,
+    /// Writes are paced at the delayed write rate.
+    Delayed(StallCause),
+    /// Writes wait until background work changes the condition.
+    Stopped(StallCause),
+}
+
+impl WriteCondition {
+    /// The cause, unless normal.
+    pub fn cause(self) -> Option<StallCause> {
+        match self {
+            WriteCondition::Normal => None,
+            WriteCondition::Delayed(c) | WriteCondition::Stopped(c) => Some(c),
+        }
+    }
+}
+
+/// The LSM shape the decision looks at.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct StallInputs {
+    /// Immutable memtables not yet flushed (the active one is not counted).
+    pub unflushed_memtables: usize,
+    /// Files in L0.
+    pub l0_files: usize,
+    /// Estimated pending compaction bytes.
+    pub pending_compaction_bytes: u64,
+    /// Automatic compactions are on.
+    pub auto_compactions: bool,
+}
+
+/// The thresholds (from the options).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StallLimits {
+    /// `max_write_buffer_number`.
+    pub max_write_buffer_number: usize,
+    /// `min_write_buffer_number_to_merge`.
+    pub min_write_buffer_number_to_merge: usize,
+    /// `level0_slowdown_writes_trigger` (< 0 disables).
+    pub l0_slowdown: i64,
+    /// `level0_stop_writes_trigger`.
+    pub l0_stop: i64,
+    /// `soft_pending_compaction_bytes_limit` (0 = off).
+    pub soft_pending_bytes: u64,
+    /// `hard_pending_compaction_bytes_limit` (0 = off).
+    pub hard_pending_bytes: u64,
+}
+
+impl StallLimits {
+    /// The limits of `opts`.
+    pub fn from_options(opts: &crate::options::Options) -> Self {
+        StallLimits {
+            max_write_buffer_number: opts.max_write_buffer_number.max(1) as usize,
+            min_write_buffer_number_to_merge: opts.min_write_buffer_number_to_merge.max(1) as usize,
+            l0_slowdown: i64::from(opts.level0_slowdown_writes_trigger),
+            l0_stop: i64::from(opts.level0_stop_writes_trigger),
+            soft_pending_bytes: opts.soft_pending_compaction_bytes_limit,
+            hard_pending_bytes: opts.hard_pending_compaction_bytes_limit,
+        }
+    }
+}
+
+/// The condition for `i` under `l` (the table in the module docs).
+pub fn evaluate(i: &StallInputs, l: &StallLimits) -> WriteCondition {
+    use StallCause::*;
+    use WriteCondition::*;
+    let l0 = i.l0_files as i64;
+    if i.unflushed_memtables >= l.max_write_buffer_number {
+        return Stopped(MemtableLimit);
+    }
+    if i.auto_compactions && l0 >= l.l0_stop {
+        return Stopped(L0FileCount);
+    }
+    if i.auto_compactions
+        && l.hard_pending_bytes > 0
+        && i.pending_compaction_bytes >= l.hard_pending_bytes
+    {
+        return Stopped(PendingCompactionBytes);
+    }
+    if l.max_write_buffer_number > 3
+        && i.unflushed_memtables >= l.max_write_buffer_number - 1
+        && i.unflushed_memtables > l.min_write_buffer_number_to_merge
+    {
+        return Delayed(MemtableLimit);
+    }
+    if i.auto_compactions && l.l0_slowdown >= 0 && l0 >= l.l0_slowdown {
+        return Delayed(L0FileCount);
+    }
+    if i.auto_compactions
+        && l.soft_pending_bytes > 0
+        && i.pending_compaction_bytes >= l.soft_pending_bytes
+    {
+        return Delayed(PendingCompactionBytes);
+    }
+    Normal
+}
+
+/// Lowest delayed write rate, bytes per second.
+pub const MIN_DELAYED_RATE: u64 = 16 * 1024;
+/// Default `delayed_write_rate` when neither it nor a rate limiter is set.
+pub const DEFAULT_DELAYED_RATE: u64 = 16 * 1024 * 1024;
+
+/// The delayed write rate and how it moves between re-evaluations.
+#[derive(Clone, Debug)]
+pub struct DelayedRate {
+    max: u64,
+    rate: u64,
+    delayed: bool,
+    stopped: bool,
+    prev_pending: u64,
+}
+
+impl DelayedRate {
+    /// Starts at `max` (the user's `delayed_write_rate`).
+    pub fn new(max: u64) -> Self {
+        let max = max.max(1);
+        DelayedRate {
+            max,
+            rate: max,
+            delayed: false,
+            stopped: false,
+            prev_pending: 0,
+        }
+    }
+
+    /// The rate now, bytes per second.
+    pub fn rate(&self) -> u64 {
+        self.rate
+    }
+
+    /// The ceiling.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Moves the rate for a re-evaluation that gave `cond` (RocksDB's rules).
+    pub fn update(&mut self, cond: WriteCondition, i: &StallInputs, l: &StallLimits) {
+        match cond {
+            WriteCondition::Delayed(cause) => {
+                if !i.auto_compactions {
+                    self.rate = self.max;
+                } else if self.delayed {
+                    let penalize = self.stopped
+                        || match cause {
+                            StallCause::L0FileCount => i.l0_files as i64 >= l.l0_stop - 2,
+                            StallCause::PendingCompactionBytes => {
+                                l.hard_pending_bytes > 0
+                                    && i.pending_compaction_bytes
+                                        > l.soft_pending_bytes
+                                            + (l.hard_pending_bytes
+                                                .saturating_sub(l.soft_pending_bytes))
+                                                / 4
+                                                * 3
+                            }
+                            StallCause::MemtableLimit => false,
+                        };
+                    if penalize && self.max > MIN_DELAYED_RATE {
+                        self.rate = ((self.rate as f64 * 0.6) as u64).max(MIN_DELAYED_RATE);
+                    } else if self.prev_pending > 0
+                        && self.prev_pending <= i.pending_compaction_bytes
+                    {
+                        self.rate = ((self.rate as f64 * 0.8) as u64).max(MIN_DELAYED_RATE);
+                    } else if self.prev_pending > i.pending_compaction_bytes {
+                        self.rate = ((self.rate as f64 * 1.25) as u64).min(self.max);
+                    }
+                }
+                self.delayed = true;
+                self.stopped = false;
+            }
+            WriteCondition::Stopped(_) => {
+                self.stopped = true;
+            }
+            WriteCondition::Normal => {
+                if self.delayed {
+                    self.rate = ((self.rate as f64 * 1.4) as u64).min(self.max);
+                }
+                self.delayed = false;
+                self.stopped = false;
+            }
+        }
+        self.rate = self.rate.clamp(1, self.max);
+        self.prev_pending = i.pending_compaction_bytes;
+    }
+}
+
+/// Per-write pacing at a rate: a credit refilled every millisecond by
+/// `elapsed × rate`, charged with the bytes of the previous write group.
+#[derive(Clone, Debug)]
+pub struct Pacer {
+    credit: f64,
+    last_refill: Option<Instant>,
+}
+
+impl Default for Pacer {
+    fn default() -> Self {
+        Pacer {
+            credit: 0.0,
+            last_refill: None,
+        }
+    }
+}
+
+impl Pacer {
+    /// How long a write must wait before proceeding, given `bytes` charged
+    /// (the previous group's size) at `rate` bytes/s, at time `now`.
+    /// A wait is at least one millisecond.
+    pub fn delay(&mut self, bytes: u64, rate: u64, now: Instant) -> Duration {
+        let rate = rate.max(1) as f64;
+        match self.last_refill {
+            None => {
+                self.last_refill = Some(now);
+            }
+            Some(last) => {
+                let elapsed = now.saturating_duration_since(last);
+                if elapsed >= Duration::from_millis(1) {
+                    // Credit never accumulates beyond one millisecond's worth past zero.
+                    self.credit = (self.credit + elapsed.as_secs_f64() * rate).min(rate / 1000.0);
+                    self.last_refill = Some(now);
+                }
+            }
+        }
+        let b = bytes as f64;
+        if self.credit >= b {
+            self.credit -= b;
+            return Duration::ZERO;
+        }
+        let deficit = b - self.credit;
+        self.credit = 0.0;
+        let secs = deficit / rate;
+        let d = Duration::from_secs_f64(secs).max(Duration::from_millis(1));
+        // The wait pays for the bytes: the next refill starts after it.
+        self.last_refill = Some(now + d);
+        d
+    }
+
+    /// Forgets credit (when leaving delayed mode).
+    pub fn reset(&mut self) {
+        *self = Pacer::default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use StallCause::*;
+    use WriteCondition::*;
+
+    fn limits() -> StallLimits {
+        StallLimits {
+            max_write_buffer_number: 2,
+            min_write_buffer_number_to_merge: 1,
+            l0_slowdown: 20,
+            l0_stop: 36,
+            soft_pending_bytes: 64 << 30,
+            hard_pending_bytes: 256 << 30,
+        }
+    }
+
+    fn inputs(imm: usize, l0: usize, pending: u64) -> StallInputs {
+        StallInputs {
+            unflushed_memtables: imm,
+            l0_files: l0,
+            pending_compaction_bytes: pending,
+            auto_compactions: true,
+        }
+    }
+
+    #[test]
+    fn decision_table() {
+        let l = limits();
+        let cases: &[(StallInputs, WriteCondition)] = &[
+            (inputs(0, 0, 0), Normal),
+            (inputs(1, 19, 0), Normal),
+            (inputs(2, 0, 0), Stopped(MemtableLimit)),
+            (inputs(2, 40, 300 << 30), Stopped(MemtableLimit)),
+            (inputs(1, 36, 0), Stopped(L0FileCount)),
+            (inputs(1, 35, 256 << 30), Stopped(PendingCompactionBytes)),
+            (inputs(1, 20, 0), Delayed(L0FileCount)),
+            (inputs(1, 20, 100 << 30), Delayed(L0FileCount)),
+            (inputs(0, 5, 64 << 30), Delayed(PendingCompactionBytes)),
+            (inputs(0, 5, (64 << 30) - 1), Normal),
+        ];
+        for (i, want) in cases {
+            assert_eq!(evaluate(i, &l), *want, "{i:?}");
+        }
+        // Without auto compaction only the memtable rules apply.
+        let mut i = inputs(1, 50, 500 << 30);
+        i.auto_compactions = false;
+        assert_eq!(evaluate(&i, &l), Normal);
+        // Slowdown trigger < 0 disables the L0 delay; soft/hard 0 disable theirs.
+        let l2 = StallLimits {
+            l0_slowdown: -1,
+            soft_pending_bytes: 0,
+            hard_pending_bytes: 0,
+            ..l
+        };
+        assert_eq!(evaluate(&inputs(0, 30, u64::MAX), &l2), Normal);
+    }
+
+    #[test]
+    fn memtable_delay_needs_more_than_three_buffers() {
+        let l = StallLimits {
+            max_write_buffer_number: 4,
+            min_write_buffer_number_to_merge: 2,
+            ..limits()
+        };
+        assert_eq!(evaluate(&inputs(2, 0, 0), &l), Normal);
+        assert_eq!(evaluate(&inputs(3, 0, 0), &l), Delayed(MemtableLimit));
+        assert_eq!(evaluate(&inputs(4, 0, 0), &l), Stopped(MemtableLimit));
+        let l = StallLimits {
+            max_write_buffer_number: 3,
+            ..limits()
+        };
+        assert_eq!(evaluate(&inputs(2, 0, 0), &l), Normal);
+    }
+
+    #[test]
+    fn delayed_rate_moves_as_rocksdb() {
+        let l = limits();
+        let mut r = DelayedRate::new(16 << 20);
+        // First entry: unchanged.
+        r.update(Delayed(PendingCompactionBytes), &inputs(0, 0, 100), &l);
+        assert_eq!(r.rate(), 16 << 20);
+        // Debt grows: ×0.8.
+        r.update(Delayed(PendingCompactionBytes), &inputs(0, 0, 200), &l);
+        assert_eq!(r.rate(), ((16u64 << 20) as f64 * 0.8) as u64);
+        // Debt shrinks: ×1.25 (capped at max).
+        let before = r.rate();
+        r.update(Delayed(PendingCompactionBytes), &inputs(0, 0, 150), &l);
+        assert_eq!(r.rate(), ((before as f64 * 1.25) as u64).min(16 << 20));
+        r.update(Delayed(PendingCompactionBytes), &inputs(0, 0, 100), &l);
+        assert_eq!(r.rate(), 16 << 20);
+        // Near the L0 stop trigger: ×0.6.
+        r.update(Delayed(L0FileCount), &inputs(0, 34, 100), &l);
+        assert_eq!(r.rate(), ((16u64 << 20) as f64 * 0.6) as u64);
+        // A stop just before: penalized too.
+        let before = r.rate();
+        r.update(Stopped(L0FileCount), &inputs(0, 36, 100), &l);
+        r.update(Delayed(L0FileCount), &inputs(0, 21, 100), &l);
+        assert_eq!(r.rate(), (before as f64 * 0.6) as u64);
+        // Leaving delay: ×1.4.
+        let before = r.rate();
+        r.update(Normal, &inputs(0, 0, 0), &l);
+        assert_eq!(r.rate(), (before as f64 * 1.4) as u64);
+        // Floor.
+        let mut r = DelayedRate::new(20 * 1024);
+        for _ in 0..20 {
+            r.update(Delayed(L0FileCount), &inputs(0, 35, 0), &l);
+        }
+        assert_eq!(r.rate(), MIN_DELAYED_RATE);
+    }
+
+    #[test]
+    fn pacer_charges_previous_bytes_at_the_rate() {
+        let t0 = Instant::now();
+        let mut p = Pacer::default();
+        // 1 MiB/s: 10 KiB costs ~10 ms.
+        let d = p.delay(10 * 1024, 1 << 20, t0);
+        assert!((9..=11).contains(&d.as_millis()), "{d:?}");
+        // Tiny writes within the credit of a later refill pass without delay.
+        let t1 = t0 + d + Duration::from_millis(5);
+        assert_eq!(p.delay(100, 1 << 20, t1), Duration::ZERO);
+        // A minimum of one millisecond.
+        let mut p = Pacer::default();
+        assert_eq!(p.delay(1, 1 << 30, t0), Duration::from_millis(1));
+    }
+}
