@@ -111,7 +111,8 @@ impl Shard {
 /// concurrently with any other. Shared as an `Arc` (a database holds one).
 #[derive(Debug)]
 pub struct Statistics {
-    shards: Box<[Shard]>,
+    /// Indexed by [`stripe_index`], which is always below [`STRIPES`].
+    shards: Box<[Shard; STRIPES]>,
     level: AtomicU8,
     /// Bit `h` set: histogram `h` is never recorded here.
     ignored: u64,
@@ -130,7 +131,11 @@ impl Statistics {
     /// every recording to `other` as well, when given.
     pub fn with_options(ignored: &[Histogram], other: Option<Arc<Statistics>>) -> Arc<Statistics> {
         Arc::new(Statistics {
-            shards: (0..STRIPES).map(|_| Shard::new()).collect(),
+            shards: (0..STRIPES)
+                .map(|_| Shard::new())
+                .collect::<Vec<_>>()
+                .try_into()
+                .expect("exactly STRIPES shards"),
             level: AtomicU8::new(StatsLevel::default() as u8),
             ignored: ignored.iter().fold(0, |m, h| m | (1u64 << h.index())),
             other,
@@ -139,7 +144,7 @@ impl Statistics {
 
     #[inline]
     fn shard(&self) -> &Shard {
-        &self.shards[stripe_index() % self.shards.len()]
+        &self.shards[stripe_index()]
     }
 
     /// Adds `count` to `ticker`.
