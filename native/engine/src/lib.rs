@@ -16,6 +16,8 @@ pub mod logger;
 pub mod memtable;
 pub mod options;
 pub mod range_del;
+pub mod rate_limiter;
+pub mod statistics;
 pub mod striped;
 pub mod table;
 pub mod version;

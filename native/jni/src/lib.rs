@@ -76,6 +76,8 @@ pub mod handle;
 pub mod iterator;
 pub mod native_library;
 pub mod options;
+pub mod rate_limiter;
+pub mod statistics;
 
 use std::ffi::c_void;
 
