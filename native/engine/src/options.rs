@@ -155,6 +155,23 @@ pub struct Options {
     pub manual_flush_enabled: bool,
     /// The file system all IO goes through.
     pub fs: Arc<dyn FileSystem>,
+    /// Limits the bytes per second of flush and compaction writes; shareable
+    /// between databases. Setting one also makes `bytes_per_sync` default to
+    /// 1 MiB and `delayed_write_rate` default to its rate, as in RocksDB.
+    pub rate_limiter: Option<Arc<crate::rate_limiter::RateLimiter>>,
+    /// Tickers and histograms; `None` records nothing.
+    pub statistics: Option<Arc<crate::statistics::Statistics>>,
+    /// Dump `rocksdb.stats` (and statistics) to the info log this often, in
+    /// seconds (0 = never). Default 600.
+    pub stats_dump_period_sec: u32,
+    /// Lowest level written to the info log. Default INFO.
+    pub info_log_level: crate::logger::InfoLogLevel,
+    /// Rotate the `LOG` file beyond this many bytes (0 = never). Default 0.
+    pub max_log_file_size: u64,
+    /// Old info log files kept. Default 1000.
+    pub keep_log_file_num: usize,
+    /// A user logger receiving the info log lines instead of the `LOG` file.
+    pub logger: Option<Arc<dyn crate::logger::LogSink>>,
 
     // ---- column family ----
     /// Bytes in the active memtable before it is switched. Default 64 MiB.
@@ -220,6 +237,13 @@ impl Default for Options {
             max_total_wal_size: 0,
             manual_flush_enabled: false,
             fs: StdFileSystem::shared(),
+            rate_limiter: None,
+            statistics: None,
+            stats_dump_period_sec: 600,
+            info_log_level: crate::logger::InfoLogLevel::Info,
+            max_log_file_size: 0,
+            keep_log_file_num: 1000,
+            logger: None,
             write_buffer_size: 64 << 20,
             max_write_buffer_number: 2,
             min_write_buffer_number_to_merge: 1,
@@ -361,6 +385,14 @@ impl Options {
     /// Applies RocksDB's fix-ups and returns a note per change, for the info log.
     pub fn sanitize(&mut self) -> Vec<String> {
         let mut notes = Vec::new();
+        if let Some(rl) = &self.rate_limiter {
+            if self.bytes_per_sync == 0 {
+                self.bytes_per_sync = 1 << 20;
+            }
+            if self.delayed_write_rate == 0 {
+                self.delayed_write_rate = rl.bytes_per_second();
+            }
+        }
         if self.max_write_buffer_number < 2 {
             notes.push(format!(
                 "max_write_buffer_number raised from {} to 2",
@@ -466,6 +498,29 @@ impl Options {
             format!("delayed_write_rate: {}", self.delayed_write_rate),
             format!("max_total_wal_size: {}", self.max_total_wal_size),
             format!("manual_flush_enabled: {}", self.manual_flush_enabled),
+            format!(
+                "rate_limiter: {}",
+                self.rate_limiter
+                    .as_ref()
+                    .map_or("none".to_string(), |r| format!(
+                        "{} bytes/s, mode {:?}",
+                        r.bytes_per_second(),
+                        r.mode()
+                    ))
+            ),
+            format!("statistics: {}", self.statistics.is_some()),
+            format!("stats_dump_period_sec: {}", self.stats_dump_period_sec),
+            format!("info_log_level: {:?}", self.info_log_level),
+            format!("max_log_file_size: {}", self.max_log_file_size),
+            format!("keep_log_file_num: {}", self.keep_log_file_num),
+            format!(
+                "logger: {}",
+                if self.logger.is_some() {
+                    "user"
+                } else {
+                    "LOG file"
+                }
+            ),
             format!("write_buffer_size: {}", self.write_buffer_size),
             format!("max_write_buffer_number: {}", self.max_write_buffer_number),
             format!(

@@ -19,17 +19,22 @@ use super::stats::LevelStats;
 use super::{DbInner, DbState};
 use crate::compaction::{CompactionPlan, ManualPick, pick_compaction, try_pick_manual};
 use crate::error::{Error, Result};
+use crate::fs::{PeriodicSyncFile, WriteFileOptions};
 use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
 use crate::range_del::FragmentedTombstones;
+use crate::rate_limiter::{IoPriority, RateLimitedFile};
+use crate::statistics::{Histogram, Ticker};
 use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
 use crate::version::{FileMetaData, VersionEdit, filename};
 
 /// Writes the output tables of one job. See the module docs.
 pub(crate) struct OutputWriter<'a> {
     db: &'a DbInner,
+    /// Flush output (high IO priority) rather than compaction output (low).
+    flush: bool,
     max_file_size: u64,
     tombstones: Vec<RangeTombstone>,
     preset_number: Option<u64>,
@@ -49,7 +54,7 @@ impl<'a> OutputWriter<'a> {
     /// number of the (single) output of a flush.
     pub(crate) fn new(
         db: &'a DbInner,
-        _output_level: usize,
+        flush: bool,
         max_file_size: u64,
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
@@ -57,6 +62,7 @@ impl<'a> OutputWriter<'a> {
         tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
         OutputWriter {
             db,
+            flush,
             max_file_size,
             tombstones,
             preset_number,
@@ -83,7 +89,29 @@ impl<'a> OutputWriter<'a> {
         let number = self.next_number();
         self.created.push(number);
         let path = self.db.path.join(filename::table_file_name(number));
-        let file = self.db.fs.new_writable(&path, Default::default())?;
+        let mut file = self.db.fs.new_writable(
+            &path,
+            WriteFileOptions {
+                use_fsync: self.db.opts.use_fsync,
+            },
+        )?;
+        if self.db.opts.bytes_per_sync > 0 {
+            file = Box::new(PeriodicSyncFile::new(file, self.db.opts.bytes_per_sync));
+        }
+        if let Some(rl) = &self.db.opts.rate_limiter {
+            // While writes are held, background IO is served first (RocksDB's IO_USER).
+            let pri = if self.db.write_condition.load(Ordering::Acquire) != super::stall::NORMAL {
+                IoPriority::User
+            } else if self.flush {
+                IoPriority::High
+            } else {
+                IoPriority::Low
+            };
+            file = Box::new(
+                RateLimitedFile::new(file, rl.clone(), pri)
+                    .with_statistics(self.db.statistics.clone()),
+            );
+        }
         let opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
         self.current = Some((TableBuilder::new(file, opts), number));
         Ok(())
@@ -280,6 +308,20 @@ impl DbInner {
         let mut st = self.state.lock();
         plan.mark_being_compacted(false);
         st.compactions_running -= 1;
+        if let Ok(s) = &result
+            && !plan.is_trivial_move
+        {
+            self.tick(Ticker::CompactReadBytes, s.bytes_read);
+            self.tick(Ticker::CompactWriteBytes, s.bytes_written);
+            self.hist(
+                Histogram::CompactionTime,
+                started.elapsed().as_micros() as u64,
+            );
+            self.hist(
+                Histogram::NumFilesInSingleCompaction,
+                (plan.inputs.len() + plan.output_inputs.len()) as u64,
+            );
+        }
         if let Ok(s) = &result {
             let rn: u64 = plan.inputs.iter().map(|f| f.file_size).sum();
             let rnp1: u64 = plan.output_inputs.iter().map(|f| f.file_size).sum();
@@ -381,13 +423,7 @@ impl DbInner {
             plan.bottommost,
             frag,
         );
-        let mut out = OutputWriter::new(
-            self,
-            plan.output_level,
-            plan.max_output_file_size,
-            kept,
-            None,
-        );
+        let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None);
         let r = (|| -> Result<Vec<FileMetaData>> {
             let mut n = 0u64;
             while it.advance() {
@@ -430,6 +466,9 @@ impl DbInner {
         stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
         stats.keys_in = it.entries_in;
         stats.keys_dropped = it.drops.total();
+        self.tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
+        self.tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
+        self.tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);
         let mut edit = VersionEdit::new();
         plan.record_inputs(&mut edit);
         for f in outputs {

@@ -58,6 +58,8 @@ impl DbInner {
         let outcome = match result {
             Ok((meta, mut stats)) => {
                 stats.micros = started.elapsed().as_micros() as u64;
+                self.tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
+                self.hist(crate::statistics::Histogram::FlushTime, stats.micros);
                 st.stats.levels[0].add(&stats);
                 self.install_flush(&mut st, &mems, meta)
             }
@@ -125,7 +127,7 @@ impl DbInner {
             mems.len(),
             mems.iter().map(|m| m.num_entries()).sum::<u64>()
         );
-        let mut out = OutputWriter::new(self, 0, u64::MAX, tombstones, Some(number));
+        let mut out = OutputWriter::new(self, true, u64::MAX, tombstones, Some(number));
         while it.advance() {
             out.add(it.key(), it.value())?;
         }
@@ -163,6 +165,11 @@ impl DbInner {
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
         st.versions.log_and_apply(edit)?;
         st.imm.drain(..mems.len());
+        st.imm_wal_bytes.retain(|w| w.0 >= log_number);
+        self.imm_wal_bytes.store(
+            st.imm_wal_bytes.iter().map(|w| w.1).sum(),
+            Ordering::Relaxed,
+        );
         st.imm_flushing = 0;
         if st.imm.is_empty() {
             st.flush_requested = false;

@@ -57,6 +57,7 @@ use crate::key::SequenceNumber;
 use crate::logger::{InfoLog, InfoLogOptions};
 use crate::memtable::MemTable;
 use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::BlockCache;
 use crate::version::{Version, VersionSet};
 use crate::wal::LogWriter;
@@ -85,6 +86,8 @@ pub(crate) struct WalState {
     writer: Option<LogWriter>,
     /// Last sequence number handed out (≥ the published one).
     last_allocated: SequenceNumber,
+    /// Bytes appended to the current WAL since its last sync.
+    unsynced_bytes: u64,
 }
 
 /// State under the DB mutex.
@@ -115,6 +118,8 @@ pub(crate) struct DbState {
     pub(crate) stall: stall::StallControl,
     /// Flush and compaction statistics per level.
     pub(crate) stats: stats::InternalStats,
+    /// (log number, size) of the WALs of immutable memtables.
+    pub(crate) imm_wal_bytes: Vec<(u64, u64)>,
 }
 
 pub(crate) struct DbInner {
@@ -150,6 +155,15 @@ pub(crate) struct DbInner {
     pub(crate) prev_group_bytes: AtomicU64,
     /// Write-path totals (`rocksdb.dbstats`).
     pub(crate) write_stats: stats::WriteStats,
+    /// Sum of `DbState::imm_wal_bytes` sizes, for the write leader.
+    pub(crate) imm_wal_bytes: AtomicU64,
+    /// The live WALs exceed `max_total_wal_size` (set by the write leader).
+    pub(crate) wal_too_big: AtomicBool,
+    /// The user's statistics object, if any.
+    pub(crate) statistics: Option<Arc<Statistics>>,
+    /// Wakes the periodic stats dumper at close.
+    dump_stop: (Mutex<bool>, Condvar),
+    dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
 }
 
 /// An open database. See the module docs.
@@ -185,12 +199,14 @@ impl Default for FlushOptions {
 
 impl Db {
     /// Opens (or, with `create_if_missing`, creates) the database at `path`.
-    pub fn open(opts: Options, path: impl AsRef<Path>) -> Result<Db> {
-        Self::open_with_log(opts, path.as_ref(), InfoLogOptions::default())
-    }
-
-    /// Opens with explicit info-log settings.
-    pub fn open_with_log(mut opts: Options, path: &Path, log_opts: InfoLogOptions) -> Result<Db> {
+    pub fn open(mut opts: Options, path: impl AsRef<Path>) -> Result<Db> {
+        let path = path.as_ref();
+        let log_opts = InfoLogOptions {
+            level: opts.info_log_level,
+            max_log_file_size: opts.max_log_file_size,
+            keep_log_file_num: opts.keep_log_file_num,
+            sink: opts.logger.clone(),
+        };
         opts.validate()?;
         let notes = opts.sanitize();
         let fs = opts.fs.clone();
@@ -291,6 +307,7 @@ impl Db {
             wal: Mutex::new(WalState {
                 writer: None,
                 last_allocated: 0,
+                unsynced_bytes: 0,
             }),
             state: Mutex::new(DbState {
                 versions,
@@ -309,6 +326,7 @@ impl Db {
                 disable_auto_compactions: disable_auto,
                 stall: stall::StallControl::new(&opts),
                 stats: stats::InternalStats::new(opts.num_levels as usize),
+                imm_wal_bytes: Vec::new(),
             }),
             bg_cv: Condvar::new(),
             flush_pool,
@@ -322,6 +340,11 @@ impl Db {
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             write_stats: stats::WriteStats::default(),
+            imm_wal_bytes: AtomicU64::new(0),
+            wal_too_big: AtomicBool::new(false),
+            statistics: opts.statistics.clone(),
+            dump_stop: (Mutex::new(false), Condvar::new()),
+            dump_thread: Mutex::new(None),
             opts,
         });
         if let Err(e) = recovery::recover(&inner) {
@@ -332,6 +355,7 @@ impl Db {
             let mut st = inner.state.lock();
             inner.maybe_schedule_work(&mut st);
         }
+        inner.start_stats_dumper();
         Ok(Db { inner })
     }
 
@@ -514,6 +538,70 @@ impl Drop for Db {
 }
 
 impl DbInner {
+    /// Adds `n` to ticker `t` when statistics are on.
+    #[inline]
+    pub(crate) fn tick(&self, t: Ticker, n: u64) {
+        if let Some(s) = &self.statistics {
+            s.record_tick(t, n);
+        }
+    }
+
+    /// Records `v` in histogram `h` when statistics are on.
+    #[inline]
+    pub(crate) fn hist(&self, h: Histogram, v: u64) {
+        if let Some(s) = &self.statistics {
+            s.record_in_histogram(h, v);
+        }
+    }
+
+    /// A guard recording its lifetime in microseconds into `h`, when on.
+    #[inline]
+    pub(crate) fn timer(&self, h: Histogram) -> Option<crate::statistics::HistogramTimer<'_>> {
+        self.statistics.as_ref().and_then(|s| s.timer(h))
+    }
+
+    /// Logs `rocksdb.stats` (and the statistics) every `stats_dump_period_sec`.
+    fn start_stats_dumper(self: &Arc<Self>) {
+        let period = self.opts.stats_dump_period_sec;
+        if period == 0 {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("talus-stats".into())
+            .spawn(move || {
+                let period = std::time::Duration::from_secs(u64::from(period));
+                loop {
+                    let Some(db) = weak.upgrade() else { return };
+                    {
+                        let mut stop = db.dump_stop.0.lock();
+                        if !*stop {
+                            db.dump_stop.1.wait_for(&mut stop, period);
+                        }
+                        if *stop {
+                            return;
+                        }
+                    }
+                    db.dump_stats();
+                }
+            });
+        if let Ok(t) = spawned {
+            *self.dump_thread.lock() = Some(t);
+        }
+    }
+
+    /// One periodic dump into the info log.
+    pub(crate) fn dump_stats(&self) {
+        let mut text = String::from("------- DUMPING STATS -------");
+        text.push_str(&self.cfstats(true));
+        text.push_str(&self.dbstats(true));
+        if let Some(s) = &self.statistics {
+            text.push_str("\nSTATISTICS:\n");
+            text.push_str(&s.to_string());
+        }
+        info_log!(self.info_log, Info, "{text}");
+    }
+
     pub(crate) fn check_open(&self) -> Result<()> {
         if self.shutting_down.load(Ordering::Acquire) {
             return Err(Error::ShutdownInProgress("the database is closed".into()));
@@ -569,6 +657,11 @@ impl DbInner {
 
     fn shutdown_background(&self) {
         self.shutting_down.store(true, Ordering::Release);
+        *self.dump_stop.0.lock() = true;
+        self.dump_stop.1.notify_all();
+        if let Some(t) = self.dump_thread.lock().take() {
+            let _ = t.join();
+        }
         self.flush_pool.shutdown();
         self.compaction_pool.shutdown();
     }

@@ -13,7 +13,8 @@ use crate::key::SequenceNumber;
 use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
 use crate::options::ReadOptions;
 use crate::range_del::FragmentedTombstones;
-use crate::table::TableReadOptions;
+use crate::statistics::{Histogram, Statistics, Ticker};
+use crate::table::{TableGet, TableReadOptions};
 
 /// Outcome of searching one source during a point lookup.
 enum Step {
@@ -54,9 +55,43 @@ impl DbInner {
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
         self.check_open()?;
+        let _t = self.timer(Histogram::DbGet);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
-        self.get_in(&sv, ro, snapshot, key, value_out)
+        let found = self.get_in(&sv, ro, snapshot, key, value_out)?;
+        if self.statistics.is_some() {
+            self.tick(Ticker::NumberKeysRead, 1);
+            if found {
+                self.tick(Ticker::BytesRead, value_out.len() as u64);
+                self.hist(Histogram::BytesPerRead, value_out.len() as u64);
+            }
+        }
+        Ok(found)
+    }
+
+    /// Counts one table's answer to a point lookup.
+    fn count_table_get(&self, g: &TableGet, level: usize) {
+        if self.statistics.is_none() {
+            return;
+        }
+        if g.filter_rejected {
+            self.tick(Ticker::BloomFilterUseful, 1);
+        } else if g.filter_checked {
+            self.tick(Ticker::BloomFilterFullPositive, 1);
+            if g.result != Lookup::Absent {
+                self.tick(Ticker::BloomFilterFullTruePositive, 1);
+            }
+        }
+        if g.result != Lookup::Absent {
+            self.tick(
+                match level {
+                    0 => Ticker::GetHitL0,
+                    1 => Ticker::GetHitL1,
+                    _ => Ticker::GetHitL2AndUp,
+                },
+                1,
+            );
+        }
     }
 
     fn get_in(
@@ -71,15 +106,19 @@ impl DbInner {
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
             tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
             if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
+                self.tick(Ticker::MemtableHit, 1);
                 return Ok(f);
             }
         }
+        self.tick(Ticker::MemtableMiss, 1);
         let tro = TableReadOptions::from(ro);
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
             let t = self.table_cache.reader(f, 0)?;
             tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            if let Step::Found(found) = step(t.get(key, snapshot, &tro, value_out)?.result, tomb) {
+            let g = t.get(key, snapshot, &tro, value_out)?;
+            self.count_table_get(&g, 0);
+            if let Step::Found(found) = step(g.result, tomb) {
                 return Ok(found);
             }
         }
@@ -103,13 +142,24 @@ impl DbInner {
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {
         self.check_open()?;
+        let _t = self.timer(Histogram::DbMultiget);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
         let mut out = Vec::with_capacity(keys.len());
+        let (mut found, mut bytes) = (0u64, 0u64);
         for k in keys {
             let mut v = Vec::new();
-            out.push(self.get_in(&sv, ro, snapshot, k, &mut v)?.then_some(v));
+            let hit = self.get_in(&sv, ro, snapshot, k, &mut v)?;
+            if hit {
+                found += 1;
+                bytes += v.len() as u64;
+            }
+            out.push(hit.then_some(v));
         }
+        self.tick(Ticker::NumberMultigetCalls, 1);
+        self.tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
+        self.tick(Ticker::NumberMultigetKeysFound, found);
+        self.tick(Ticker::NumberMultigetBytesRead, bytes);
         Ok(out)
     }
 
@@ -154,6 +204,7 @@ impl DbInner {
                 ro.iterate_upper_bound.clone(),
             ),
             _sv: sv,
+            statistics: self.statistics.clone(),
         })
     }
 
@@ -172,36 +223,76 @@ impl DbInner {
 pub struct DbIterator {
     it: DbIter<MergingIterator>,
     _sv: Arc<SuperVersion>,
+    statistics: Option<Arc<Statistics>>,
 }
 
 impl DbIterator {
+    /// Counts one positioning call (`seek` true for seeks) in the statistics.
+    #[inline]
+    fn count(&self, call: Ticker, found: Ticker) {
+        if let Some(s) = &self.statistics {
+            s.record_tick(call, 1);
+            if self.it.valid() {
+                s.record_tick(found, 1);
+                s.record_tick(
+                    Ticker::IterBytesRead,
+                    (self.it.key().len() + self.it.value().len()) as u64,
+                );
+            }
+        }
+    }
+
+    fn seek_start(&self) -> Option<std::time::Instant> {
+        self.statistics
+            .as_ref()
+            .filter(|s| s.is_enabled(Histogram::DbSeek))
+            .map(|_| std::time::Instant::now())
+    }
+
+    fn seek_done(&self, start: Option<std::time::Instant>) {
+        if let (Some(s), Some(t)) = (&self.statistics, start) {
+            s.record_in_histogram(Histogram::DbSeek, t.elapsed().as_micros() as u64);
+        }
+        self.count(Ticker::NumberDbSeek, Ticker::NumberDbSeekFound);
+    }
+
     /// True when positioned on an entry.
     pub fn valid(&self) -> bool {
         self.it.valid()
     }
     /// Moves to the first key (at or after the lower bound).
     pub fn seek_to_first(&mut self) {
+        let t = self.seek_start();
         self.it.seek_to_first();
+        self.seek_done(t);
     }
     /// Moves to the last key (before the upper bound).
     pub fn seek_to_last(&mut self) {
+        let t = self.seek_start();
         self.it.seek_to_last();
+        self.seek_done(t);
     }
     /// Moves to the first key ≥ `target`.
     pub fn seek(&mut self, target: &[u8]) {
+        let t = self.seek_start();
         self.it.seek(target);
+        self.seek_done(t);
     }
     /// Moves to the last key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
+        let t = self.seek_start();
         self.it.seek_for_prev(target);
+        self.seek_done(t);
     }
     /// Moves to the next key. Precondition: `valid()`.
     pub fn next(&mut self) {
         self.it.next();
+        self.count(Ticker::NumberDbNext, Ticker::NumberDbNextFound);
     }
     /// Moves to the previous key. Precondition: `valid()`.
     pub fn prev(&mut self) {
         self.it.prev();
+        self.count(Ticker::NumberDbPrev, Ticker::NumberDbPrevFound);
     }
     /// The current key. Precondition: `valid()`.
     pub fn key(&self) -> &[u8] {

@@ -632,3 +632,118 @@ fn pending_compaction_bytes_delay_then_stop() {
         "{log}"
     );
 }
+
+#[test]
+fn wal_size_triggers_flush_unless_manual_flush_is_enabled() {
+    for manual in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = Options {
+            create_if_missing: true,
+            write_buffer_size: 8 << 20,
+            max_total_wal_size: 64 * 1024,
+            manual_flush_enabled: manual,
+            ..Options::default()
+        };
+        let db = Db::open(o, dir.path()).unwrap();
+        for i in 0..2000u32 {
+            db.put(&WriteOptions::default(), &i.to_be_bytes(), &[3u8; 100])
+                .unwrap();
+        }
+        db.wait_for_compactions().unwrap();
+        let l0 = db.int_property("rocksdb.num-files-at-level0").unwrap()
+            + db.int_property("rocksdb.num-files-at-level1").unwrap()
+            + db.int_property("rocksdb.num-files-at-level6").unwrap();
+        if manual {
+            assert_eq!(l0, 0, "manual_flush_enabled: no flush by WAL size");
+        } else {
+            assert!(l0 > 0, "WAL size should have triggered a flush");
+        }
+    }
+}
+
+#[test]
+fn wal_bytes_per_sync_syncs_every_that_many_bytes() {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = crate::statistics::Statistics::new();
+    let o = Options {
+        create_if_missing: true,
+        wal_bytes_per_sync: 16 * 1024,
+        statistics: Some(stats.clone()),
+        ..Options::default()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    for i in 0..1000u32 {
+        db.put(&WriteOptions::default(), &i.to_be_bytes(), &[3u8; 100])
+            .unwrap();
+    }
+    // ~113 KB of WAL: about 7 syncs, none asked for by the writes.
+    let syncs = stats.ticker_count(crate::statistics::Ticker::WalFileSynced);
+    assert!((5..=8).contains(&syncs), "{syncs} syncs");
+    assert_eq!(
+        stats.ticker_count(crate::statistics::Ticker::NumberKeysWritten),
+        1000
+    );
+}
+
+#[test]
+fn flush_and_compaction_writes_go_through_the_rate_limiter_and_statistics_move() {
+    use crate::rate_limiter::{IoPriority, RateLimiter, RateLimiterMode};
+    use crate::statistics::{Histogram, Statistics, Ticker};
+    let dir = tempfile::tempdir().unwrap();
+    let rl = RateLimiter::new(64 << 20, 10_000, 10, RateLimiterMode::WritesOnly, false, 0).unwrap();
+    let stats = Statistics::new();
+    let o = Options {
+        rate_limiter: Some(rl.clone()),
+        statistics: Some(stats.clone()),
+        table: crate::options::BlockBasedTableOptions {
+            filter_bits_per_key: Some(10.0),
+            ..Default::default()
+        },
+        ..small_opts()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    // Keys in scattered order, so flushes overlap and compactions rewrite data.
+    for i in 0..5000u32 {
+        db.put(
+            &WriteOptions::default(),
+            &((i * 7919) % 5000).to_be_bytes(),
+            &[5u8; 64],
+        )
+        .unwrap();
+    }
+    db.flush(&FlushOptions::default()).unwrap();
+    db.wait_for_compactions().unwrap();
+    assert!(
+        rl.total_bytes_through(Some(IoPriority::High)) > 0,
+        "flush writes are charged"
+    );
+    assert!(
+        rl.total_bytes_through(Some(IoPriority::Low)) > 0,
+        "compaction writes are charged"
+    );
+    assert!(stats.ticker_count(Ticker::FlushWriteBytes) > 0);
+    assert!(stats.ticker_count(Ticker::CompactWriteBytes) > 0);
+    let ro = ReadOptions::default();
+    for i in 0..200u32 {
+        assert!(db.get(&ro, &i.to_be_bytes()).unwrap().is_some());
+        // Absent keys inside the tables' key ranges: only the filter rules them out.
+        let mut absent = i.to_be_bytes().to_vec();
+        absent.push(0);
+        assert!(db.get(&ro, &absent).unwrap().is_none());
+    }
+    assert_eq!(stats.ticker_count(Ticker::NumberKeysRead), 400);
+    assert_eq!(stats.ticker_count(Ticker::BytesRead), 200 * 64);
+    assert!(stats.ticker_count(Ticker::BloomFilterUseful) > 0);
+    assert_eq!(stats.histogram_data(Histogram::DbGet).count, 400);
+    assert!(stats.histogram_data(Histogram::DbWrite).count >= 5000);
+    let mut it = db.iter(&ro).unwrap();
+    it.seek_to_first();
+    let mut n = 0;
+    while it.valid() {
+        n += 1;
+        it.next();
+    }
+    assert_eq!(n, 5000);
+    assert_eq!(stats.ticker_count(Ticker::NumberDbNextFound), 4999);
+    assert!(stats.ticker_count(Ticker::IterBytesRead) >= 5000 * 68);
+}

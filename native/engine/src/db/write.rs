@@ -12,6 +12,7 @@ use crate::info_log;
 use crate::key::ValueKind;
 use crate::memtable::MemTable;
 use crate::options::WriteOptions;
+use crate::statistics::{Histogram, Ticker};
 use crate::version::filename;
 use crate::wal::LogWriter;
 use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
@@ -38,6 +39,8 @@ impl DbInner {
                 )));
             }
         }
+        let _t = self.timer(Histogram::DbWrite);
+        self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
         self.run_writer(Writer::new(batch, *wo, WriteKind::Batch))
     }
 
@@ -97,7 +100,17 @@ impl DbInner {
             let d = group[0].data.lock();
             (d.opts.no_slowdown, d.opts.low_pri)
         };
-        self.delay_write(no_slowdown, low_pri)?;
+        if let Some((micros, held)) = self.delay_write(no_slowdown, low_pri)? {
+            self.tick(Ticker::StallMicros, micros);
+            self.hist(Histogram::WriteStall, micros);
+            let t = match super::stall::held_index(held) {
+                0 => Ticker::StallMemtableLimitMicros,
+                1 => Ticker::StallL0SlowdownMicros,
+                2 => Ticker::StallL0StopMicros,
+                _ => Ticker::StallPendingCompactionBytesMicros,
+            };
+            self.tick(t, micros);
+        }
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
         let mem = self.super_version.load().mem.clone();
@@ -134,12 +147,27 @@ impl DbInner {
                 logged = true;
             }
             if logged {
+                let per_sync = self.opts.wal_bytes_per_sync;
+                wal.unsynced_bytes += wal_bytes;
+                // wal_bytes_per_sync: one sync per that many bytes, not per write.
+                if per_sync > 0 && wal.unsynced_bytes >= per_sync {
+                    need_sync = true;
+                }
+                let sync_timer = if need_sync {
+                    self.timer(Histogram::WalFileSyncMicros)
+                } else {
+                    None
+                };
                 let writer = wal.writer.as_mut().expect("checked above");
                 let r = if need_sync {
                     writer.sync()
                 } else {
                     writer.flush()
                 };
+                drop(sync_timer);
+                if need_sync && r.is_ok() {
+                    wal.unsynced_bytes = 0;
+                }
                 if let Err(e) = r {
                     drop(wal);
                     self.latch_write_error(&e);
@@ -148,6 +176,13 @@ impl DbInner {
             }
             if unlogged {
                 mem.mark_unlogged();
+            }
+            if logged && !self.opts.manual_flush_enabled {
+                let live = wal.writer.as_ref().map_or(0, |w| w.file_size())
+                    + self.imm_wal_bytes.load(Ordering::Relaxed);
+                if live > self.max_total_wal_size() {
+                    self.wal_too_big.store(true, Ordering::Release);
+                }
             }
             let ws = &self.write_stats;
             ws.wal_writes.add(wal_writes);
@@ -158,6 +193,16 @@ impl DbInner {
             ws.writes.add(group.len() as u64);
             ws.groups.add(1);
             ws.keys.add(seq - wal.last_allocated);
+            if self.statistics.is_some() {
+                self.tick(Ticker::NumberKeysWritten, seq - wal.last_allocated);
+                self.tick(Ticker::WalFileBytes, wal_bytes);
+                self.tick(Ticker::WriteWithWal, wal_writes);
+                self.tick(Ticker::WriteDoneBySelf, 1);
+                self.tick(Ticker::WriteDoneByOther, group.len() as u64 - 1);
+                if logged && need_sync {
+                    self.tick(Ticker::WalFileSynced, 1);
+                }
+            }
             wal.last_allocated = seq;
             seq
         };
@@ -168,6 +213,7 @@ impl DbInner {
         self.prev_group_bytes
             .store(group_bytes as u64, Ordering::Relaxed);
         self.write_stats.ingest_bytes.add(group_bytes as u64);
+        self.tick(Ticker::BytesWritten, group_bytes as u64);
 
         // Insert into the memtable: every member inserts its own batch.
         if group.len() == 1 {
@@ -194,6 +240,20 @@ impl DbInner {
     /// when the current one is full. Never waits: held writes wait in
     /// [`DbInner::delay_write`], which runs after this.
     fn make_room_for_write(self: &Arc<Self>) -> Result<Arc<MemTable>> {
+        if self.wal_too_big.swap(false, Ordering::AcqRel) {
+            // max_total_wal_size: flush the oldest data so old WALs can go.
+            let mut st = self.state.lock();
+            if !self.super_version.load().mem.is_empty() {
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Flushing memtable: live WALs exceed max_total_wal_size"
+                );
+                self.switch_memtable(&mut st)?;
+            }
+            st.flush_requested = true;
+            self.maybe_schedule_work(&mut st);
+        }
         let mem = self.super_version.load().mem.clone();
         if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
             return Ok(mem);
@@ -228,11 +288,19 @@ impl DbInner {
     /// DB mutex.
     pub(crate) fn switch_memtable(self: &Arc<Self>, st: &mut DbState) -> Result<()> {
         let number = st.versions.new_file_number();
-        if let Err(e) = self.new_wal(number) {
-            self.set_bg_error(st, &e);
-            return Err(e);
-        }
+        let old_wal_size = match self.new_wal(number) {
+            Ok(n) => n,
+            Err(e) => {
+                self.set_bg_error(st, &e);
+                return Err(e);
+            }
+        };
         let old = self.super_version.load().mem.clone();
+        st.imm_wal_bytes.push((old.log_number(), old_wal_size));
+        self.imm_wal_bytes.store(
+            st.imm_wal_bytes.iter().map(|w| w.1).sum(),
+            Ordering::Relaxed,
+        );
         info_log!(
             self.info_log,
             Info,
@@ -248,13 +316,16 @@ impl DbInner {
         Ok(())
     }
 
-    /// Starts WAL `number`, syncing the old one first.
-    pub(crate) fn new_wal(&self, number: u64) -> Result<()> {
+    /// Starts WAL `number`, syncing the old one first. Returns the old
+    /// WAL's size in bytes (0 when there was none).
+    pub(crate) fn new_wal(&self, number: u64) -> Result<u64> {
         let mut wal = self.wal.lock();
+        let mut old_size = 0;
         if let Some(old) = wal.writer.as_mut() {
             // The old log must be durable before writes land in the new one,
             // or a power loss could keep later writes and lose earlier ones.
             old.sync()?;
+            old_size = old.file_size();
         }
         let path = self.wal_dir.join(filename::log_file_name(number));
         let file = self.fs.new_writable(
@@ -267,7 +338,20 @@ impl DbInner {
         // write in it is acknowledged.
         self.fs.sync_dir(&self.wal_dir)?;
         wal.writer = Some(LogWriter::new(file, number));
-        Ok(())
+        wal.unsynced_bytes = 0;
+        Ok(old_size)
+    }
+}
+
+impl DbInner {
+    /// The WAL size that triggers a flush: `max_total_wal_size`, or four
+    /// times the memtable budget when 0 (RocksDB's default).
+    fn max_total_wal_size(&self) -> u64 {
+        if self.opts.max_total_wal_size > 0 {
+            self.opts.max_total_wal_size
+        } else {
+            4 * self.opts.write_buffer_size as u64 * self.opts.max_write_buffer_number.max(1) as u64
+        }
     }
 }
 

@@ -125,3 +125,45 @@ pub fn write_file_atomic(fs: &dyn FileSystem, dir: &Path, name: &str, data: &[u8
     // Make the rename itself durable.
     fs.sync_dir(dir)
 }
+
+/// Syncs a file every `bytes_per_sync` bytes while it is written, so a
+/// large file is flushed to disk gradually instead of in one burst at the
+/// end (RocksDB's `bytes_per_sync` / `wal_bytes_per_sync`).
+pub struct PeriodicSyncFile {
+    inner: Box<dyn WritableFile>,
+    bytes_per_sync: u64,
+    unsynced: u64,
+}
+
+impl PeriodicSyncFile {
+    /// Wraps `inner`; `bytes_per_sync` must be positive.
+    pub fn new(inner: Box<dyn WritableFile>, bytes_per_sync: u64) -> Self {
+        PeriodicSyncFile {
+            inner,
+            bytes_per_sync: bytes_per_sync.max(1),
+            unsynced: 0,
+        }
+    }
+}
+
+impl WritableFile for PeriodicSyncFile {
+    fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.inner.append(data)?;
+        self.unsynced += data.len() as u64;
+        if self.unsynced >= self.bytes_per_sync {
+            self.inner.sync()?;
+            self.unsynced = 0;
+        }
+        Ok(())
+    }
+    fn flush(&mut self) -> Result<()> {
+        self.inner.flush()
+    }
+    fn sync(&mut self) -> Result<()> {
+        self.unsynced = 0;
+        self.inner.sync()
+    }
+    fn len(&self) -> u64 {
+        self.inner.len()
+    }
+}
