@@ -81,6 +81,17 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         if handles[0] != 0 {
             opts.table.block_cache = Some(crate::cache::cache(handles[0])?.clone());
         }
+        if handles[1] != 0 {
+            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(handles[1])?.clone());
+        }
+        if handles[2] != 0 {
+            opts.statistics = Some(crate::statistics::statistics(handles[2])?.clone());
+        }
+        if handles[3] != 0 {
+            let sink: std::sync::Arc<dyn talus::logger::LogSink> =
+                crate::logger::logger(handles[3])?.clone();
+            opts.logger = Some(sink);
+        }
         let db = Db::open(opts, &path)?;
         Ok(into_handle(Box::new(db)))
     })

@@ -74,6 +74,7 @@ pub mod db;
 pub mod error;
 pub mod handle;
 pub mod iterator;
+pub mod logger;
 pub mod native_library;
 pub mod options;
 pub mod rate_limiter;

@@ -93,6 +93,16 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             }
             "disable_auto_compactions" => o.disable_auto_compactions = boolean(name, v)?,
             "compression" => o.compression = CompressionType::from_u8(int(name, v)?)?,
+            "stats_dump_period_sec" => o.stats_dump_period_sec = int(name, v)?,
+            "info_log_level" => {
+                o.info_log_level = talus::logger::InfoLogLevel::from_u8(int(name, v)?)
+                    .ok_or_else(|| bad(name, v, "an InfoLogLevel byte"))?;
+            }
+            "max_log_file_size" => o.max_log_file_size = unsigned(name, v)?,
+            "keep_log_file_num" => {
+                o.keep_log_file_num = usize::try_from(unsigned(name, v)?)
+                    .map_err(|_| bad(name, v, "a file count"))?;
+            }
             "table.block_size" => {
                 o.table.block_size = usize::try_from(unsigned(name, v)?)
                     .map_err(|_| bad(name, v, "a block size"))?;

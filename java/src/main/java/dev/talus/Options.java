@@ -54,6 +54,13 @@ public class Options implements AutoCloseable {
   private boolean disableAutoCompactions;
   private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
   private TableFormatConfig tableFormatConfig = new BlockBasedTableConfig();
+  private RateLimiter rateLimiter;
+  private Statistics statistics;
+  private Logger logger;
+  private InfoLogLevel infoLogLevel = InfoLogLevel.INFO_LEVEL;
+  private long maxLogFileSize;
+  private long keepLogFileNum = 1000;
+  private int statsDumpPeriodSec = 600;
 
   /** Options with RocksDB's defaults ({@code createIfMissing} false). */
   public Options() {}
@@ -98,6 +105,13 @@ public class Options implements AutoCloseable {
     this.disableAutoCompactions = other.disableAutoCompactions;
     this.compressionType = other.compressionType;
     this.tableFormatConfig = other.tableFormatConfig;
+    this.rateLimiter = other.rateLimiter;
+    this.statistics = other.statistics;
+    this.logger = other.logger;
+    this.infoLogLevel = other.infoLogLevel;
+    this.maxLogFileSize = other.maxLogFileSize;
+    this.keepLogFileNum = other.keepLogFileNum;
+    this.statsDumpPeriodSec = other.statsDumpPeriodSec;
   }
 
   void checkOpen() {
@@ -864,6 +878,129 @@ public class Options implements AutoCloseable {
     return setTableFormatConfig(config);
   }
 
+  /**
+   * Limits the bytes per second of flush and compaction writes (shareable between databases).
+   * Also makes {@code bytesPerSync} default to 1 MiB and {@code delayedWriteRate} default to the
+   * limiter's rate, as in RocksDB. Default none.
+   *
+   * @param rateLimiter the limiter
+   * @return this
+   */
+  public Options setRateLimiter(RateLimiter rateLimiter) {
+    checkOpen();
+    this.rateLimiter = Objects.requireNonNull(rateLimiter, "rateLimiter");
+    return this;
+  }
+
+  /**
+   * Collects tickers and histograms (shareable between databases). Default none.
+   *
+   * @param statistics the statistics object
+   * @return this
+   */
+  public Options setStatistics(Statistics statistics) {
+    checkOpen();
+    this.statistics = Objects.requireNonNull(statistics, "statistics");
+    return this;
+  }
+
+  /** @return the statistics object, or null */
+  public Statistics statistics() {
+    checkOpen();
+    return statistics;
+  }
+
+  /**
+   * Sends the info log to {@code logger} instead of the {@code LOG} file. Default none.
+   *
+   * @param logger the logger
+   * @return this
+   */
+  public Options setLogger(Logger logger) {
+    checkOpen();
+    this.logger = Objects.requireNonNull(logger, "logger");
+    return this;
+  }
+
+  /**
+   * Lowest level written to the info log. Default {@link InfoLogLevel#INFO_LEVEL}.
+   *
+   * @param level the level
+   * @return this
+   */
+  public Options setInfoLogLevel(InfoLogLevel level) {
+    checkOpen();
+    this.infoLogLevel = Objects.requireNonNull(level, "infoLogLevel");
+    return this;
+  }
+
+  /** @return the info log level (default INFO) */
+  public InfoLogLevel infoLogLevel() {
+    checkOpen();
+    return infoLogLevel;
+  }
+
+  /**
+   * Rotate the {@code LOG} file once it grows beyond this many bytes (0, the default, = never).
+   *
+   * @param bytes the size limit
+   * @return this
+   */
+  public Options setMaxLogFileSize(long bytes) {
+    checkOpen();
+    this.maxLogFileSize = nonNegative("maxLogFileSize", bytes);
+    return this;
+  }
+
+  /** @return the LOG rotation size (0 = never) */
+  public long maxLogFileSize() {
+    checkOpen();
+    return maxLogFileSize;
+  }
+
+  /**
+   * Old info log files kept after rotation. Default 1000.
+   *
+   * @param n at least 1
+   * @return this
+   */
+  public Options setKeepLogFileNum(long n) {
+    checkOpen();
+    if (n < 1) {
+      throw new IllegalArgumentException("keepLogFileNum must be at least 1, got " + n);
+    }
+    this.keepLogFileNum = n;
+    return this;
+  }
+
+  /** @return the number of old info logs kept (default 1000) */
+  public long keepLogFileNum() {
+    checkOpen();
+    return keepLogFileNum;
+  }
+
+  /**
+   * Dump {@code rocksdb.stats} (and the statistics) to the info log every this many seconds
+   * (0 = never). Default 600.
+   *
+   * @param seconds the period
+   * @return this
+   */
+  public Options setStatsDumpPeriodSec(int seconds) {
+    checkOpen();
+    if (seconds < 0) {
+      throw new IllegalArgumentException("statsDumpPeriodSec must not be negative, got " + seconds);
+    }
+    this.statsDumpPeriodSec = seconds;
+    return this;
+  }
+
+  /** @return the stats dump period in seconds (default 600) */
+  public int statsDumpPeriodSec() {
+    checkOpen();
+    return statsDumpPeriodSec;
+  }
+
   /** Opens a database with the handles of the shared native objects acquired. */
   interface SharedOpen {
     TalusDB open(long[] shared) throws TalusException;
@@ -877,13 +1014,36 @@ public class Options implements AutoCloseable {
     checkOpen();
     Cache cache = tableFormatConfig.sharedCache();
     long[] shared = new long[4];
-    if (cache != null) {
-      shared[0] = cache.acquireShared();
-    }
+    int held = 0;
     try {
+      if (cache != null) {
+        shared[0] = cache.acquireShared();
+      }
+      held = 1;
+      if (rateLimiter != null) {
+        shared[1] = rateLimiter.acquireShared();
+      }
+      held = 2;
+      if (statistics != null) {
+        shared[2] = statistics.acquireShared();
+      }
+      held = 3;
+      if (logger != null) {
+        shared[3] = logger.acquireShared();
+      }
+      held = 4;
       return open.open(shared);
     } finally {
-      if (cache != null) {
+      if (held >= 4 && logger != null) {
+        logger.releaseShared();
+      }
+      if (held >= 3 && statistics != null) {
+        statistics.releaseShared();
+      }
+      if (held >= 2 && rateLimiter != null) {
+        rateLimiter.releaseShared();
+      }
+      if (held >= 1 && cache != null) {
         cache.releaseShared();
       }
     }
@@ -929,6 +1089,10 @@ public class Options implements AutoCloseable {
     put(b, "compaction_pri", compactionPriority.getValue());
     put(b, "disable_auto_compactions", disableAutoCompactions);
     put(b, "compression", compressionType.getValue());
+    put(b, "stats_dump_period_sec", statsDumpPeriodSec);
+    put(b, "info_log_level", infoLogLevel.getValue());
+    put(b, "max_log_file_size", maxLogFileSize);
+    put(b, "keep_log_file_num", keepLogFileNum);
     tableFormatConfig.appendTo(b);
     return b.toString();
   }
