@@ -849,6 +849,61 @@ public class Options implements AutoCloseable {
     return compressionType;
   }
 
+  /** The presets of {@link #setOptimizeLevelStyle(OptimizeLevelStyle)}. */
+  public enum OptimizeLevelStyle {
+    /** {@link #optimizeLevelStyleCompaction()} with its default 512 MiB memtable budget. */
+    OPTIMIZE_LEVEL_STYLE
+  }
+
+  /** RocksDB's default memtable budget of the optimize presets: 512 MiB. */
+  public static final long DEFAULT_COMPACTION_MEMTABLE_MEMORY_BUDGET = 512L << 20;
+
+  /**
+   * RocksDB's preset for leveled compaction with a 512 MiB memtable budget; see {@link
+   * #optimizeLevelStyleCompaction(long)}.
+   *
+   * @return this
+   */
+  public Options optimizeLevelStyleCompaction() {
+    return optimizeLevelStyleCompaction(DEFAULT_COMPACTION_MEMTABLE_MEMORY_BUDGET);
+  }
+
+  /**
+   * RocksDB's preset for leveled compaction: write buffers of a quarter of the budget, merged two
+   * at a time, up to six; L0 compacted at two files; target files of an eighth of the budget; a
+   * base level as large as the budget; leveled compaction. Like every setter it affects
+   * databases opened afterwards.
+   *
+   * @param memtableMemoryBudget bytes for all memtables
+   * @return this
+   */
+  public Options optimizeLevelStyleCompaction(long memtableMemoryBudget) {
+    checkOpen();
+    if (memtableMemoryBudget < 4 * 64 * 1024) {
+      throw new IllegalArgumentException(
+          "memtableMemoryBudget must be at least 256 KiB, got " + memtableMemoryBudget);
+    }
+    setWriteBufferSize(memtableMemoryBudget / 4);
+    setMinWriteBufferNumberToMerge(2);
+    setMaxWriteBufferNumber(6);
+    setLevel0FileNumCompactionTrigger(2);
+    setTargetFileSizeBase(Math.max(64 * 1024, memtableMemoryBudget / 8));
+    setMaxBytesForLevelBase(memtableMemoryBudget);
+    setCompactionStyle(CompactionStyle.LEVEL);
+    return this;
+  }
+
+  /**
+   * The form the postmortem of seed 003 writes; alias of {@link #optimizeLevelStyleCompaction()}.
+   *
+   * @param style the preset
+   * @return this
+   */
+  public Options setOptimizeLevelStyle(OptimizeLevelStyle style) {
+    Objects.requireNonNull(style, "style");
+    return optimizeLevelStyleCompaction();
+  }
+
   /**
    * The table format; Talus implements {@link BlockBasedTableConfig}.
    *

@@ -36,6 +36,7 @@ public class TalusDB extends NativeHandle {
   private final Options options;
   private final String path;
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
+  private final ColumnFamilyHandle defaultColumnFamily = new ColumnFamilyHandle(this);
 
   private TalusDB(long handle, Options options, String path) {
     super(handle);
@@ -74,6 +75,15 @@ public class TalusDB extends NativeHandle {
     String text = options.toNativeString();
     return options.withSharedHandles(
         shared -> new TalusDB(nativeOpen(path, text, shared), options, path));
+  }
+
+  /**
+   * The handle of the default (and only) column family; the same object every time.
+   *
+   * @return the default column family
+   */
+  public ColumnFamilyHandle getDefaultColumnFamily() {
+    return defaultColumnFamily;
   }
 
   /** @return the database directory this database was opened at */
@@ -797,6 +807,48 @@ public class TalusDB extends NativeHandle {
     } finally {
       release();
     }
+  }
+
+  /**
+   * RocksJava's column-family form of {@link #getProperty(String)}; {@code null} means the
+   * default column family.
+   *
+   * @param columnFamily the default column family or null
+   * @param property the name
+   * @return its value as text
+   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   */
+  public String getProperty(ColumnFamilyHandle columnFamily, String property)
+      throws TalusException {
+    ColumnFamilyHandle.check(this, columnFamily);
+    return getProperty(property);
+  }
+
+  /**
+   * The form the postmortem of seed 003 writes: property first, then the column family.
+   *
+   * @param property the name
+   * @param columnFamily the default column family or null
+   * @return its value as text
+   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   */
+  public String getProperty(String property, ColumnFamilyHandle columnFamily)
+      throws TalusException {
+    return getProperty(columnFamily, property);
+  }
+
+  /**
+   * RocksJava's column-family form of {@link #getLongProperty(String)}.
+   *
+   * @param columnFamily the default column family or null
+   * @param property the name
+   * @return its value
+   * @throws TalusException for an unknown or non-numeric name
+   */
+  public long getLongProperty(ColumnFamilyHandle columnFamily, String property)
+      throws TalusException {
+    ColumnFamilyHandle.check(this, columnFamily);
+    return getLongProperty(property);
   }
 
   /**
