@@ -1,10 +1,16 @@
 //! The read path: point lookups through memtables and levels, multi-gets,
 //! and iterators.
+//!
+//! Perf context: every public call here is one operation
+//! ([`perf_context::op`]). A point lookup times its phases with one chain of
+//! clock readings ([`Laps`]: snapshot → memtables → table files → post
+//! processing), and attributes each table probe to its level when the
+//! thread records the per-level breakdown ([`LevelProbe`]).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::db_iter::DbIter;
+use super::db_iter::{DbIter, IterCounters};
 use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
 use crate::error::Result;
@@ -12,6 +18,8 @@ use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::SequenceNumber;
 use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
 use crate::options::ReadOptions;
+use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
+use crate::perf_count;
 use crate::range_del::FragmentedTombstones;
 use crate::table::TableReadOptions;
 
@@ -53,12 +61,24 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
+        let _op = perf_context::op();
         self.check_open()?;
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
-        self.get_in(&sv, ro, snapshot, key, value_out)
+        laps.lap(F::get_snapshot_time);
+        let found = self.get_in(&sv, ro, snapshot, key, value_out, &mut laps);
+        if let Ok(true) = found {
+            perf_count!(get_read_bytes = value_out.len());
+        }
+        drop(sv);
+        laps.lap(F::get_post_process_time);
+        found
     }
 
+    /// One point lookup. `laps` is on the phase that started at the
+    /// snapshot; this ends the memtable phase, and the table-file phase when
+    /// the memtables miss.
     fn get_in(
         &self,
         sv: &SuperVersion,
@@ -66,32 +86,59 @@ impl DbInner {
         snapshot: SequenceNumber,
         key: &[u8],
         value_out: &mut Vec<u8>,
+        laps: &mut Laps,
     ) -> Result<bool> {
         let mut tomb = None;
+        let mut probed = 0u64;
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
+            probed += 1;
             tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
             if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
+                perf_count!(get_from_memtable_count = probed);
+                laps.lap(F::get_from_memtable_time);
                 return Ok(f);
             }
         }
+        perf_count!(get_from_memtable_count = probed);
+        laps.lap(F::get_from_memtable_time);
+        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb);
+        laps.lap(F::get_from_output_files_time);
+        found
+    }
+
+    fn get_from_tables(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+        mut tomb: Option<SequenceNumber>,
+    ) -> Result<bool> {
         let tro = TableReadOptions::from(ro);
         let v = &sv.version;
-        for f in v.l0_files_for_key(key) {
-            let t = self.table_cache.reader(f, 0)?;
+        let l0 = v.l0_files_for_key(key).map(|f| (0, f));
+        let deeper = (1..v.num_levels())
+            .flat_map(|level| v.files_for_key(level, key).iter().map(move |f| (level, f)));
+        for (level, f) in l0.chain(deeper) {
+            let t = self.table_cache.reader(f, level)?;
             tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            if let Step::Found(found) = step(t.get(key, snapshot, &tro, value_out)?.result, tomb) {
-                return Ok(found);
+            let probe = LevelProbe::start();
+            let got = t.get(key, snapshot, &tro, value_out)?;
+            let result = step(got.result, tomb);
+            if let Some(p) = probe {
+                p.finish(
+                    level,
+                    ProbeResult {
+                        filter_checked: got.filter_checked,
+                        filter_rejected: got.filter_rejected,
+                        found_entry: got.result != Lookup::Absent,
+                        returned_value: matches!(result, Step::Found(true)),
+                    },
+                );
             }
-        }
-        for level in 1..v.num_levels() {
-            for f in v.files_for_key(level, key) {
-                let t = self.table_cache.reader(f, level)?;
-                tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-                if let Step::Found(found) =
-                    step(t.get(key, snapshot, &tro, value_out)?.result, tomb)
-                {
-                    return Ok(found);
-                }
+            if let Step::Found(found) = result {
+                return Ok(found);
             }
         }
         Ok(false)
@@ -102,18 +149,28 @@ impl DbInner {
         ro: &ReadOptions,
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {
+        let _op = perf_context::op();
         self.check_open()?;
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
+        laps.lap(F::get_snapshot_time);
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
             let mut v = Vec::new();
-            out.push(self.get_in(&sv, ro, snapshot, k, &mut v)?.then_some(v));
+            let found = self.get_in(&sv, ro, snapshot, k, &mut v, &mut laps)?;
+            if found {
+                perf_count!(multiget_read_bytes = v.len());
+            }
+            out.push(found.then_some(v));
         }
+        drop(sv);
+        laps.lap(F::get_post_process_time);
         Ok(out)
     }
 
     pub(crate) fn new_iterator(&self, ro: &ReadOptions) -> Result<DbIterator> {
+        let _op = perf_context::op();
         self.check_open()?;
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
@@ -153,6 +210,7 @@ impl DbInner {
                 ro.iterate_lower_bound.clone(),
                 ro.iterate_upper_bound.clone(),
             ),
+            reported: IterCounters::default(),
             _sv: sv,
         })
     }
@@ -168,40 +226,97 @@ impl DbInner {
 }
 
 /// An iterator over the database at a snapshot. Holds the memtables and
-/// table files it reads alive until dropped.
+/// table files it reads alive until dropped. Each move is one perf-context
+/// operation.
 pub struct DbIterator {
     it: DbIter<MergingIterator>,
+    /// The iterator's counters as last reported to the perf context.
+    reported: IterCounters,
     _sv: Arc<SuperVersion>,
 }
 
+/// Which DB-iterator call count a move adds to.
+#[derive(Clone, Copy)]
+enum Move {
+    Seek,
+    Next,
+    Prev,
+}
+
 impl DbIterator {
+    /// Ends a move: reports the skip counts since the last move, the call
+    /// and the bytes now visible to the perf context, in one access.
+    fn report(&mut self, m: Move) {
+        let c = self.it.counters;
+        let r = std::mem::replace(&mut self.reported, c);
+        let it = &self.it;
+        perf_context::with_counters(|p| {
+            p.add(
+                F::internal_key_skipped_count,
+                c.internal_key_skipped - r.internal_key_skipped,
+            );
+            p.add(
+                F::internal_delete_skipped_count,
+                c.internal_delete_skipped - r.internal_delete_skipped,
+            );
+            p.add(
+                F::internal_recent_skipped_count,
+                c.internal_recent_skipped - r.internal_recent_skipped,
+            );
+            let call = match m {
+                Move::Seek => F::iter_seek_count,
+                Move::Next => F::iter_next_count,
+                Move::Prev => F::iter_prev_count,
+            };
+            p.add(call, 1);
+            if it.valid() {
+                p.add(
+                    F::iter_read_bytes,
+                    (it.key().len() + it.value().len()) as u64,
+                );
+            }
+        });
+    }
+
     /// True when positioned on an entry.
     pub fn valid(&self) -> bool {
         self.it.valid()
     }
     /// Moves to the first key (at or after the lower bound).
     pub fn seek_to_first(&mut self) {
+        let _op = perf_context::op();
         self.it.seek_to_first();
+        self.report(Move::Seek);
     }
     /// Moves to the last key (before the upper bound).
     pub fn seek_to_last(&mut self) {
+        let _op = perf_context::op();
         self.it.seek_to_last();
+        self.report(Move::Seek);
     }
     /// Moves to the first key ≥ `target`.
     pub fn seek(&mut self, target: &[u8]) {
+        let _op = perf_context::op();
         self.it.seek(target);
+        self.report(Move::Seek);
     }
     /// Moves to the last key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
+        let _op = perf_context::op();
         self.it.seek_for_prev(target);
+        self.report(Move::Seek);
     }
     /// Moves to the next key. Precondition: `valid()`.
     pub fn next(&mut self) {
+        let _op = perf_context::op();
         self.it.next();
+        self.report(Move::Next);
     }
     /// Moves to the previous key. Precondition: `valid()`.
     pub fn prev(&mut self) {
+        let _op = perf_context::op();
         self.it.prev();
+        self.report(Move::Prev);
     }
     /// The current key. Precondition: `valid()`.
     pub fn key(&self) -> &[u8] {

@@ -1,5 +1,11 @@
 //! The write path: group commit (see [`super::write_thread`]), making room
 //! in the memtable, and switching memtables.
+//!
+//! Perf context: a write call is one operation. The leader times the WAL
+//! append and the memtable insert as one chain of clock readings; each
+//! follower times its own insert; waits for a flush in
+//! [`DbInner::make_room_for_write`] are write stalls (`MemtableLimit`);
+//! everything else of the call is `write_pre_and_post_process_time`.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -12,12 +18,16 @@ use crate::info_log;
 use crate::key::ValueKind;
 use crate::memtable::MemTable;
 use crate::options::WriteOptions;
+use crate::perf_context::{self, F, Laps, PerfLevel, PerfTimer, StallCause, StallTimer};
+use crate::perf_timer;
 use crate::version::filename;
 use crate::wal::LogWriter;
 use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
 
 impl DbInner {
     pub(crate) fn write(self: &Arc<Self>, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        let _op = perf_context::op();
+        let _timer = perf_context::WriteOpTimer::start();
         self.check_open()?;
         if batch.is_empty() {
             return Ok(());
@@ -46,6 +56,7 @@ impl DbInner {
             LEADER => self.lead_group(&w),
             INSERT => {
                 Self::insert_as_member(&w);
+                perf_timer!(write_thread_wait_nanos);
                 w.await_change(INSERT);
                 w.data.lock().result.take().unwrap_or(Ok(()))
             }
@@ -55,6 +66,7 @@ impl DbInner {
     }
 
     fn insert_as_member(w: &Writer) {
+        perf_timer!(write_memtable_time);
         let group = {
             let d = w.data.lock();
             let group = d.group.clone().expect("INSERT state without a group");
@@ -84,6 +96,7 @@ impl DbInner {
         let mem = self.make_room_for_write()?;
 
         // Assign sequence numbers and append to the WAL.
+        let mut laps = Laps::start(PerfLevel::EnableWait);
         let last = {
             let mut wal = self.wal.lock();
             let mut seq = wal.last_allocated;
@@ -129,6 +142,7 @@ impl DbInner {
             wal.last_allocated = seq;
             seq
         };
+        laps.lap(F::write_wal_time);
 
         // Insert into the memtable: every member inserts its own batch.
         if group.len() == 1 {
@@ -142,6 +156,7 @@ impl DbInner {
             apply_batch(&mem, &group[0].data.lock().batch);
             ig.wait_all();
         }
+        laps.lap(F::write_memtable_time);
         self.last_sequence.store(last, Ordering::Release);
         Ok(())
     }
@@ -158,7 +173,12 @@ impl DbInner {
         if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
             return Ok(mem);
         }
-        let mut st = self.state.lock();
+        let mut st = {
+            perf_timer!(db_mutex_lock_nanos);
+            self.state.lock()
+        };
+        // Recorded when this function returns, however it returns.
+        let mut stall: Option<StallTimer> = None;
         loop {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
@@ -171,6 +191,9 @@ impl DbInner {
             let max_imm = (self.opts.max_write_buffer_number - 1).max(1) as usize;
             if st.imm.len() >= max_imm {
                 // Every memtable is full: wait for a flush to finish.
+                if stall.is_none() {
+                    stall = Some(StallTimer::start(StallCause::MemtableLimit));
+                }
                 info_log!(
                     self.info_log,
                     Debug,
@@ -178,9 +201,11 @@ impl DbInner {
                     st.imm.len()
                 );
                 self.maybe_schedule_work(&mut st);
+                let _wait = PerfTimer::start(F::db_condition_wait_nanos);
                 self.bg_cv.wait(&mut st);
                 continue;
             }
+            perf_timer!(write_scheduling_flushes_compactions_time);
             self.switch_memtable(&mut st)?;
             return Ok(self.super_version.load().mem.clone());
         }
