@@ -124,6 +124,13 @@ impl PerfLevel {
     }
 }
 
+#[cfg_attr(
+    feature = "perf-context-off",
+    expect(
+        dead_code,
+        reason = "only the recording paths use it, and they are compiled out"
+    )
+)]
 const COUNT: u8 = PerfLevel::EnableCount as u8;
 const DISABLE: u8 = PerfLevel::Disable as u8;
 
@@ -599,6 +606,13 @@ impl Local {
         c.set(c.get().wrapping_add(n));
     }
 
+    #[cfg_attr(
+        feature = "perf-context-off",
+        expect(
+            dead_code,
+            reason = "only the recording paths use it, and they are compiled out"
+        )
+    )]
     /// End of an operation (level above `Disable`): see the module docs.
     #[inline(never)]
     fn finish_op(&self) {
@@ -945,6 +959,13 @@ pub enum StallCause {
 }
 
 impl StallCause {
+    #[cfg_attr(
+        feature = "perf-context-off",
+        expect(
+            dead_code,
+            reason = "only the recording paths use it, and they are compiled out"
+        )
+    )]
     fn field(self) -> F {
         match self {
             StallCause::MemtableLimit => F::write_stall_memtable_limit_micros,
