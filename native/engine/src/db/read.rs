@@ -19,9 +19,43 @@ use crate::key::SequenceNumber;
 use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
 use crate::options::ReadOptions;
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
-use crate::perf_count;
 use crate::range_del::FragmentedTombstones;
-use crate::table::TableReadOptions;
+use crate::table::{TableReadOptions, TableReader};
+
+/// Looks `key` up in table `t` at `level`; `tomb` already includes the
+/// table's range tombstones. Records the per-level breakdown when the
+/// thread asks for it.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one lookup's state, kept out of a struct on the hot path"
+)]
+#[inline(always)]
+fn probe(
+    t: &TableReader,
+    level: usize,
+    key: &[u8],
+    snapshot: SequenceNumber,
+    tro: &TableReadOptions,
+    value_out: &mut Vec<u8>,
+    tomb: Option<SequenceNumber>,
+    counting: bool,
+) -> Result<Step> {
+    let probe = if counting { LevelProbe::start() } else { None };
+    let got = t.get(key, snapshot, tro, value_out)?;
+    let result = step(got.result, tomb);
+    if let Some(p) = probe {
+        p.finish(
+            level,
+            ProbeResult {
+                filter_checked: got.filter_checked,
+                filter_rejected: got.filter_rejected,
+                found_entry: got.result != Lookup::Absent,
+                returned_value: matches!(result, Step::Found(true)),
+            },
+        );
+    }
+    Ok(result)
+}
 
 /// Outcome of searching one source during a point lookup.
 enum Step {
@@ -63,13 +97,17 @@ impl DbInner {
     ) -> Result<bool> {
         let _op = perf_context::op();
         self.check_open()?;
-        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+        // The level is read once for the whole lookup (the table reader
+        // still checks it at each of its points).
+        let level = perf_context::level_u8();
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
         laps.lap(F::get_snapshot_time);
-        let found = self.get_in(&sv, ro, snapshot, key, value_out, &mut laps);
-        if let Ok(true) = found {
-            perf_count!(get_read_bytes = value_out.len());
+        let found = self.get_in(&sv, ro, snapshot, key, value_out, counting, &mut laps);
+        if counting && let Ok(true) = found {
+            perf_context::add_unchecked(F::get_read_bytes, value_out.len() as u64);
         }
         drop(sv);
         laps.lap(F::get_post_process_time);
@@ -78,7 +116,11 @@ impl DbInner {
 
     /// One point lookup. `laps` is on the phase that started at the
     /// snapshot; this ends the memtable phase, and the table-file phase when
-    /// the memtables miss.
+    /// the memtables miss. `counting`: the thread's level counts.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one lookup's inputs, passed down so the level is read once"
+    )]
     fn get_in(
         &self,
         sv: &SuperVersion,
@@ -86,6 +128,7 @@ impl DbInner {
         snapshot: SequenceNumber,
         key: &[u8],
         value_out: &mut Vec<u8>,
+        counting: bool,
         laps: &mut Laps,
     ) -> Result<bool> {
         let mut tomb = None;
@@ -94,18 +137,26 @@ impl DbInner {
             probed += 1;
             tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
             if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
-                perf_count!(get_from_memtable_count = probed);
+                if counting {
+                    perf_context::add_unchecked(F::get_from_memtable_count, probed);
+                }
                 laps.lap(F::get_from_memtable_time);
                 return Ok(f);
             }
         }
-        perf_count!(get_from_memtable_count = probed);
+        if counting {
+            perf_context::add_unchecked(F::get_from_memtable_count, probed);
+        }
         laps.lap(F::get_from_memtable_time);
-        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb);
+        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, counting);
         laps.lap(F::get_from_output_files_time);
         found
     }
 
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one lookup's inputs, passed down so the level is read once"
+    )]
     fn get_from_tables(
         &self,
         sv: &SuperVersion,
@@ -114,31 +165,28 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
         mut tomb: Option<SequenceNumber>,
+        counting: bool,
     ) -> Result<bool> {
         let tro = TableReadOptions::from(ro);
         let v = &sv.version;
-        let l0 = v.l0_files_for_key(key).map(|f| (0, f));
-        let deeper = (1..v.num_levels())
-            .flat_map(|level| v.files_for_key(level, key).iter().map(move |f| (level, f)));
-        for (level, f) in l0.chain(deeper) {
-            let t = self.table_cache.reader(f, level)?;
+        for f in v.l0_files_for_key(key) {
+            let t = self.table_cache.reader(f, 0)?;
             tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            let probe = LevelProbe::start();
-            let got = t.get(key, snapshot, &tro, value_out)?;
-            let result = step(got.result, tomb);
-            if let Some(p) = probe {
-                p.finish(
-                    level,
-                    ProbeResult {
-                        filter_checked: got.filter_checked,
-                        filter_rejected: got.filter_rejected,
-                        found_entry: got.result != Lookup::Absent,
-                        returned_value: matches!(result, Step::Found(true)),
-                    },
-                );
-            }
-            if let Step::Found(found) = result {
+            if let Step::Found(found) =
+                probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting)?
+            {
                 return Ok(found);
+            }
+        }
+        for level in 1..v.num_levels() {
+            for f in v.files_for_key(level, key) {
+                let t = self.table_cache.reader(f, level)?;
+                tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
+                if let Step::Found(found) =
+                    probe(&t, level, key, snapshot, &tro, value_out, tomb, counting)?
+                {
+                    return Ok(found);
+                }
             }
         }
         Ok(false)
@@ -151,16 +199,18 @@ impl DbInner {
     ) -> Result<Vec<Option<Vec<u8>>>> {
         let _op = perf_context::op();
         self.check_open()?;
-        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+        let level = perf_context::level_u8();
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
         laps.lap(F::get_snapshot_time);
         let mut out = Vec::with_capacity(keys.len());
         for k in keys {
             let mut v = Vec::new();
-            let found = self.get_in(&sv, ro, snapshot, k, &mut v, &mut laps)?;
-            if found {
-                perf_count!(multiget_read_bytes = v.len());
+            let found = self.get_in(&sv, ro, snapshot, k, &mut v, counting, &mut laps)?;
+            if found && counting {
+                perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
             }
             out.push(found.then_some(v));
         }

@@ -617,22 +617,33 @@ impl Local {
     #[inline(never)]
     fn finish_op(&self) {
         let mask = self.mask.get();
-        let mut stale = self.last_mask.get() & !mask;
-        while stale != 0 {
-            self.last[stale.trailing_zeros() as usize].set(0);
-            stale &= stale - 1;
+        let stale = self.last_mask.get() & !mask;
+        if stale != 0 {
+            // Fields of the previous record this operation did not touch.
+            let mut m = stale;
+            while m != 0 {
+                self.last[m.trailing_zeros() as usize].set(0);
+                m &= m - 1;
+            }
         }
-        let mut m = mask;
+        // Word by word: the counters an operation usually touches are all in
+        // the low word, where the bit tricks are single instructions.
+        self.fold_word(mask as u64, 0);
+        self.fold_word((mask >> 64) as u64, 64);
+        self.last_mask.set(mask);
+        self.mask.set(0);
+        self.num_runs.set(self.num_runs.get() + 1);
+    }
+
+    #[inline(always)]
+    fn fold_word(&self, mut m: u64, base: usize) {
         while m != 0 {
-            let i = m.trailing_zeros() as usize;
+            let i = base + m.trailing_zeros() as usize;
             let v = self.cur[i].replace(0);
             self.total[i].set(self.total[i].get().wrapping_add(v));
             self.last[i].set(v);
             m &= m - 1;
         }
-        self.last_mask.set(mask);
-        self.mask.set(0);
-        self.num_runs.set(self.num_runs.get() + 1);
     }
 
     fn snapshot(&self) -> PerfContext {
