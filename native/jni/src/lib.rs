@@ -76,6 +76,7 @@ pub mod handle;
 pub mod iterator;
 pub mod native_library;
 pub mod options;
+pub mod perf_context;
 
 use std::ffi::c_void;
 
