@@ -34,8 +34,9 @@
 //! Every instrumentation point reads the thread's level (one thread-local
 //! load) and branches; at `Disable` that is all it does. Counters are plain
 //! thread-local integers (`Cell<u64>`, no atomics). Timers read the clock
-//! ([`clock`]: the TSC, ~9 ns) only at the levels that ask for time, and
-//! consecutive phases share readings ([`Laps`]). With the cargo feature
+//! ([`clock`]: the TSC, ~9 ns) only at the levels that ask for time,
+//! consecutive phases share readings ([`Laps`]), and timers add raw clock
+//! ticks, converted to nanoseconds only when a context is read. With the cargo feature
 //! `perf-context-off` every macro, timer and scope compiles to nothing (the
 //! baseline of `examples/perf_overhead.rs`).
 //!
@@ -646,15 +647,21 @@ impl Local {
         }
     }
 
+    /// The thread's values, timers converted from ticks to nanoseconds.
     fn snapshot(&self) -> PerfContext {
         let mut c = PerfContext::default();
         c.flat[0] = self.num_runs.get();
-        for i in 0..NUM_FIELDS {
-            c.flat[1 + i] = self.total[i].get().wrapping_add(self.cur[i].get());
+        for (i, f) in F::ALL.iter().enumerate() {
+            c.flat[1 + i] = field_value(*f, self.total[i].get().wrapping_add(self.cur[i].get()));
         }
         for (slot, row) in self.by_level.iter().enumerate() {
-            for (j, v) in row.iter().enumerate() {
-                c.flat[1 + NUM_FIELDS + slot * NUM_LEVEL_FIELDS + j] = v.get();
+            for (f, v) in LF::ALL.iter().zip(row) {
+                let v = if *f == LF::get_from_table_nanos {
+                    clock::ticks_to_nanos(v.get())
+                } else {
+                    v.get()
+                };
+                c.flat[flat_level_field(slot, *f)] = v;
             }
         }
         c
@@ -665,10 +672,20 @@ impl Local {
         let mut m = self.last_mask.get();
         while m != 0 {
             let i = m.trailing_zeros() as usize;
-            c.flat[1 + i] = self.last[i].get();
+            c.flat[1 + i] = field_value(F::ALL[i], self.last[i].get());
             m &= m - 1;
         }
         c
+    }
+}
+
+/// A field's value as read: timers (every field above `EnableCount`) are
+/// kept in clock ticks and read in nanoseconds.
+fn field_value(f: F, raw: u64) -> u64 {
+    if f.min_level() > PerfLevel::EnableCount {
+        clock::ticks_to_nanos(raw)
+    } else {
+        raw
     }
 }
 
@@ -782,7 +799,7 @@ impl Drop for PerfTimer {
     #[inline(always)]
     fn drop(&mut self) {
         if self.start != 0 {
-            add_unchecked(self.f, clock::nanos_between(self.start, clock::now()));
+            add_unchecked(self.f, clock::ticks_between(self.start, clock::now()));
         }
     }
 }
@@ -824,8 +841,8 @@ impl Laps {
         self.mark != 0
     }
 
-    /// Ends the current phase: adds its nanoseconds to `f` (if the level
-    /// records `f`) and starts the next. Returns the phase's nanoseconds.
+    /// Ends the current phase: adds its length to `f` (if the level records
+    /// `f`) and starts the next. Returns the phase's length in clock ticks.
     #[inline]
     pub fn lap(&mut self, f: F) -> u64 {
         if self.mark == 0 {
@@ -838,14 +855,15 @@ impl Laps {
         d
     }
 
-    /// Ends the current phase without recording it; returns its nanoseconds.
+    /// Ends the current phase without recording it; returns its length in
+    /// clock ticks.
     #[inline]
     pub fn split(&mut self) -> u64 {
         if self.mark == 0 {
             return 0;
         }
         let now = clock::now();
-        let d = clock::nanos_between(self.mark, now);
+        let d = clock::ticks_between(self.mark, now);
         self.mark = now;
         d
     }
@@ -919,8 +937,8 @@ impl LevelProbe {
 
     /// Records the lookup at `level`.
     pub fn finish(self, level: usize, r: ProbeResult) {
-        let nanos = if self.start != 0 {
-            clock::nanos_between(self.start, clock::now())
+        let ticks = if self.start != 0 {
+            clock::ticks_between(self.start, clock::now())
         } else {
             0
         };
@@ -938,7 +956,7 @@ impl LevelProbe {
                 LF::block_cache_miss_count,
                 misses.wrapping_sub(self.misses),
             );
-            l.add_level(slot, LF::get_from_table_nanos, nanos);
+            l.add_level(slot, LF::get_from_table_nanos, ticks);
             if r.filter_rejected {
                 l.add_level(slot, LF::bloom_filter_useful, 1);
             } else if r.filter_checked {
@@ -993,13 +1011,21 @@ impl StallCause {
 /// (at `EnableWait`). For stalls timed by the caller; [`StallTimer`] times
 /// one itself.
 pub fn record_stall(cause: StallCause, micros: u64) {
-    record_stall_nanos(cause, micros.saturating_mul(1000));
+    let nanos = micros.saturating_mul(1000);
+    let ticks = if enabled(F::write_delay_time.min_level()) {
+        clock::nanos_to_ticks(nanos)
+    } else {
+        0
+    };
+    record_stall_ticks(cause, nanos, ticks);
 }
 
-fn record_stall_nanos(cause: StallCause, nanos: u64) {
+/// Records a stall of `nanos`, which is `ticks` clock ticks (0 when the
+/// level does not record `write_delay_time`).
+fn record_stall_ticks(cause: StallCause, nanos: u64, ticks: u64) {
     #[cfg(feature = "perf-context-off")]
     {
-        let _ = (cause, nanos);
+        let _ = (cause, nanos, ticks);
     }
     #[cfg(not(feature = "perf-context-off"))]
     LOCAL.with(|l| {
@@ -1012,7 +1038,7 @@ fn record_stall_nanos(cause: StallCause, nanos: u64) {
         l.add(F::write_stall_micros, micros);
         l.add(cause.field(), micros);
         if level >= F::write_delay_time.min_level() as u8 {
-            l.add(F::write_delay_time, nanos);
+            l.add(F::write_delay_time, ticks);
         }
     });
 }
@@ -1041,7 +1067,8 @@ impl StallTimer {
 impl Drop for StallTimer {
     fn drop(&mut self) {
         if self.start != 0 {
-            record_stall_nanos(self.cause, clock::nanos_between(self.start, clock::now()));
+            let ticks = clock::ticks_between(self.start, clock::now());
+            record_stall_ticks(self.cause, clock::ticks_to_nanos(ticks), ticks);
         }
     }
 }
@@ -1103,7 +1130,7 @@ impl Drop for WriteOpTimer {
         if self.start == 0 {
             return;
         }
-        let total = clock::nanos_between(self.start, clock::now());
+        let total = clock::ticks_between(self.start, clock::now());
         LOCAL.with(|l| {
             let parts = write_parts_sum(l).wrapping_sub(self.covered);
             l.add(
