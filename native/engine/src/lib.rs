@@ -15,6 +15,7 @@ pub mod key;
 pub mod logger;
 pub mod memtable;
 pub mod options;
+pub mod perf_context;
 pub mod range_del;
 pub mod rate_limiter;
 pub mod statistics;

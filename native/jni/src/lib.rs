@@ -77,6 +77,7 @@ pub mod iterator;
 pub mod logger;
 pub mod native_library;
 pub mod options;
+pub mod perf_context;
 pub mod rate_limiter;
 pub mod statistics;
 

@@ -13,6 +13,7 @@ use std::cmp::Ordering;
 use crate::error::Result;
 use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
+use crate::perf_context::{F, Laps, PerfLevel, PerfTimer};
 use crate::range_del::FragmentedTombstones;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -24,10 +25,12 @@ enum Direction {
 /// Counts of work done, read by the perf context and statistics.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IterCounters {
-    /// Internal entries stepped over (hidden versions, tombstoned keys).
+    /// Internal entries stepped over (older versions, tombstoned keys).
     pub internal_key_skipped: u64,
     /// Point or range tombstones met.
     pub internal_delete_skipped: u64,
+    /// Entries newer than the snapshot stepped over.
+    pub internal_recent_skipped: u64,
 }
 
 /// A snapshot iterator over user keys. See the module docs.
@@ -118,8 +121,11 @@ impl<I: InternalIterator> DbIter<I> {
             Some(l) => self.seek(&l),
             None => {
                 self.dir = Direction::Forward;
+                let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
                 self.inner.seek_to_first();
+                laps.lap(F::seek_internal_seek_time);
                 self.find_next_user_entry(false);
+                laps.lap(F::find_next_user_entry_time);
             }
         }
     }
@@ -150,8 +156,11 @@ impl<I: InternalIterator> DbIter<I> {
         };
         let snap = self.snapshot;
         let ik = self.seek_key(&t, snap, ValueKind::SEEK).to_vec();
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         self.inner.seek(&ik);
+        laps.lap(F::seek_internal_seek_time);
         self.find_next_user_entry(false);
+        laps.lap(F::find_next_user_entry_time);
     }
 
     /// Moves to the last key ≤ `target` (and below the upper bound).
@@ -183,6 +192,7 @@ impl<I: InternalIterator> DbIter<I> {
                 .extend_from_slice(key::user_key(self.inner.key()));
         }
         // Skip the rest of the shown key's entries.
+        let _t = PerfTimer::start(F::find_next_user_entry_time);
         self.find_next_user_entry(true);
     }
 
@@ -221,9 +231,9 @@ impl<I: InternalIterator> DbIter<I> {
             if self.above_upper(p.user_key) {
                 break;
             }
-            let hidden =
-                p.seq > self.snapshot || (skipping && p.user_key <= self.saved_key.as_slice());
-            if hidden {
+            if p.seq > self.snapshot {
+                self.counters.internal_recent_skipped += 1;
+            } else if skipping && p.user_key <= self.saved_key.as_slice() {
                 self.counters.internal_key_skipped += 1;
             } else {
                 match p.kind {
@@ -278,7 +288,7 @@ impl<I: InternalIterator> DbIter<I> {
                     ValueKind::RangeDeletion => kind = ValueKind::Deletion,
                 }
             } else {
-                self.counters.internal_key_skipped += 1;
+                self.counters.internal_recent_skipped += 1;
             }
             self.inner.prev();
         }

@@ -1,10 +1,16 @@
 //! The read path: point lookups through memtables and levels, multi-gets,
 //! and iterators.
+//!
+//! Perf context: every public call here is one operation
+//! ([`perf_context::op`]). A point lookup times its phases with one chain of
+//! clock readings ([`Laps`]: snapshot → memtables → table files → post
+//! processing), and attributes each table probe to its level when the
+//! thread records the per-level breakdown ([`LevelProbe`]).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::db_iter::DbIter;
+use super::db_iter::{DbIter, IterCounters};
 use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
 use crate::error::Result;
@@ -12,9 +18,64 @@ use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::SequenceNumber;
 use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
 use crate::options::ReadOptions;
+use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
 use crate::range_del::FragmentedTombstones;
 use crate::statistics::{Histogram, Statistics, Ticker};
-use crate::table::{TableGet, TableReadOptions};
+use crate::table::{TableReadOptions, TableReader};
+
+/// Looks `key` up in table `t` at `level`; `tomb` already includes the
+/// table's range tombstones. Records the per-level breakdown when the
+/// thread asks for it.
+#[expect(
+    clippy::too_many_arguments,
+    reason = "one lookup's state, kept out of a struct on the hot path"
+)]
+#[inline(always)]
+fn probe(
+    t: &TableReader,
+    level: usize,
+    key: &[u8],
+    snapshot: SequenceNumber,
+    tro: &TableReadOptions,
+    value_out: &mut Vec<u8>,
+    tomb: Option<SequenceNumber>,
+    counting: bool,
+    stats: Option<&Statistics>,
+) -> Result<Step> {
+    let probe = if counting { LevelProbe::start() } else { None };
+    let got = t.get(key, snapshot, tro, value_out)?;
+    let result = step(got.result, tomb);
+    if let Some(s) = stats {
+        if got.filter_rejected {
+            s.record_tick(Ticker::BloomFilterUseful, 1);
+        } else if got.filter_checked {
+            s.record_tick(Ticker::BloomFilterFullPositive, 1);
+            if got.result != Lookup::Absent {
+                s.record_tick(Ticker::BloomFilterFullTruePositive, 1);
+            }
+        }
+        if got.result != Lookup::Absent {
+            let t = match level {
+                0 => Ticker::GetHitL0,
+                1 => Ticker::GetHitL1,
+                _ => Ticker::GetHitL2AndUp,
+            };
+            s.record_tick(t, 1);
+        }
+    }
+    if let Some(p) = probe {
+        p.finish(
+            level,
+            ProbeResult {
+                filter_checked: got.filter_checked,
+                filter_rejected: got.filter_rejected,
+                found_entry: got.result != Lookup::Absent,
+                returned_value: matches!(result, Step::Found(true)),
+            },
+        );
+    }
+    Ok(result)
+}
 
 /// Outcome of searching one source during a point lookup.
 enum Step {
@@ -54,46 +115,40 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
+        let _op = perf_context::op();
         self.check_open()?;
         let _t = self.timer(Histogram::DbGet);
+        // The level is read once for the whole lookup (the table reader
+        // still checks it at each of its points).
+        let level = perf_context::level_u8();
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
-        let found = self.get_in(&sv, ro, snapshot, key, value_out)?;
-        if self.statistics.is_some() {
-            self.tick(Ticker::NumberKeysRead, 1);
-            if found {
-                self.tick(Ticker::BytesRead, value_out.len() as u64);
-                self.hist(Histogram::BytesPerRead, value_out.len() as u64);
+        laps.lap(F::get_snapshot_time);
+        let found = self.get_in(&sv, ro, snapshot, key, value_out, counting, &mut laps);
+        if counting && let Ok(true) = found {
+            perf_context::add_unchecked(F::get_read_bytes, value_out.len() as u64);
+        }
+        if let Some(s) = &self.statistics {
+            s.record_tick(Ticker::NumberKeysRead, 1);
+            if let Ok(true) = found {
+                s.record_tick(Ticker::BytesRead, value_out.len() as u64);
+                s.record_in_histogram(Histogram::BytesPerRead, value_out.len() as u64);
             }
         }
-        Ok(found)
+        drop(sv);
+        laps.lap(F::get_post_process_time);
+        found
     }
 
-    /// Counts one table's answer to a point lookup.
-    fn count_table_get(&self, g: &TableGet, level: usize) {
-        if self.statistics.is_none() {
-            return;
-        }
-        if g.filter_rejected {
-            self.tick(Ticker::BloomFilterUseful, 1);
-        } else if g.filter_checked {
-            self.tick(Ticker::BloomFilterFullPositive, 1);
-            if g.result != Lookup::Absent {
-                self.tick(Ticker::BloomFilterFullTruePositive, 1);
-            }
-        }
-        if g.result != Lookup::Absent {
-            self.tick(
-                match level {
-                    0 => Ticker::GetHitL0,
-                    1 => Ticker::GetHitL1,
-                    _ => Ticker::GetHitL2AndUp,
-                },
-                1,
-            );
-        }
-    }
-
+    /// One point lookup. `laps` is on the phase that started at the
+    /// snapshot; this ends the memtable phase, and the table-file phase when
+    /// the memtables miss. `counting`: the thread's level counts.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one lookup's inputs, passed down so the level is read once"
+    )]
     fn get_in(
         &self,
         sv: &SuperVersion,
@@ -101,24 +156,56 @@ impl DbInner {
         snapshot: SequenceNumber,
         key: &[u8],
         value_out: &mut Vec<u8>,
+        counting: bool,
+        laps: &mut Laps,
     ) -> Result<bool> {
         let mut tomb = None;
+        let mut probed = 0u64;
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
+            probed += 1;
             tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
             if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
+                if counting {
+                    perf_context::add_unchecked(F::get_from_memtable_count, probed);
+                }
                 self.tick(Ticker::MemtableHit, 1);
+                laps.lap(F::get_from_memtable_time);
                 return Ok(f);
             }
         }
+        if counting {
+            perf_context::add_unchecked(F::get_from_memtable_count, probed);
+        }
         self.tick(Ticker::MemtableMiss, 1);
+        laps.lap(F::get_from_memtable_time);
+        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, counting);
+        laps.lap(F::get_from_output_files_time);
+        found
+    }
+
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one lookup's inputs, passed down so the level is read once"
+    )]
+    fn get_from_tables(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+        mut tomb: Option<SequenceNumber>,
+        counting: bool,
+    ) -> Result<bool> {
         let tro = TableReadOptions::from(ro);
+        let stats = self.statistics.as_deref();
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
             let t = self.table_cache.reader(f, 0)?;
             tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            let g = t.get(key, snapshot, &tro, value_out)?;
-            self.count_table_get(&g, 0);
-            if let Step::Found(found) = step(g.result, tomb) {
+            if let Step::Found(found) =
+                probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting, stats)?
+            {
                 return Ok(found);
             }
         }
@@ -126,9 +213,9 @@ impl DbInner {
             for f in v.files_for_key(level, key) {
                 let t = self.table_cache.reader(f, level)?;
                 tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-                if let Step::Found(found) =
-                    step(t.get(key, snapshot, &tro, value_out)?.result, tomb)
-                {
+                if let Step::Found(found) = probe(
+                    &t, level, key, snapshot, &tro, value_out, tomb, counting, stats,
+                )? {
                     return Ok(found);
                 }
             }
@@ -141,29 +228,40 @@ impl DbInner {
         ro: &ReadOptions,
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {
+        let _op = perf_context::op();
         self.check_open()?;
         let _t = self.timer(Histogram::DbMultiget);
+        let level = perf_context::level_u8();
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
+        laps.lap(F::get_snapshot_time);
         let mut out = Vec::with_capacity(keys.len());
-        let (mut found, mut bytes) = (0u64, 0u64);
+        let (mut hits, mut bytes) = (0u64, 0u64);
         for k in keys {
             let mut v = Vec::new();
-            let hit = self.get_in(&sv, ro, snapshot, k, &mut v)?;
-            if hit {
-                found += 1;
+            let found = self.get_in(&sv, ro, snapshot, k, &mut v, counting, &mut laps)?;
+            if found && counting {
+                perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
+            }
+            if found {
+                hits += 1;
                 bytes += v.len() as u64;
             }
-            out.push(hit.then_some(v));
+            out.push(found.then_some(v));
         }
         self.tick(Ticker::NumberMultigetCalls, 1);
         self.tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
-        self.tick(Ticker::NumberMultigetKeysFound, found);
+        self.tick(Ticker::NumberMultigetKeysFound, hits);
         self.tick(Ticker::NumberMultigetBytesRead, bytes);
+        drop(sv);
+        laps.lap(F::get_post_process_time);
         Ok(out)
     }
 
     pub(crate) fn new_iterator(&self, ro: &ReadOptions) -> Result<DbIterator> {
+        let _op = perf_context::op();
         self.check_open()?;
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
@@ -203,6 +301,7 @@ impl DbInner {
                 ro.iterate_lower_bound.clone(),
                 ro.iterate_upper_bound.clone(),
             ),
+            reported: IterCounters::default(),
             _sv: sv,
             statistics: self.statistics.clone(),
         })
@@ -219,18 +318,63 @@ impl DbInner {
 }
 
 /// An iterator over the database at a snapshot. Holds the memtables and
-/// table files it reads alive until dropped.
+/// table files it reads alive until dropped. Each move is one perf-context
+/// operation.
 pub struct DbIterator {
     it: DbIter<MergingIterator>,
+    /// The iterator's counters as last reported to the perf context.
+    reported: IterCounters,
     _sv: Arc<SuperVersion>,
     statistics: Option<Arc<Statistics>>,
 }
 
+/// Which DB-iterator call count a move adds to.
+#[derive(Clone, Copy)]
+enum Move {
+    Seek,
+    Next,
+    Prev,
+}
+
 impl DbIterator {
-    /// Counts one positioning call (`seek` true for seeks) in the statistics.
-    #[inline]
-    fn count(&self, call: Ticker, found: Ticker) {
+    /// Ends a move: reports the skip counts since the last move, the call
+    /// and the bytes now visible to the perf context, in one access.
+    fn report(&mut self, m: Move) {
+        let c = self.it.counters;
+        let r = std::mem::replace(&mut self.reported, c);
+        let it = &self.it;
+        perf_context::with_counters(|p| {
+            p.add(
+                F::internal_key_skipped_count,
+                c.internal_key_skipped - r.internal_key_skipped,
+            );
+            p.add(
+                F::internal_delete_skipped_count,
+                c.internal_delete_skipped - r.internal_delete_skipped,
+            );
+            p.add(
+                F::internal_recent_skipped_count,
+                c.internal_recent_skipped - r.internal_recent_skipped,
+            );
+            let call = match m {
+                Move::Seek => F::iter_seek_count,
+                Move::Next => F::iter_next_count,
+                Move::Prev => F::iter_prev_count,
+            };
+            p.add(call, 1);
+            if it.valid() {
+                p.add(
+                    F::iter_read_bytes,
+                    (it.key().len() + it.value().len()) as u64,
+                );
+            }
+        });
         if let Some(s) = &self.statistics {
+            let (call, found) = match m {
+                Move::Seek => (Ticker::NumberDbSeek, Ticker::NumberDbSeekFound),
+                Move::Next => (Ticker::NumberDbNext, Ticker::NumberDbNextFound),
+                Move::Prev => (Ticker::NumberDbPrev, Ticker::NumberDbPrevFound),
+            };
             s.record_tick(call, 1);
             if self.it.valid() {
                 s.record_tick(found, 1);
@@ -242,6 +386,7 @@ impl DbIterator {
         }
     }
 
+    /// Starts timing a seek for the `db.seek.micros` histogram, when recorded.
     fn seek_start(&self) -> Option<std::time::Instant> {
         self.statistics
             .as_ref()
@@ -249,11 +394,11 @@ impl DbIterator {
             .map(|_| std::time::Instant::now())
     }
 
-    fn seek_done(&self, start: Option<std::time::Instant>) {
+    fn seek_done(&mut self, start: Option<std::time::Instant>) {
         if let (Some(s), Some(t)) = (&self.statistics, start) {
             s.record_in_histogram(Histogram::DbSeek, t.elapsed().as_micros() as u64);
         }
-        self.count(Ticker::NumberDbSeek, Ticker::NumberDbSeekFound);
+        self.report(Move::Seek);
     }
 
     /// True when positioned on an entry.
@@ -262,37 +407,43 @@ impl DbIterator {
     }
     /// Moves to the first key (at or after the lower bound).
     pub fn seek_to_first(&mut self) {
+        let _op = perf_context::op();
         let t = self.seek_start();
         self.it.seek_to_first();
         self.seek_done(t);
     }
     /// Moves to the last key (before the upper bound).
     pub fn seek_to_last(&mut self) {
+        let _op = perf_context::op();
         let t = self.seek_start();
         self.it.seek_to_last();
         self.seek_done(t);
     }
     /// Moves to the first key ≥ `target`.
     pub fn seek(&mut self, target: &[u8]) {
+        let _op = perf_context::op();
         let t = self.seek_start();
         self.it.seek(target);
         self.seek_done(t);
     }
     /// Moves to the last key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
+        let _op = perf_context::op();
         let t = self.seek_start();
         self.it.seek_for_prev(target);
         self.seek_done(t);
     }
     /// Moves to the next key. Precondition: `valid()`.
     pub fn next(&mut self) {
+        let _op = perf_context::op();
         self.it.next();
-        self.count(Ticker::NumberDbNext, Ticker::NumberDbNextFound);
+        self.report(Move::Next);
     }
     /// Moves to the previous key. Precondition: `valid()`.
     pub fn prev(&mut self) {
+        let _op = perf_context::op();
         self.it.prev();
-        self.count(Ticker::NumberDbPrev, Ticker::NumberDbPrevFound);
+        self.report(Move::Prev);
     }
     /// The current key. Precondition: `valid()`.
     pub fn key(&self) -> &[u8] {

@@ -222,6 +222,9 @@ impl DbInner {
                             c.name()
                         )));
                     self.maybe_schedule_work(&mut st);
+                    let _wait = crate::perf_context::PerfTimer::start(
+                        crate::perf_context::F::db_condition_wait_nanos,
+                    );
                     self.bg_cv.wait(&mut st);
                 }
                 WriteCondition::Delayed(c) => {

@@ -1,5 +1,11 @@
 //! The write path: group commit (see [`super::write_thread`]), making room
 //! in the memtable, and switching memtables.
+//!
+//! Perf context: a write call is one operation. The leader times the WAL
+//! append and the memtable insert as one chain of clock readings; each
+//! follower times its own insert; waits for a flush in
+//! [`DbInner::make_room_for_write`] are write stalls (`MemtableLimit`);
+//! everything else of the call is `write_pre_and_post_process_time`.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -12,6 +18,8 @@ use crate::info_log;
 use crate::key::ValueKind;
 use crate::memtable::MemTable;
 use crate::options::WriteOptions;
+use crate::perf_context::{self, F, Laps, PerfLevel, StallCause};
+use crate::perf_timer;
 use crate::statistics::{Histogram, Ticker};
 use crate::version::filename;
 use crate::wal::LogWriter;
@@ -19,6 +27,8 @@ use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
 
 impl DbInner {
     pub(crate) fn write(self: &Arc<Self>, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        let _op = perf_context::op();
+        let _timer = perf_context::WriteOpTimer::start();
         self.check_open()?;
         if batch.is_empty() {
             return Ok(());
@@ -59,6 +69,7 @@ impl DbInner {
             LEADER => self.lead_group(&w),
             INSERT => {
                 Self::insert_as_member(&w);
+                perf_timer!(write_thread_wait_nanos);
                 w.await_change(INSERT);
                 w.data.lock().result.take().unwrap_or(Ok(()))
             }
@@ -68,6 +79,7 @@ impl DbInner {
     }
 
     fn insert_as_member(w: &Writer) {
+        perf_timer!(write_memtable_time);
         let group = {
             let d = w.data.lock();
             let group = d.group.clone().expect("INSERT state without a group");
@@ -110,12 +122,22 @@ impl DbInner {
                 _ => Ticker::StallPendingCompactionBytesMicros,
             };
             self.tick(t, micros);
+            perf_context::record_stall(
+                match super::stall::held_index(held) {
+                    0 => StallCause::MemtableLimit,
+                    1 => StallCause::L0Slowdown,
+                    2 => StallCause::L0Stop,
+                    _ => StallCause::PendingCompactionBytes,
+                },
+                micros,
+            );
         }
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
         let mem = self.super_version.load().mem.clone();
 
         // Assign sequence numbers and append to the WAL.
+        let mut laps = Laps::start(PerfLevel::EnableWait);
         let last = {
             let mut wal = self.wal.lock();
             let mut seq = wal.last_allocated;
@@ -206,6 +228,7 @@ impl DbInner {
             wal.last_allocated = seq;
             seq
         };
+        laps.lap(F::write_wal_time);
         let group_bytes: usize = group
             .iter()
             .map(|w| w.data.lock().batch.size_in_bytes())
@@ -227,6 +250,7 @@ impl DbInner {
             apply_batch(&mem, &group[0].data.lock().batch);
             ig.wait_all();
         }
+        laps.lap(F::write_memtable_time);
         self.last_sequence.store(last, Ordering::Release);
         Ok(())
     }
@@ -258,7 +282,10 @@ impl DbInner {
         if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
             return Ok(mem);
         }
-        let mut st = self.state.lock();
+        let mut st = {
+            perf_timer!(db_mutex_lock_nanos);
+            self.state.lock()
+        };
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
@@ -266,6 +293,7 @@ impl DbInner {
         if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
             return Ok(mem);
         }
+        perf_timer!(write_scheduling_flushes_compactions_time);
         self.switch_memtable(&mut st)?;
         Ok(self.super_version.load().mem.clone())
     }

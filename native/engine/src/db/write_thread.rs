@@ -163,6 +163,7 @@ impl WriteQueue {
             w.state.store(LEADER, Ordering::Release);
             return LEADER;
         }
+        crate::perf_timer!(write_thread_wait_nanos);
         w.await_change(WAITING)
     }
 

@@ -1,4 +1,5 @@
-//! [`FileSystem`] over `std::fs`.
+//! [`FileSystem`] over `std::fs`. Each operation is timed into the calling
+//! thread's perf context (`env_*_nanos`) at the timing levels.
 
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions, TryLockError};
@@ -13,6 +14,7 @@ use super::{
     FileLock, FileSystem, RandomAccessFile, SequentialFile, WritableFile, WriteFileOptions,
 };
 use crate::error::{Error, Result};
+use crate::perf_timer;
 
 /// The real file system.
 #[derive(Debug, Default, Clone, Copy)]
@@ -70,6 +72,7 @@ impl WritableFile for StdWritable {
 
     fn sync(&mut self) -> Result<()> {
         self.write_out()?;
+        perf_timer!(env_sync_file_nanos);
         let r = if self.use_fsync {
             self.file.sync_all()
         } else {
@@ -150,6 +153,7 @@ impl FileLock for StdFileLock {}
 
 impl Drop for StdFileLock {
     fn drop(&mut self) {
+        perf_timer!(env_unlock_file_nanos);
         // The OS lock goes with the file handle; forget the in-process claim.
         locked_paths().lock().remove(&self.key);
     }
@@ -157,10 +161,12 @@ impl Drop for StdFileLock {
 
 impl FileSystem for StdFileSystem {
     fn create_dir_all(&self, path: &Path) -> Result<()> {
+        perf_timer!(env_create_dir_if_missing_nanos);
         std::fs::create_dir_all(path).map_err(|e| Error::io_path("create directory", path, &e))
     }
 
     fn new_writable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+        perf_timer!(env_new_writable_file_nanos);
         let file = OpenOptions::new()
             .write(true)
             .create(true)
@@ -177,6 +183,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn new_appendable(&self, path: &Path, opts: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+        perf_timer!(env_new_writable_file_nanos);
         let file = OpenOptions::new()
             .append(true)
             .create(true)
@@ -196,6 +203,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn new_sequential(&self, path: &Path) -> Result<Box<dyn SequentialFile>> {
+        perf_timer!(env_new_sequential_file_nanos);
         let file = File::open(path).map_err(|e| Error::io_path("open", path, &e))?;
         Ok(Box::new(StdSequential {
             path: path.to_path_buf(),
@@ -204,6 +212,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
+        perf_timer!(env_new_random_access_file_nanos);
         let file = File::open(path).map_err(|e| Error::io_path("open", path, &e))?;
         Ok(Arc::new(StdRandomAccess {
             path: path.to_path_buf(),
@@ -212,20 +221,24 @@ impl FileSystem for StdFileSystem {
     }
 
     fn file_size(&self, path: &Path) -> Result<u64> {
+        perf_timer!(env_get_file_size_nanos);
         std::fs::metadata(path)
             .map(|m| m.len())
             .map_err(|e| Error::io_path("stat", path, &e))
     }
 
     fn exists(&self, path: &Path) -> bool {
+        perf_timer!(env_file_exists_nanos);
         path.exists()
     }
 
     fn is_dir(&self, path: &Path) -> bool {
+        perf_timer!(env_file_exists_nanos);
         path.is_dir()
     }
 
     fn list_dir(&self, path: &Path) -> Result<Vec<String>> {
+        perf_timer!(env_get_children_nanos);
         let rd = std::fs::read_dir(path).map_err(|e| Error::io_path("list", path, &e))?;
         let mut names = Vec::new();
         for entry in rd {
@@ -239,15 +252,18 @@ impl FileSystem for StdFileSystem {
     }
 
     fn remove_file(&self, path: &Path) -> Result<()> {
+        perf_timer!(env_delete_file_nanos);
         std::fs::remove_file(path).map_err(|e| Error::io_path("remove", path, &e))
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
+        perf_timer!(env_rename_file_nanos);
         std::fs::rename(from, to)
             .map_err(|e| Error::io(format!("rename {} to {}", from.display(), to.display()), &e))
     }
 
     fn sync_dir(&self, dir: &Path) -> Result<()> {
+        perf_timer!(env_sync_dir_nanos);
         let f = File::open(dir).map_err(|e| Error::io_path("open directory", dir, &e))?;
         f.sync_all()
             .map_err(|e| Error::io_path("sync directory", dir, &e))
@@ -264,6 +280,7 @@ impl FileSystem for StdFileSystem {
     }
 
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
+        perf_timer!(env_lock_file_nanos);
         let file = OpenOptions::new()
             .read(true)
             .write(true)

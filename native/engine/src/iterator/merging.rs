@@ -12,6 +12,8 @@ use std::cmp::Ordering;
 use super::InternalIterator;
 use crate::error::Result;
 use crate::key::compare_internal;
+use crate::perf_context::{F, Laps, PerfLevel};
+use crate::perf_count;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Direction {
@@ -128,17 +130,23 @@ impl InternalIterator for MergingIterator {
     }
 
     fn seek(&mut self, target: &[u8]) {
+        perf_count!(seek_child_seek_count = self.children.len());
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         for c in &mut self.children {
             c.seek(target);
         }
+        laps.lap(F::seek_child_seek_time);
         self.dir = Direction::Forward;
         self.rebuild();
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) {
+        perf_count!(seek_child_seek_count = self.children.len());
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         for c in &mut self.children {
             c.seek_for_prev(target);
         }
+        laps.lap(F::seek_child_seek_time);
         self.dir = Direction::Reverse;
         self.rebuild();
     }

@@ -10,6 +10,7 @@ use super::{MemEntry, MemTable};
 use crate::error::Result;
 use crate::iterator::InternalIterator;
 use crate::key::IKey;
+use crate::{perf_count, perf_timer};
 
 type Pos<'a> = Option<Entry<'a, MemEntry, ()>>;
 
@@ -59,24 +60,30 @@ impl InternalIterator for MemTableIter {
     }
 
     fn seek(&mut self, target: &[u8]) {
+        perf_count!(seek_on_memtable_count);
+        perf_timer!(seek_on_memtable_time);
         self.cursor.with_dependent_mut(|m, pos| {
             *pos = m.map.lower_bound(Bound::Included(IKey::new(target)));
         });
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) {
+        perf_count!(seek_on_memtable_count);
+        perf_timer!(seek_on_memtable_time);
         self.cursor.with_dependent_mut(|m, pos| {
             *pos = m.map.upper_bound(Bound::Included(IKey::new(target)));
         });
     }
 
     fn next(&mut self) {
+        perf_count!(next_on_memtable_count);
         self.cursor.with_dependent_mut(|_, pos| {
             *pos = pos.as_ref().and_then(|e| e.next());
         });
     }
 
     fn prev(&mut self) {
+        perf_count!(prev_on_memtable_count);
         self.cursor.with_dependent_mut(|_, pos| {
             *pos = pos.as_ref().and_then(|e| e.prev());
         });

@@ -5,8 +5,12 @@
 //! cache lookup → file read → checksum → decompression → parse → cache
 //! insert), whose file part is `TableReader::read_block_from_file`; the
 //! bloom filter is consulted only in `TableReader::check_filter`. The
-//! `// METRICS:` comments mark where statistics and perf-context counters
-//! belong.
+//! `// METRICS:` comments mark where statistics counters belong; the perf
+//! context is recorded at the same places (block cache hits and misses by
+//! block kind, file reads by kind with their read, checksum and
+//! decompression times, and the bloom verdict of point lookups). The table
+//! does not know its level: the read path attributes a lookup's counts to a
+//! level (`perf_context::LevelProbe`).
 //!
 //! Thread-safety contract: a `TableReader` is immutable after `open` and is
 //! shared by any number of threads through `Arc` (`get` takes `&self`). A
@@ -29,6 +33,8 @@ use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::memtable::{Lookup, RangeTombstone, SeekKey};
 use crate::options::ReadOptions;
+use crate::perf_context::{F, Laps, PerfLevel};
+use crate::perf_count;
 
 /// The block cache shared by table readers.
 pub type BlockCache = LruCache<CachedBlock>;
@@ -301,9 +307,11 @@ impl TableReader {
         if let Some(may) = self.check_filter(user_key, *ro)? {
             out.filter_checked = true;
             if !may {
+                perf_count!(bloom_sst_miss_count);
                 out.filter_rejected = true;
                 return Ok(out);
             }
+            perf_count!(bloom_sst_hit_count);
         }
         let seek = SeekKey::new(user_key, snapshot.min(MAX_SEQUENCE));
         let seek = seek.ikey().as_bytes();
@@ -495,10 +503,20 @@ impl TableReader {
                 Some(b) => {
                     // METRICS: block cache hit — total and by kind (data /
                     // index / filter), bytes read from the cache = b.charge().
+                    match kind {
+                        BlockKind::Index => {
+                            perf_count!(block_cache_hit_count, block_cache_index_hit_count)
+                        }
+                        BlockKind::Filter => {
+                            perf_count!(block_cache_hit_count, block_cache_filter_hit_count)
+                        }
+                        _ => perf_count!(block_cache_hit_count),
+                    }
                     return Ok(b);
                 }
                 None => {
                     // METRICS: block cache miss — total and by kind.
+                    perf_count!(block_cache_miss_count);
                 }
             }
         }
@@ -564,7 +582,25 @@ impl TableReader {
         let mut buf = vec![0u8; len + BLOCK_TRAILER_LEN];
         // METRICS: block read — count, bytes (buf.len()), time; by kind
         // (index / filter reads are counted separately from data reads).
+        let read_bytes = buf.len();
+        match kind {
+            BlockKind::Index => {
+                perf_count!(
+                    block_read_count,
+                    block_read_byte = read_bytes,
+                    index_block_read_count
+                )
+            }
+            BlockKind::Filter => perf_count!(
+                block_read_count,
+                block_read_byte = read_bytes,
+                filter_block_read_count
+            ),
+            _ => perf_count!(block_read_count, block_read_byte = read_bytes),
+        }
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         self.file.read_exact_at(handle.offset, &mut buf)?;
+        laps.lap(F::block_read_time);
         if verify {
             // METRICS: block checksum time / count.
             verify_block_checksum(&buf).map_err(|(stored, actual)| {
@@ -572,6 +608,7 @@ impl TableReader {
                     "checksum mismatch: stored {stored:#010x}, computed {actual:#010x}"
                 ))
             })?;
+            laps.lap(F::block_checksum_time);
         }
         let ty = buf[len];
         buf.truncate(len);
@@ -579,7 +616,9 @@ impl TableReader {
             BLOCK_TYPE_NONE => Ok(buf),
             BLOCK_TYPE_LZ4 => {
                 // METRICS: decompression time, count, bytes in / out.
-                lz4_decompress_block(&buf).map_err(bad)
+                let out = lz4_decompress_block(&buf).map_err(bad);
+                laps.lap(F::block_decompress_time);
+                out
             }
             other => Err(bad(format!("unknown compression type {other}"))),
         }

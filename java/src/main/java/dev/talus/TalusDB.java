@@ -953,6 +953,93 @@ public class TalusDB extends NativeHandle {
     }
   }
 
+  // ---------------------------------------------------------------- perf context
+  // These act on the calling thread, not on this database: a thread's perf context records its
+  // operations on every database. See PerfContext.
+
+  /**
+   * Sets the perf level of the calling thread (as RocksJava, an instance method acting on the
+   * thread). A thread that never set one is at {@link PerfLevel#DISABLE} and records nothing,
+   * unlike RocksDB's default of {@link PerfLevel#ENABLE_COUNT}.
+   *
+   * @param level the level
+   * @throws IllegalArgumentException for {@link PerfLevel#UNINITIALIZED} and {@link
+   *     PerfLevel#OUT_OF_BOUNDS}
+   */
+  public void setPerfLevel(PerfLevel level) {
+    Objects.requireNonNull(level, "level");
+    acquire();
+    try {
+      PerfContext.setLevel(level);
+    } finally {
+      release();
+    }
+  }
+
+  /** @return the perf level of the calling thread */
+  public PerfLevel getPerfLevel() {
+    acquire();
+    try {
+      return PerfContext.level();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The calling thread's perf context: a new object each call, copied from the native context
+   * (once, at its first getter) — see {@link PerfContext} for when it copies again.
+   *
+   * @return the calling thread's perf context
+   */
+  public PerfContext getPerfContext() {
+    acquire();
+    try {
+      return new PerfContext(PerfContext.THREAD);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Talus addition: the fields recorded by the calling thread's last completed operation (get,
+   * multiGet, put/delete/write, newIterator or one iterator move), at any level above {@link
+   * PerfLevel#DISABLE}, without a reset before it — to explain one slow call after the fact.
+   * Per-level fields and the number of runs are not part of it.
+   *
+   * @return a snapshot of the last operation's fields
+   */
+  public PerfContext getLastOperationPerfContext() {
+    acquire();
+    try {
+      return new PerfContext(PerfContext.LAST_OPERATION).refresh();
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Turns the calling thread's perf context on ({@link PerfLevel#ENABLE_TIME_EXCEPT_FOR_MUTEX})
+   * or off ({@link PerfLevel#DISABLE}); the static form of seed 003's {@code
+   * RocksDB.enableThreadLocalPerformanceInfo}. Read it with {@link #getThreadLocalInfo()}.
+   *
+   * @param enable true to record
+   */
+  public static void enableThreadLocalPerformanceInfo(boolean enable) {
+    PerfContext.setLevel(enable ? PerfLevel.ENABLE_TIME_EXCEPT_FOR_MUTEX : PerfLevel.DISABLE);
+  }
+
+  /**
+   * The calling thread's perf context as seed 003 reads it: write stalls, runs, iterator bytes
+   * and every other field (one JNI call).
+   *
+   * @return a snapshot of the calling thread's perf context
+   */
+  public static ThreadLocalInfo getThreadLocalInfo() {
+    return new ThreadLocalInfo(
+        PerfContext.read(PerfContext.THREAD, new long[PerfContext.LENGTH]));
+  }
+
   private static native long nativeOpen(String path, String options, long[] shared)
       throws TalusException;
 
