@@ -22,6 +22,7 @@ pub(crate) struct TableCache {
     block_cache: Option<Arc<BlockCache>>,
     cache_index_and_filter_blocks: bool,
     pin_l0: bool,
+    statistics: Option<Arc<crate::statistics::Statistics>>,
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
@@ -47,6 +48,7 @@ impl TableCache {
             block_cache,
             cache_index_and_filter_blocks: opts.table.cache_index_and_filter_blocks,
             pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
+            statistics: opts.statistics.clone(),
             lru,
             owner: new_cache_owner_id(),
         })
@@ -64,6 +66,7 @@ impl TableCache {
                 cache_index_and_filter_blocks: self.cache_index_and_filter_blocks,
                 pin_index_and_filter: self.pin_l0 && level == 0,
                 verify_checksums: true,
+                statistics: self.statistics.clone(),
             },
         )?;
         Ok(Arc::new(reader))

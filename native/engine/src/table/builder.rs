@@ -41,6 +41,8 @@ pub struct TableBuildOptions {
     pub whole_key_filtering: bool,
     /// Name of the file, for error messages.
     pub file_name: String,
+    /// Where compression tickers go, if anywhere.
+    pub statistics: Option<std::sync::Arc<crate::statistics::Statistics>>,
 }
 
 impl Default for TableBuildOptions {
@@ -52,6 +54,7 @@ impl Default for TableBuildOptions {
             filter_bits_per_key: None,
             whole_key_filtering: true,
             file_name: String::new(),
+            statistics: None,
         }
     }
 }
@@ -66,6 +69,7 @@ impl TableBuildOptions {
             filter_bits_per_key: opts.table.filter_bits_per_key,
             whole_key_filtering: opts.table.whole_key_filtering,
             file_name: file_name.into(),
+            statistics: opts.statistics.clone(),
         }
     }
 }
@@ -76,15 +80,36 @@ struct BlockWriter {
     offset: u64,
     compression: CompressionType,
     scratch: Vec<u8>,
+    stats: Option<std::sync::Arc<crate::statistics::Statistics>>,
 }
 
 impl BlockWriter {
     /// Writes `raw`, LZ4-compressed when `compressible`, the table uses LZ4
     /// and that saves at least 1/8.
     fn write(&mut self, raw: &[u8], compressible: bool) -> Result<BlockHandle> {
-        let lz4 = compressible
-            && self.compression == CompressionType::Lz4
-            && lz4_compress_block(raw, &mut self.scratch);
+        use crate::statistics::{Histogram, Ticker};
+        let try_lz4 = compressible && self.compression == CompressionType::Lz4;
+        let start = self
+            .stats
+            .as_ref()
+            .filter(|s| try_lz4 && s.is_enabled(Histogram::CompressionTimesNanos))
+            .map(|_| std::time::Instant::now());
+        let lz4 = try_lz4 && lz4_compress_block(raw, &mut self.scratch);
+        if let Some(st) = &self.stats
+            && try_lz4
+        {
+            if let Some(t) = start {
+                st.record_in_histogram(
+                    Histogram::CompressionTimesNanos,
+                    t.elapsed().as_nanos() as u64,
+                );
+            }
+            if lz4 {
+                st.record_tick(Ticker::NumberBlockCompressed, 1);
+                st.record_tick(Ticker::BytesCompressedFrom, raw.len() as u64);
+                st.record_tick(Ticker::BytesCompressedTo, self.scratch.len() as u64);
+            }
+        }
         let (stored, ty) = if lz4 {
             (&self.scratch[..], BLOCK_TYPE_LZ4)
         } else {
@@ -147,6 +172,7 @@ impl TableBuilder {
                 file,
                 compression: opts.compression,
                 scratch: Vec::new(),
+                stats: opts.statistics.clone(),
             },
             data_block: BlockBuilder::new(opts.block_restart_interval),
             index_block: BlockBuilder::new(1),

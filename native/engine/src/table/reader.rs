@@ -35,6 +35,7 @@ use crate::memtable::{Lookup, RangeTombstone, SeekKey};
 use crate::options::ReadOptions;
 use crate::perf_context::{F, Laps, PerfLevel};
 use crate::perf_count;
+use crate::statistics::{Histogram, Statistics, Ticker};
 
 /// The block cache shared by table readers.
 pub type BlockCache = LruCache<CachedBlock>;
@@ -86,6 +87,8 @@ pub struct TableReaderOptions {
     pub pin_index_and_filter: bool,
     /// Verify the checksums of the blocks read while opening.
     pub verify_checksums: bool,
+    /// Tickers for block cache, block reads, checksums and decompression.
+    pub statistics: Option<Arc<crate::statistics::Statistics>>,
 }
 
 impl Default for TableReaderOptions {
@@ -96,6 +99,7 @@ impl Default for TableReaderOptions {
             cache_index_and_filter_blocks: false,
             pin_index_and_filter: false,
             verify_checksums: true,
+            statistics: None,
         }
     }
 }
@@ -178,6 +182,8 @@ pub struct TableReader {
     index: Option<Arc<Block>>,
     /// The filter, when the reader holds it (same rule as `index`).
     filter: Option<Arc<BloomFilter>>,
+    /// Where block cache and block read tickers go, if anywhere.
+    stats: Option<Arc<Statistics>>,
 }
 
 impl std::fmt::Debug for TableReader {
@@ -227,6 +233,7 @@ impl TableReader {
             meta_in_cache,
             index: None,
             filter: None,
+            stats: opts.statistics,
         };
         let verify = opts.verify_checksums;
         let raw = t.read_block_from_file(footer.properties, BlockKind::Properties, verify)?;
@@ -501,8 +508,18 @@ impl TableReader {
         if let Some(cache) = cache {
             match cache.lookup(&key) {
                 Some(b) => {
-                    // METRICS: block cache hit — total and by kind (data /
-                    // index / filter), bytes read from the cache = b.charge().
+                    if let Some(st) = &self.stats {
+                        st.record_tick(Ticker::BlockCacheHit, 1);
+                        st.record_tick(Ticker::BlockCacheBytesRead, b.charge() as u64);
+                        st.record_tick(
+                            match kind {
+                                BlockKind::Index => Ticker::BlockCacheIndexHit,
+                                BlockKind::Filter => Ticker::BlockCacheFilterHit,
+                                _ => Ticker::BlockCacheDataHit,
+                            },
+                            1,
+                        );
+                    }
                     match kind {
                         BlockKind::Index => {
                             perf_count!(block_cache_hit_count, block_cache_index_hit_count)
@@ -515,8 +532,18 @@ impl TableReader {
                     return Ok(b);
                 }
                 None => {
-                    // METRICS: block cache miss — total and by kind.
                     perf_count!(block_cache_miss_count);
+                    if let Some(st) = &self.stats {
+                        st.record_tick(Ticker::BlockCacheMiss, 1);
+                        st.record_tick(
+                            match kind {
+                                BlockKind::Index => Ticker::BlockCacheIndexMiss,
+                                BlockKind::Filter => Ticker::BlockCacheFilterMiss,
+                                _ => Ticker::BlockCacheDataMiss,
+                            },
+                            1,
+                        );
+                    }
                 }
             }
         }
@@ -546,9 +573,29 @@ impl TableReader {
             };
             // Under strict_capacity_limit a full cache refuses the block;
             // the read still succeeds, the block is just not cached.
-            let _added = cache.insert(key, block.clone(), block.charge(), priority);
-            // METRICS: block cache add (count, bytes = charge, by kind) when
-            // `_added` is Ok, add failure when it is Err.
+            let added = cache.insert(key, block.clone(), block.charge(), priority);
+            if let Some(st) = &self.stats {
+                if added.is_ok() {
+                    let bytes = block.charge() as u64;
+                    st.record_tick(Ticker::BlockCacheAdd, 1);
+                    st.record_tick(Ticker::BlockCacheBytesWrite, bytes);
+                    let (add, insert) = match kind {
+                        BlockKind::Index => (
+                            Ticker::BlockCacheIndexAdd,
+                            Ticker::BlockCacheIndexBytesInsert,
+                        ),
+                        BlockKind::Filter => (
+                            Ticker::BlockCacheFilterAdd,
+                            Ticker::BlockCacheFilterBytesInsert,
+                        ),
+                        _ => (Ticker::BlockCacheDataAdd, Ticker::BlockCacheDataBytesInsert),
+                    };
+                    st.record_tick(add, 1);
+                    st.record_tick(insert, bytes);
+                } else {
+                    st.record_tick(Ticker::BlockCacheAddFailures, 1);
+                }
+            }
         }
         Ok(block)
     }
@@ -599,11 +646,24 @@ impl TableReader {
             _ => perf_count!(block_read_count, block_read_byte = read_bytes),
         }
         let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+        let read_start = self
+            .stats
+            .as_ref()
+            .filter(|s| s.is_enabled(Histogram::SstReadMicros))
+            .map(|_| std::time::Instant::now());
         self.file.read_exact_at(handle.offset, &mut buf)?;
         laps.lap(F::block_read_time);
+        if let (Some(st), Some(t)) = (&self.stats, read_start) {
+            st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
+        }
         if verify {
-            // METRICS: block checksum time / count.
+            if let Some(st) = &self.stats {
+                st.record_tick(Ticker::BlockChecksumComputeCount, 1);
+            }
             verify_block_checksum(&buf).map_err(|(stored, actual)| {
+                if let Some(st) = &self.stats {
+                    st.record_tick(Ticker::BlockChecksumMismatchCount, 1);
+                }
                 bad(format!(
                     "checksum mismatch: stored {stored:#010x}, computed {actual:#010x}"
                 ))
@@ -615,9 +675,26 @@ impl TableReader {
         match ty {
             BLOCK_TYPE_NONE => Ok(buf),
             BLOCK_TYPE_LZ4 => {
-                // METRICS: decompression time, count, bytes in / out.
+                let start = self
+                    .stats
+                    .as_ref()
+                    .filter(|s| s.is_enabled(Histogram::DecompressionTimesNanos))
+                    .map(|_| std::time::Instant::now());
                 let out = lz4_decompress_block(&buf).map_err(bad);
                 laps.lap(F::block_decompress_time);
+                if let Some(st) = &self.stats {
+                    if let Some(t) = start {
+                        st.record_in_histogram(
+                            Histogram::DecompressionTimesNanos,
+                            t.elapsed().as_nanos() as u64,
+                        );
+                    }
+                    if let Ok(o) = &out {
+                        st.record_tick(Ticker::NumberBlockDecompressed, 1);
+                        st.record_tick(Ticker::BytesDecompressedFrom, buf.len() as u64);
+                        st.record_tick(Ticker::BytesDecompressedTo, o.len() as u64);
+                    }
+                }
                 out
             }
             other => Err(bad(format!("unknown compression type {other}"))),
