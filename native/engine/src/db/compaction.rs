@@ -22,7 +22,7 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::TombstoneSeqs;
 use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
 use crate::version::{FileMetaData, VersionEdit, filename};
 
@@ -343,7 +343,7 @@ impl DbInner {
                 )));
             }
         }
-        let frag = FragmentedTombstones::new(tombstones.clone(), MAX_SEQUENCE);
+        let frag = TombstoneSeqs::new(tombstones.clone());
         let kept: Vec<RangeTombstone> = tombstones
             .into_iter()
             .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))

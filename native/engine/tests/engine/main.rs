@@ -1,0 +1,5 @@
+//! Integration tests of the engine through its public API, one module per
+//! behaviour. `model` checks random operations against a `BTreeMap`; the
+//! other modules are regression tests named after the bug they pin.
+
+mod snapshot_reads;
