@@ -53,6 +53,9 @@ impl<'a> OutputWriter<'a> {
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
     ) -> Self {
+        // An empty range (`begin >= end`) deletes nothing, and a file
+        // opened for it alone would have no key range.
+        tombstones.retain(|t| t.begin < t.end);
         tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
         OutputWriter {
             db,

@@ -2,4 +2,5 @@
 //! behaviour. `model` checks random operations against a `BTreeMap`; the
 //! other modules are regression tests named after the bug they pin.
 
+mod range_deletes;
 mod snapshot_reads;
