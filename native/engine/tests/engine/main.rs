@@ -2,5 +2,6 @@
 //! behaviour. `model` checks random operations against a `BTreeMap`; the
 //! other modules are regression tests named after the bug they pin.
 
+mod model;
 mod range_deletes;
 mod snapshot_reads;
