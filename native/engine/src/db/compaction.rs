@@ -442,16 +442,21 @@ impl DbInner {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
+        // No `Arc<Version>` may be held across `run_plan`: the job deletes
+        // its inputs at its end only if no live version still lists them.
         let mut level = 0usize;
         loop {
-            let v = st.versions.current();
-            let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
-                return Ok(());
-            };
-            let worth = if level == 0 {
-                v.num_files(0) > 0
-            } else {
-                level < last
+            let (last, worth) = {
+                let v = st.versions.current();
+                let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
+                    return Ok(());
+                };
+                let worth = if level == 0 {
+                    v.num_files(0) > 0
+                } else {
+                    level < last
+                };
+                (last, worth)
             };
             if worth {
                 loop {
@@ -464,8 +469,14 @@ impl DbInner {
                             "manual compaction cannot run while background work is paused".into(),
                         ));
                     }
-                    let v = st.versions.current();
-                    match try_pick_manual(&v, &self.picker_opts, level, begin, end) {
+                    let pick = try_pick_manual(
+                        &st.versions.current(),
+                        &self.picker_opts,
+                        level,
+                        begin,
+                        end,
+                    );
+                    match pick {
                         ManualPick::Empty => break,
                         ManualPick::Busy => {
                             self.bg_cv.wait(st);
@@ -479,10 +490,13 @@ impl DbInner {
                     }
                 }
             }
-            let v = st.versions.current();
-            let base = crate::compaction::level_targets(&v, &self.picker_opts).base_level;
+            let (base, num_levels) = {
+                let v = st.versions.current();
+                let t = crate::compaction::level_targets(&v, &self.picker_opts);
+                (t.base_level, v.num_levels())
+            };
             level = if level == 0 { base.max(1) } else { level + 1 };
-            if level >= v.num_levels() - 1 || level >= last {
+            if level >= num_levels - 1 || level >= last {
                 return Ok(());
             }
         }

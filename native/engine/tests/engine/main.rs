@@ -3,5 +3,6 @@
 //! other modules are regression tests named after the bug they pin.
 
 mod model;
+mod obsolete_files;
 mod range_deletes;
 mod snapshot_reads;
