@@ -433,6 +433,9 @@ impl DbInner {
         let r = self.manual_compaction_rounds(&mut st, begin, end);
         st.manual_compactions -= 1;
         self.bg_cv.notify_all();
+        drop(st);
+        // Automatic compactions that ran meanwhile may still be deleting.
+        self.purge_obsolete_files();
         r
     }
 

@@ -186,6 +186,9 @@ impl DbInner {
             }
             self.bg_cv.wait(&mut st);
         }
+        drop(st);
+        // The flush job may still be deleting the WALs it made obsolete.
+        self.purge_obsolete_files();
         Ok(())
     }
 

@@ -1,8 +1,8 @@
 //! The read path: point lookups through memtables and levels, multi-gets,
 //! and iterators.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
 
 use super::db_iter::DbIter;
 use super::level_iter::{FileOpener, LevelIter};
@@ -56,7 +56,10 @@ impl DbInner {
         self.check_open()?;
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
-        self.get_in(&sv, ro, snapshot, key, value_out)
+        let r = self.get_in(&sv, ro, snapshot, key, value_out);
+        drop(sv);
+        self.maybe_purge_obsolete_files();
+        r
     }
 
     fn get_in(
@@ -106,14 +109,17 @@ impl DbInner {
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
         let mut out = Vec::with_capacity(keys.len());
-        for k in keys {
+        let r = keys.iter().try_for_each(|k| {
             let mut v = Vec::new();
             out.push(self.get_in(&sv, ro, snapshot, k, &mut v)?.then_some(v));
-        }
-        Ok(out)
+            Ok(())
+        });
+        drop(sv);
+        self.maybe_purge_obsolete_files();
+        r.map(|()| out)
     }
 
-    pub(crate) fn new_iterator(&self, ro: &ReadOptions) -> Result<DbIterator> {
+    pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {
         self.check_open()?;
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
@@ -153,7 +159,8 @@ impl DbInner {
                 ro.iterate_lower_bound.clone(),
                 ro.iterate_upper_bound.clone(),
             ),
-            _sv: sv,
+            sv: Some(sv),
+            db: Arc::downgrade(self),
         })
     }
 
@@ -171,7 +178,19 @@ impl DbInner {
 /// table files it reads alive until dropped.
 pub struct DbIterator {
     it: DbIter<MergingIterator>,
-    _sv: Arc<SuperVersion>,
+    /// `Some` until dropped.
+    sv: Option<Arc<SuperVersion>>,
+    /// To delete the tables only this iterator kept, when it goes.
+    db: Weak<DbInner>,
+}
+
+impl Drop for DbIterator {
+    fn drop(&mut self) {
+        drop(self.sv.take());
+        if let Some(db) = self.db.upgrade() {
+            db.maybe_purge_obsolete_files();
+        }
+    }
 }
 
 impl DbIterator {

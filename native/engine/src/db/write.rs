@@ -28,7 +28,9 @@ impl DbInner {
                 batch.size_in_bytes()
             )));
         }
-        self.run_writer(Writer::new(batch, *wo, WriteKind::Batch))
+        let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch));
+        self.maybe_purge_obsolete_files();
+        r
     }
 
     /// Switches the memtable through the write queue, so that it happens

@@ -657,8 +657,41 @@ impl Harness {
             self.db()
                 .verify_checksum()
                 .map_err(err("verify_checksum"))?;
+            if self.iters.iter().all(Option::is_none) {
+                self.check_no_obsolete_tables()?;
+            }
         }
         self.observe_levels();
+        Ok(())
+    }
+
+    /// Once background work is idle and no iterator pins an old version,
+    /// the table files on disk are exactly those of the current version.
+    fn check_no_obsolete_tables(&self) -> Check {
+        let db = self.db();
+        db.wait_for_compactions()
+            .map_err(err("wait_for_compactions"))?;
+        let mut live: Vec<u64> = db
+            .property("rocksdb.sstables")
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().split_once(':'))
+            .filter_map(|(n, _)| n.parse().ok())
+            .collect();
+        live.sort_unstable();
+        let mut on_disk: Vec<u64> = std::fs::read_dir(&self.dir)
+            .map_err(err("read_dir"))?
+            .filter_map(|e| {
+                let name = e.ok()?.file_name().into_string().ok()?;
+                name.strip_suffix(".sst")?.parse().ok()
+            })
+            .collect();
+        on_disk.sort_unstable();
+        if live != on_disk {
+            return Err(format!(
+                "table files on disk {on_disk:?} are not those of the current version {live:?}"
+            ));
+        }
         Ok(())
     }
 
