@@ -24,7 +24,7 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::TombstoneSeqs;
 use crate::rate_limiter::{IoPriority, RateLimitedFile};
 use crate::statistics::{Histogram, Ticker};
 use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
@@ -59,6 +59,9 @@ impl<'a> OutputWriter<'a> {
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
     ) -> Self {
+        // An empty range (`begin >= end`) deletes nothing, and a file
+        // opened for it alone would have no key range.
+        tombstones.retain(|t| t.begin < t.end);
         tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
         OutputWriter {
             db,
@@ -412,7 +415,7 @@ impl DbInner {
                 )));
             }
         }
-        let frag = FragmentedTombstones::new(tombstones.clone(), MAX_SEQUENCE);
+        let frag = TombstoneSeqs::new(tombstones.clone());
         let kept: Vec<RangeTombstone> = tombstones
             .into_iter()
             .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))
@@ -498,6 +501,9 @@ impl DbInner {
         let r = self.manual_compaction_rounds(&mut st, begin, end);
         st.manual_compactions -= 1;
         self.bg_cv.notify_all();
+        drop(st);
+        // Automatic compactions that ran meanwhile may still be deleting.
+        self.purge_obsolete_files();
         r
     }
 
@@ -507,16 +513,21 @@ impl DbInner {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
+        // No `Arc<Version>` may be held across `run_plan`: the job deletes
+        // its inputs at its end only if no live version still lists them.
         let mut level = 0usize;
         loop {
-            let v = st.versions.current();
-            let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
-                return Ok(());
-            };
-            let worth = if level == 0 {
-                v.num_files(0) > 0
-            } else {
-                level < last
+            let (last, worth) = {
+                let v = st.versions.current();
+                let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
+                    return Ok(());
+                };
+                let worth = if level == 0 {
+                    v.num_files(0) > 0
+                } else {
+                    level < last
+                };
+                (last, worth)
             };
             if worth {
                 loop {
@@ -529,8 +540,14 @@ impl DbInner {
                             "manual compaction cannot run while background work is paused".into(),
                         ));
                     }
-                    let v = st.versions.current();
-                    match try_pick_manual(&v, &self.picker_opts, level, begin, end) {
+                    let pick = try_pick_manual(
+                        &st.versions.current(),
+                        &self.picker_opts,
+                        level,
+                        begin,
+                        end,
+                    );
+                    match pick {
                         ManualPick::Empty => break,
                         ManualPick::Busy => {
                             self.bg_cv.wait(st);
@@ -544,10 +561,13 @@ impl DbInner {
                     }
                 }
             }
-            let v = st.versions.current();
-            let base = crate::compaction::level_targets(&v, &self.picker_opts).base_level;
+            let (base, num_levels) = {
+                let v = st.versions.current();
+                let t = crate::compaction::level_targets(&v, &self.picker_opts);
+                (t.base_level, v.num_levels())
+            };
             level = if level == 0 { base.max(1) } else { level + 1 };
-            if level >= v.num_levels() - 1 || level >= last {
+            if level >= num_levels - 1 || level >= last {
                 return Ok(());
             }
         }

@@ -17,7 +17,7 @@
 use crate::iterator::InternalIterator;
 use crate::key::{self, SequenceNumber, ValueKind};
 use crate::memtable::RangeTombstone;
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::TombstoneSeqs;
 
 /// Why entries were dropped (RocksDB's `compaction.key.drop.*` tickers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,7 +42,7 @@ pub struct CompactionIter<I: InternalIterator> {
     input: I,
     snapshots: Vec<SequenceNumber>,
     bottommost: bool,
-    tombstones: FragmentedTombstones,
+    tombstones: TombstoneSeqs,
     current_key: Vec<u8>,
     has_current: bool,
     last_stripe: usize,
@@ -70,13 +70,12 @@ pub fn keep_range_tombstone(
 }
 
 impl<I: InternalIterator> CompactionIter<I> {
-    /// `snapshots` ascending; `tombstones` are all range tombstones of the inputs
-    /// (fragmented at `MAX_SEQUENCE`).
+    /// `snapshots` ascending; `tombstones` are all range tombstones of the inputs.
     pub fn new(
         mut input: I,
         mut snapshots: Vec<SequenceNumber>,
         bottommost: bool,
-        tombstones: FragmentedTombstones,
+        tombstones: TombstoneSeqs,
     ) -> Self {
         snapshots.sort_unstable();
         snapshots.dedup();
@@ -138,10 +137,17 @@ impl<I: InternalIterator> CompactionIter<I> {
         if p.kind == ValueKind::RangeDeletion {
             return true;
         }
-        if let Some(t) = self.tombstones.max_covering(p.user_key)
-            && t > p.seq
-            && stripe_of(&self.snapshots, t) == stripe
-        {
+        // Deleted for the newest reader of its stripe (and so for every
+        // reader that could see it): a tombstone of the same stripe covers it.
+        // The newest covering tombstone is not enough to ask about: it may
+        // be in a newer stripe while an older one deletes the entry here,
+        // and at the bottommost level that older one is not written out.
+        let stripe_top = self
+            .snapshots
+            .get(stripe)
+            .copied()
+            .unwrap_or(key::MAX_SEQUENCE);
+        if self.tombstones.deletes_at(p.user_key, p.seq, stripe_top) {
             self.drops.range_del += 1;
             return false;
         }
@@ -167,7 +173,7 @@ impl<I: InternalIterator> CompactionIter<I> {
 mod tests {
     use super::*;
     use crate::iterator::VecIter;
-    use crate::key::{MAX_SEQUENCE, make_internal_key};
+    use crate::key::make_internal_key;
 
     fn e(k: &str, seq: u64, kind: ValueKind) -> (Vec<u8>, Vec<u8>) {
         (
@@ -182,7 +188,7 @@ mod tests {
         bottom: bool,
         tombs: Vec<RangeTombstone>,
     ) -> (Vec<(String, u64)>, DropCounts) {
-        let ts = FragmentedTombstones::new(tombs, MAX_SEQUENCE);
+        let ts = TombstoneSeqs::new(tombs);
         let mut it = CompactionIter::new(VecIter::new(entries), snaps, bottom, ts);
         let mut out = Vec::new();
         while it.advance() {
@@ -279,5 +285,23 @@ mod tests {
         assert!(!keep_range_tombstone(&t, &[], true));
         assert!(!keep_range_tombstone(&t, &[11], true));
         assert!(keep_range_tombstone(&t, &[], false));
+    }
+
+    #[test]
+    fn entry_deleted_by_an_older_tombstone_of_its_stripe_is_dropped_with_it() {
+        use ValueKind::*;
+        let t = |seq| RangeTombstone {
+            begin: b"a".to_vec(),
+            end: b"z".to_vec(),
+            seq,
+        };
+        // Snapshot 2 sees k@1 deleted by the tombstone at 2; the tombstone
+        // at 3 is newer than the snapshot. At the bottom, the tombstone at 2
+        // is not written, so k@1 must go too.
+        let (out, d) = run(vec![e("k", 1, Value)], vec![2], true, vec![t(2), t(3)]);
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(d.range_del, 1);
+        assert!(!keep_range_tombstone(&t(2), &[2], true));
+        assert!(keep_range_tombstone(&t(3), &[2], true));
     }
 }

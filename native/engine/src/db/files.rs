@@ -4,6 +4,7 @@
 
 use std::collections::HashSet;
 use std::path::PathBuf;
+use std::sync::atomic::Ordering;
 
 use super::{DbInner, DbState};
 use crate::info_log;
@@ -24,6 +25,17 @@ impl DbInner {
     pub(crate) fn collect_obsolete_files(&self, st: &mut DbState) -> Obsolete {
         let mut live_tables: HashSet<u64> = st.versions.live_files().into_iter().collect();
         live_tables.extend(st.pending_outputs.iter().copied());
+        // Tables only older versions list are pinned by readers: delete them
+        // once the readers let go (invariant 5 of the module docs).
+        let mut needed: HashSet<u64> = st
+            .versions
+            .current()
+            .live_file_numbers()
+            .into_iter()
+            .collect();
+        needed.extend(st.pending_outputs.iter().copied());
+        self.purge_pending
+            .store(live_tables.len() > needed.len(), Ordering::Release);
         Obsolete {
             live_tables,
             next_file_number: st.versions.next_file_number(),

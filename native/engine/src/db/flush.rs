@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::memtable::{MemTable, MemTableIter};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::TombstoneSeqs;
 use crate::version::VersionEdit;
 
 use super::compaction_iter::CompactionIter;
@@ -113,7 +113,7 @@ impl DbInner {
             .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
             .collect();
         let tombstones: Vec<_> = mems.iter().flat_map(|m| m.range_tombstones()).collect();
-        let frag = FragmentedTombstones::new(tombstones.clone(), crate::key::MAX_SEQUENCE);
+        let frag = TombstoneSeqs::new(tombstones.clone());
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
@@ -206,6 +206,9 @@ impl DbInner {
             }
             self.bg_cv.wait(&mut st);
         }
+        drop(st);
+        // The flush job may still be deleting the WALs it made obsolete.
+        self.purge_obsolete_files();
         Ok(())
     }
 

@@ -22,7 +22,13 @@
 //! 4. A WAL file is deleted only after every memtable that held its writes
 //!    was flushed and the manifest records a newer log number.
 //! 5. A table file is deleted only when no live version and no running job
-//!    references it.
+//!    references it. The job that makes it obsolete deletes it; if a reader
+//!    (an iterator, or a get or write holding the super version for a
+//!    moment) still pins an older version then, the job sets
+//!    `purge_pending`, and the first write, get, multi-get or iterator drop
+//!    after a super version was released deletes it (as RocksDB purges when
+//!    the last reference goes). Flush (waiting), compact_range and
+//!    wait_for_compactions delete every obsolete file before returning.
 
 mod bg;
 mod compaction;
@@ -79,6 +85,14 @@ pub(crate) struct SuperVersion {
     pub(crate) imm: Vec<Arc<MemTable>>,
     /// The table files.
     pub(crate) version: Arc<Version>,
+    /// Set when this super version is dropped (`DbInner::sv_released`).
+    pub(crate) released: Arc<AtomicBool>,
+}
+
+impl Drop for SuperVersion {
+    fn drop(&mut self) {
+        self.released.store(true, Ordering::Release);
+    }
 }
 
 /// The write-ahead log being appended to; owned by the group leader.
@@ -164,6 +178,11 @@ pub(crate) struct DbInner {
     /// Wakes the periodic stats dumper at close.
     dump_stop: (Mutex<bool>, Condvar),
     dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// A job's end left tables that only superseded versions, pinned by
+    /// readers, still list (invariant 5).
+    pub(crate) purge_pending: AtomicBool,
+    /// A super version was dropped since the last purge check.
+    pub(crate) sv_released: Arc<AtomicBool>,
 }
 
 /// An open database. See the module docs.
@@ -288,6 +307,7 @@ impl Db {
         let version = versions.current();
         let picker_opts = PickerOptions::from(&opts);
         let disable_auto = opts.disable_auto_compactions;
+        let sv_released = Arc::new(AtomicBool::new(false));
         let inner = Arc::new(DbInner {
             path: path.to_path_buf(),
             wal_dir,
@@ -301,6 +321,7 @@ impl Db {
                 mem: Arc::new(MemTable::new(0)),
                 imm: Vec::new(),
                 version,
+                released: sv_released.clone(),
             }),
             last_sequence: AtomicU64::new(0),
             write_queue: WriteQueue::default(),
@@ -345,6 +366,8 @@ impl Db {
             statistics: opts.statistics.clone(),
             dump_stop: (Mutex::new(false), Condvar::new()),
             dump_thread: Mutex::new(None),
+            purge_pending: AtomicBool::new(false),
+            sv_released,
             opts,
         });
         if let Err(e) = recovery::recover(&inner) {
@@ -639,6 +662,10 @@ impl DbInner {
             }
         }
         self.shutdown_background();
+        // Tables left to readers that have let go since (those still
+        // reading keep theirs: they are in live versions).
+        let obsolete = self.collect_obsolete_files(&mut self.state.lock());
+        self.delete_files(obsolete);
         // Wait for the writer in progress, if any, by taking the WAL lock.
         let mut wal = self.wal.lock();
         if let Some(w) = wal.writer.as_mut() {
@@ -669,6 +696,31 @@ impl DbInner {
     fn has_unlogged_writes(&self) -> bool {
         let sv = self.super_version.load();
         sv.mem.has_unlogged_writes() || sv.imm.iter().any(|m| m.has_unlogged_writes())
+    }
+
+    /// Deletes the tables a finished job had to leave to readers, once a
+    /// super version was released since (invariant 5). Two atomic loads
+    /// when there is nothing to do. Call without holding a super version,
+    /// or it keeps what it pins.
+    #[inline]
+    pub(crate) fn maybe_purge_obsolete_files(&self) {
+        if self.purge_pending.load(Ordering::Acquire)
+            && self.sv_released.load(Ordering::Acquire)
+            && self.sv_released.swap(false, Ordering::AcqRel)
+        {
+            self.purge_obsolete_files();
+        }
+    }
+
+    /// Deletes every obsolete file not pinned by a reader, now; sets
+    /// `purge_pending` again if readers still pin some.
+    #[cold]
+    pub(crate) fn purge_obsolete_files(&self) {
+        if self.shutting_down.load(Ordering::Acquire) {
+            return;
+        }
+        let obsolete = self.collect_obsolete_files(&mut self.state.lock());
+        self.delete_files(obsolete);
     }
 
     /// Latches `e` as the background error: writes fail with it until reopen.
@@ -705,6 +757,7 @@ impl DbInner {
             mem,
             imm,
             version: st.versions.current(),
+            released: self.sv_released.clone(),
         }));
         self.recalculate_write_stall(st);
         self.compaction_pressure
@@ -786,6 +839,9 @@ impl DbInner {
                 || (st.paused == 0 && self.flush_needed(&st))
                 || (st.paused == 0 && !st.disable_auto_compactions && self.compaction_needed(&st));
             if !busy {
+                // The last job may still be deleting its inputs.
+                drop(st);
+                self.purge_obsolete_files();
                 return Ok(());
             }
             self.bg_cv.wait(&mut st);

@@ -7,8 +7,8 @@
 //! processing), and attributes each table probe to its level when the
 //! thread records the per-level breakdown ([`LevelProbe`]).
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Weak};
 
 use super::db_iter::{DbIter, IterCounters};
 use super::level_iter::{FileOpener, LevelIter};
@@ -139,6 +139,7 @@ impl DbInner {
         }
         drop(sv);
         laps.lap(F::get_post_process_time);
+        self.maybe_purge_obsolete_files();
         found
     }
 
@@ -257,10 +258,11 @@ impl DbInner {
         self.tick(Ticker::NumberMultigetBytesRead, bytes);
         drop(sv);
         laps.lap(F::get_post_process_time);
+        self.maybe_purge_obsolete_files();
         Ok(out)
     }
 
-    pub(crate) fn new_iterator(&self, ro: &ReadOptions) -> Result<DbIterator> {
+    pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {
         let _op = perf_context::op();
         self.check_open()?;
         let snapshot = self.snapshot_of(ro);
@@ -302,7 +304,8 @@ impl DbInner {
                 ro.iterate_upper_bound.clone(),
             ),
             reported: IterCounters::default(),
-            _sv: sv,
+            sv: Some(sv),
+            db: Arc::downgrade(self),
             statistics: self.statistics.clone(),
         })
     }
@@ -324,8 +327,20 @@ pub struct DbIterator {
     it: DbIter<MergingIterator>,
     /// The iterator's counters as last reported to the perf context.
     reported: IterCounters,
-    _sv: Arc<SuperVersion>,
+    /// `Some` until dropped.
+    sv: Option<Arc<SuperVersion>>,
+    /// To delete the tables only this iterator kept, when it goes.
+    db: Weak<DbInner>,
     statistics: Option<Arc<Statistics>>,
+}
+
+impl Drop for DbIterator {
+    fn drop(&mut self) {
+        drop(self.sv.take());
+        if let Some(db) = self.db.upgrade() {
+            db.maybe_purge_obsolete_files();
+        }
+    }
 }
 
 /// Which DB-iterator call count a move adds to.

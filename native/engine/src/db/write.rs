@@ -51,7 +51,9 @@ impl DbInner {
         }
         let _t = self.timer(Histogram::DbWrite);
         self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
-        self.run_writer(Writer::new(batch, *wo, WriteKind::Batch))
+        let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch));
+        self.maybe_purge_obsolete_files();
+        r
     }
 
     /// Switches the memtable through the write queue, so that it happens

@@ -200,6 +200,7 @@ fn build_opts(
         filter_bits_per_key: Some(10.0),
         whole_key_filtering: true,
         file_name: FILE.into(),
+        statistics: None,
     }
 }
 

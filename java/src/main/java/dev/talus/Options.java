@@ -426,7 +426,7 @@ public class Options implements AutoCloseable {
   /**
    * Bytes of the active memtable before it is switched and queued for flush. Default 64 MiB.
    *
-   * @param bytes at least 64 KiB
+   * @param bytes at least 64 KiB, at most 64 GiB
    * @return this
    */
   public Options setWriteBufferSize(long bytes) {
@@ -434,6 +434,10 @@ public class Options implements AutoCloseable {
     if (bytes < 64 * 1024) {
       throw new IllegalArgumentException(
           "writeBufferSize must be at least 65536 bytes, got " + bytes);
+    }
+    // The engine's own limit (Options::validate); checked here so the setter, not open, fails.
+    if (bytes > 64L << 30) {
+      throw new IllegalArgumentException("writeBufferSize must be at most 64 GiB, got " + bytes);
     }
     writeBufferSize = bytes;
     return this;

@@ -1,0 +1,376 @@
+package dev.talus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.TreeSet;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+/**
+ * Options and BlockBasedTableConfig: every setter's getter returns what was set (and the engine
+ * accepts it), out-of-range values throw IllegalArgumentException naming the option, and
+ * unsupported ones throw UnsupportedOperationException.
+ */
+class OptionsTest {
+  private Path dir;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    dir = TestDirs.fresh("options");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    TestDirs.delete(dir);
+  }
+
+  /** Setters this test covers, checked against the classes by reflection. */
+  private static final Set<String> OPTIONS_SETTERS = Set.of("setCreateIfMissing",
+      "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setWalDir", "setWalRecoveryMode",
+      "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
+      "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
+      "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setWriteBufferSize",
+      "setMaxWriteBufferNumber", "setMinWriteBufferNumberToMerge",
+      "setLevel0FileNumCompactionTrigger", "setLevelZeroFileNumCompactionTrigger",
+      "setLevel0SlowdownWritesTrigger", "setLevel0FileNumSlowdownTrigger",
+      "setLevelZeroSlowdownWritesTrigger", "setLevel0StopWritesTrigger",
+      "setLevelZeroStopWritesTrigger", "setSoftPendingCompactionBytesLimit",
+      "setLevel0FileNumSoftPendingCompactionBytesLimit", "setHardPendingCompactionBytesLimit",
+      "setNumLevels", "setMaxBytesForLevelBase", "setMaxBytesForLevelMultiplier",
+      "setLevelCompactionDynamicLevelBytes", "setTargetFileSizeBase",
+      "setTargetFileSizeMultiplier", "setCompactionPriority", "setCompactionStyle",
+      "setDisableAutoCompactions", "setCompressionType", "setTableFormatConfig",
+      "setBlockBasedTableFactory");
+
+  private static final Set<String> TABLE_SETTERS = Set.of("setBlockCache", "setNoBlockCache",
+      "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setFilterPolicy",
+      "setFilter", "setWholeKeyFiltering", "setUseBloomFilterWithWholeKey",
+      "setCacheIndexAndFilterBlocks", "setPinL0FilterAndIndexBlocksInCache");
+
+  private static Set<String> publicSetters(Class<?> c) {
+    Set<String> names = new TreeSet<>();
+    for (Method m : c.getDeclaredMethods()) {
+      if (Modifier.isPublic(m.getModifiers()) && m.getName().startsWith("set")) {
+        names.add(m.getName());
+      }
+    }
+    return names;
+  }
+
+  @Test
+  void everySetterIsCoveredHere() {
+    assertEquals(new TreeSet<>(OPTIONS_SETTERS), publicSetters(Options.class),
+        "a setter was added to Options: add it to this test");
+    assertEquals(new TreeSet<>(TABLE_SETTERS), publicSetters(BlockBasedTableConfig.class),
+        "a setter was added to BlockBasedTableConfig: add it to this test");
+  }
+
+  @Test
+  void defaultsAreRocksDbDefaults() {
+    try (Options o = new Options()) {
+      assertFalse(o.createIfMissing());
+      assertTrue(o.paranoidChecks());
+      assertEquals(64L << 20, o.writeBufferSize());
+      assertEquals(2, o.maxWriteBufferNumber());
+      assertEquals(4, o.level0FileNumCompactionTrigger());
+      assertEquals(7, o.numLevels());
+      assertEquals(256L << 20, o.maxBytesForLevelBase());
+      assertEquals(10.0, o.maxBytesForLevelMultiplier());
+      assertTrue(o.levelCompactionDynamicLevelBytes());
+      assertEquals(CompactionPriority.MinOverlappingRatio, o.compactionPriority());
+      assertEquals(CompressionType.LZ4_COMPRESSION, o.compressionType());
+      assertEquals(CompactionStyle.LEVEL, o.compactionStyle());
+      assertEquals(WALRecoveryMode.TolerateCorruptedTailRecords, o.walRecoveryMode());
+      assertTrue(o.tableFormatConfig() instanceof BlockBasedTableConfig);
+    }
+    BlockBasedTableConfig t = new BlockBasedTableConfig();
+    assertEquals(4096, t.blockSize());
+    assertEquals(16, t.blockRestartInterval());
+    assertNull(t.filterPolicy());
+    assertTrue(t.wholeKeyFiltering());
+    assertEquals(8L << 20, t.blockCacheSize());
+  }
+
+  @Test
+  void everySetterRoundTripsAndTheEngineAcceptsIt() throws Exception {
+    Path wal = dir.resolve("wal");
+    try (Options o = new Options(); LRUCache cache = new LRUCache(1 << 20);
+        BloomFilter bloom = new BloomFilter(7.5)) {
+      assertSame(o, o.setCreateIfMissing(true));
+      assertTrue(o.createIfMissing());
+      o.setErrorIfExists(true);
+      assertTrue(o.errorIfExists());
+      o.setParanoidChecks(false);
+      assertFalse(o.paranoidChecks());
+      o.setUseFsync(true);
+      assertTrue(o.useFsync());
+      o.setWalDir(wal.toString());
+      assertEquals(wal.toString(), o.walDir());
+      o.setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery);
+      assertEquals(WALRecoveryMode.PointInTimeRecovery, o.walRecoveryMode());
+      o.setWalBytesPerSync(1 << 20);
+      assertEquals(1 << 20, o.walBytesPerSync());
+      o.setBytesPerSync(2 << 20);
+      assertEquals(2 << 20, o.bytesPerSync());
+      o.setMaxBackgroundJobs(3);
+      assertEquals(3, o.maxBackgroundJobs());
+      o.setMaxBackgroundCompactions(2);
+      assertEquals(2, o.maxBackgroundCompactions());
+      o.setMaxBackgroundFlushes(1);
+      assertEquals(1, o.maxBackgroundFlushes());
+      o.setMaxOpenFiles(100);
+      assertEquals(100, o.maxOpenFiles());
+      o.setDelayedWriteRate(4 << 20);
+      assertEquals(4 << 20, o.delayedWriteRate());
+      o.setMaxTotalWalSize(128L << 20);
+      assertEquals(128L << 20, o.maxTotalWalSize());
+      o.setManualFlushEnabled(true);
+      assertTrue(o.manualFlushEnabled());
+      o.setWriteBufferSize(1 << 20);
+      assertEquals(1 << 20, o.writeBufferSize());
+      o.setMaxWriteBufferNumber(5);
+      assertEquals(5, o.maxWriteBufferNumber());
+      o.setMinWriteBufferNumberToMerge(2);
+      assertEquals(2, o.minWriteBufferNumberToMerge());
+      o.setLevel0FileNumCompactionTrigger(3);
+      assertEquals(3, o.level0FileNumCompactionTrigger());
+      o.setLevelZeroFileNumCompactionTrigger(5);
+      assertEquals(5, o.levelZeroFileNumCompactionTrigger());
+      assertEquals(5, o.level0FileNumCompactionTrigger());
+      o.setLevel0SlowdownWritesTrigger(11);
+      assertEquals(11, o.level0SlowdownWritesTrigger());
+      o.setLevel0FileNumSlowdownTrigger(12);
+      assertEquals(12, o.level0SlowdownWritesTrigger());
+      o.setLevelZeroSlowdownWritesTrigger(13);
+      assertEquals(13, o.levelZeroSlowdownWritesTrigger());
+      o.setLevel0StopWritesTrigger(30);
+      assertEquals(30, o.level0StopWritesTrigger());
+      o.setLevelZeroStopWritesTrigger(31);
+      assertEquals(31, o.levelZeroStopWritesTrigger());
+      o.setSoftPendingCompactionBytesLimit(1L << 30);
+      assertEquals(1L << 30, o.softPendingCompactionBytesLimit());
+      o.setLevel0FileNumSoftPendingCompactionBytesLimit(2L << 30);
+      assertEquals(2L << 30, o.softPendingCompactionBytesLimit());
+      o.setHardPendingCompactionBytesLimit(8L << 30);
+      assertEquals(8L << 30, o.hardPendingCompactionBytesLimit());
+      o.setNumLevels(5);
+      assertEquals(5, o.numLevels());
+      o.setMaxBytesForLevelBase(32L << 20);
+      assertEquals(32L << 20, o.maxBytesForLevelBase());
+      o.setMaxBytesForLevelMultiplier(8.5);
+      assertEquals(8.5, o.maxBytesForLevelMultiplier());
+      o.setLevelCompactionDynamicLevelBytes(false);
+      assertFalse(o.levelCompactionDynamicLevelBytes());
+      o.setTargetFileSizeBase(8L << 20);
+      assertEquals(8L << 20, o.targetFileSizeBase());
+      o.setTargetFileSizeMultiplier(2);
+      assertEquals(2, o.targetFileSizeMultiplier());
+      o.setCompactionPriority(CompactionPriority.RoundRobin);
+      assertEquals(CompactionPriority.RoundRobin, o.compactionPriority());
+      o.setCompactionStyle(CompactionStyle.LEVEL);
+      assertEquals(CompactionStyle.LEVEL, o.compactionStyle());
+      o.setDisableAutoCompactions(true);
+      assertTrue(o.disableAutoCompactions());
+      o.setCompressionType(CompressionType.NO_COMPRESSION);
+      assertEquals(CompressionType.NO_COMPRESSION, o.compressionType());
+
+      BlockBasedTableConfig t = new BlockBasedTableConfig();
+      assertSame(t, t.setBlockCacheSize(2 << 20));
+      assertEquals(2 << 20, t.blockCacheSize());
+      t.setBlockSize(16 << 10);
+      assertEquals(16 << 10, t.blockSize());
+      t.setBlockRestartInterval(4);
+      assertEquals(4, t.blockRestartInterval());
+      t.setFilterPolicy(bloom);
+      assertSame(bloom, t.filterPolicy());
+      t.setFilter(new BloomFilter(9));
+      assertEquals(new BloomFilter(9), t.filterPolicy());
+      t.setFilter(bloom);
+      t.setWholeKeyFiltering(false);
+      assertFalse(t.wholeKeyFiltering());
+      t.setUseBloomFilterWithWholeKey(true);
+      assertTrue(t.wholeKeyFiltering());
+      t.setCacheIndexAndFilterBlocks(true);
+      assertTrue(t.cacheIndexAndFilterBlocks());
+      t.setPinL0FilterAndIndexBlocksInCache(true);
+      assertTrue(t.pinL0FilterAndIndexBlocksInCache());
+      t.setNoBlockCache(true);
+      assertTrue(t.noBlockCache());
+      t.setNoBlockCache(false);
+      t.setBlockCache(cache);
+      assertSame(o, o.setTableFormatConfig(t));
+      assertSame(t, o.tableFormatConfig());
+      o.setBlockBasedTableFactory(t);
+      assertSame(t, o.tableFormatConfig());
+
+      // A copy has every value.
+      try (Options c = new Options(o)) {
+        assertEquals(wal.toString(), c.walDir());
+        assertEquals(5, c.numLevels());
+        assertEquals(8.5, c.maxBytesForLevelMultiplier());
+        assertEquals(CompactionPriority.RoundRobin, c.compactionPriority());
+        assertSame(t, c.tableFormatConfig());
+      }
+
+      // The engine accepts all of it and runs with it.
+      try (TalusDB db = TalusDB.open(o, dir.resolve("db").toString())) {
+        assertSame(o, db.getOptions());
+        assertEquals(5, db.numberLevels());
+        db.put(Lsm.b("k"), Lsm.b("v"));
+        assertEquals("v", Lsm.s(db.get(Lsm.b("k"))));
+        assertEquals(1 << 20, db.getLongProperty("rocksdb.block-cache-capacity"),
+            "the shared cache, not blockCacheSize");
+        db.getLongProperty("rocksdb.num-files-at-level4");
+        assertThrows(TalusException.class,
+            () -> db.getLongProperty("rocksdb.num-files-at-level5"), "5 levels only");
+      }
+      // errorIfExists now refuses the existing database.
+      TalusException e = assertThrows(TalusException.class,
+          () -> TalusDB.open(o, dir.resolve("db").toString()).close());
+      assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
+      assertTrue(wal.toFile().isDirectory(), "the WAL went to walDir");
+    }
+  }
+
+  private static void assertNames(String option, Executable call) {
+    IllegalArgumentException e = assertThrows(IllegalArgumentException.class, call, option);
+    assertTrue(e.getMessage() != null && e.getMessage().contains(option),
+        option + ": " + e.getMessage());
+  }
+
+  @Test
+  void outOfRangeValuesThrowIllegalArgumentExceptionNamingTheOption() {
+    try (Options o = new Options()) {
+      assertNames("walBytesPerSync", () -> o.setWalBytesPerSync(-1));
+      assertNames("bytesPerSync", () -> o.setBytesPerSync(-1));
+      assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(0));
+      assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(0));
+      assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(-2));
+      assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(0));
+      assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(0));
+      assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(-5));
+      assertNames("delayedWriteRate", () -> o.setDelayedWriteRate(-1));
+      assertNames("maxTotalWalSize", () -> o.setMaxTotalWalSize(-1));
+      assertNames("writeBufferSize", () -> o.setWriteBufferSize(64 * 1024 - 1));
+      assertNames("writeBufferSize", () -> o.setWriteBufferSize((64L << 30) + 1));
+      assertNames("maxWriteBufferNumber", () -> o.setMaxWriteBufferNumber(0));
+      assertNames("minWriteBufferNumberToMerge", () -> o.setMinWriteBufferNumberToMerge(0));
+      assertNames("level0FileNumCompactionTrigger",
+          () -> o.setLevel0FileNumCompactionTrigger(-1));
+      assertNames("level0StopWritesTrigger", () -> o.setLevel0StopWritesTrigger(0));
+      assertNames("softPendingCompactionBytesLimit",
+          () -> o.setSoftPendingCompactionBytesLimit(-1));
+      assertNames("hardPendingCompactionBytesLimit",
+          () -> o.setHardPendingCompactionBytesLimit(-1));
+      assertNames("numLevels", () -> o.setNumLevels(0));
+      assertNames("numLevels", () -> o.setNumLevels(65));
+      assertNames("maxBytesForLevelBase", () -> o.setMaxBytesForLevelBase(0));
+      assertNames("maxBytesForLevelMultiplier", () -> o.setMaxBytesForLevelMultiplier(1.0));
+      assertNames("maxBytesForLevelMultiplier",
+          () -> o.setMaxBytesForLevelMultiplier(Double.NaN));
+      assertNames("maxBytesForLevelMultiplier",
+          () -> o.setMaxBytesForLevelMultiplier(Double.POSITIVE_INFINITY));
+      assertNames("targetFileSizeBase", () -> o.setTargetFileSizeBase(0));
+      assertNames("targetFileSizeMultiplier", () -> o.setTargetFileSizeMultiplier(0));
+      // Nothing was changed by the rejected calls.
+      assertEquals(64L << 20, o.writeBufferSize());
+      assertEquals(7, o.numLevels());
+    }
+    BlockBasedTableConfig t = new BlockBasedTableConfig();
+    assertNames("blockCacheSize", () -> t.setBlockCacheSize(-1));
+    assertNames("blockSize", () -> t.setBlockSize(0));
+    assertNames("blockSize", () -> t.setBlockSize((1L << 30) + 1));
+    assertNames("blockRestartInterval", () -> t.setBlockRestartInterval(0));
+    assertNames("bitsPerKey", () -> new BloomFilter(-1));
+    assertNames("bitsPerKey", () -> new BloomFilter(Double.NaN));
+    assertNames("capacity", () -> new LRUCache(-1));
+    assertNames("numShardBits", () -> new LRUCache(1 << 20, 20));
+    assertNames("highPriPoolRatio", () -> new LRUCache(1 << 20, -1, false, 1.5));
+  }
+
+  /**
+   * setWriteBufferSize accepted sizes above the engine's 64 GiB limit, so the error surfaced
+   * only at open, as a TalusException, instead of from the setter.
+   */
+  @Test
+  void writeBufferSizeAbove64GiBIsRejectedByTheSetter() throws Exception {
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      o.setWriteBufferSize(64L << 30); // the largest allowed
+      assertEquals(64L << 30, o.writeBufferSize());
+      assertNames("writeBufferSize", () -> o.setWriteBufferSize((64L << 30) + 1));
+      assertEquals(64L << 30, o.writeBufferSize());
+      // And the engine takes the largest allowed value.
+      TalusDB.open(o, dir.toString()).close();
+    }
+  }
+
+  @Test
+  void nullsThrowNullPointerExceptionNamingTheOption() {
+    try (Options o = new Options()) {
+      assertEquals("walDir",
+          assertThrows(NullPointerException.class, () -> o.setWalDir(null)).getMessage());
+      assertEquals("walRecoveryMode",
+          assertThrows(NullPointerException.class, () -> o.setWalRecoveryMode(null))
+              .getMessage());
+      assertEquals("compactionPriority",
+          assertThrows(NullPointerException.class, () -> o.setCompactionPriority(null))
+              .getMessage());
+      assertEquals("compressionType",
+          assertThrows(NullPointerException.class, () -> o.setCompressionType(null))
+              .getMessage());
+      assertEquals("tableFormatConfig",
+          assertThrows(NullPointerException.class, () -> o.setTableFormatConfig(null))
+              .getMessage());
+    }
+  }
+
+  @Test
+  void unsupportedValuesThrowUnsupportedOperationException() {
+    try (Options o = new Options()) {
+      for (CompressionType c : CompressionType.values()) {
+        if (c == CompressionType.NO_COMPRESSION || c == CompressionType.LZ4_COMPRESSION) {
+          o.setCompressionType(c);
+          assertEquals(c, o.compressionType());
+        } else {
+          UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+              () -> o.setCompressionType(c), c.toString());
+          assertTrue(e.getMessage().contains(c.toString()), e.getMessage());
+        }
+      }
+      for (CompactionStyle s : CompactionStyle.values()) {
+        if (s == CompactionStyle.LEVEL) {
+          o.setCompactionStyle(s);
+        } else {
+          assertThrows(UnsupportedOperationException.class, () -> o.setCompactionStyle(s),
+              s.toString());
+        }
+      }
+      assertEquals(CompressionType.LZ4_COMPRESSION, o.compressionType());
+      assertEquals(CompactionStyle.LEVEL, o.compactionStyle());
+    }
+    assertThrows(UnsupportedOperationException.class, () -> new BloomFilter(10, true));
+    new BloomFilter(10, false).close();
+    assertThrows(UnsupportedOperationException.class,
+        () -> new LRUCache(1 << 20, -1, false, 0.5, 0.1));
+  }
+
+  @Test
+  void aClosedOptionsRejectsUse() {
+    Options o = new Options();
+    o.close();
+    assertThrows(IllegalStateException.class, () -> o.setNumLevels(3));
+    assertThrows(IllegalStateException.class, o::numLevels);
+    assertThrows(IllegalStateException.class, () -> TalusDB.open(o, dir.toString()));
+  }
+}

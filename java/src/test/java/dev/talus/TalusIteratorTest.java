@@ -1,0 +1,316 @@
+package dev.talus;
+
+import static dev.talus.Lsm.b;
+import static dev.talus.Lsm.key;
+import static dev.talus.Lsm.s;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.NavigableMap;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** Iterators over data in the memtable, L0 and deeper levels, against a TreeMap model. */
+class TalusIteratorTest {
+  private Path dir;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    dir = TestDirs.fresh("iterator");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    TestDirs.delete(dir);
+  }
+
+  /** The model's position after a move, within {@code [lower, upper)} (nulls: unbounded). */
+  private static String within(String k, String lower, String upper) {
+    if (k == null || (lower != null && k.compareTo(lower) < 0)
+        || (upper != null && k.compareTo(upper) >= 0)) {
+      return null;
+    }
+    return k;
+  }
+
+  private static void assertAt(TalusIterator it, NavigableMap<String, byte[]> model, String want,
+      String what) {
+    if (want == null) {
+      assertFalse(it.isValid(), () -> what + ": iterator at " + s(it.key()) + ", model at end");
+      return;
+    }
+    assertTrue(it.isValid(), () -> what + ": iterator invalid, model at " + want);
+    assertEquals(want, s(it.key()), what);
+    assertArrayEquals(model.get(want), it.value(), what + " value");
+  }
+
+  /**
+   * Random walks — seeks, seekForPrev, first, last, runs of next and prev with turns — each step
+   * checked against the model, with and without bounds.
+   */
+  private static void randomWalks(TalusDB db, NavigableMap<String, byte[]> model, long seed)
+      throws TalusException {
+    Random rnd = new Random(seed);
+    int maxKey = Lsm.BASE_KEYS + 120;
+    for (int walk = 0; walk < 60; walk++) {
+      String lower = null;
+      String upper = null;
+      if (walk % 3 != 0) {
+        int a = rnd.nextInt(maxKey);
+        int c = a + rnd.nextInt(600);
+        lower = rnd.nextBoolean() ? key(a) : null;
+        upper = rnd.nextBoolean() || lower == null ? key(c) + (rnd.nextBoolean() ? "x" : "") : null;
+      }
+      try (ReadOptions ro = new ReadOptions()) {
+        if (lower != null) {
+          ro.setIterateLowerBound(b(lower));
+        }
+        if (upper != null) {
+          ro.setIterateUpperBound(b(upper));
+        }
+        try (TalusIterator it = db.newIterator(ro)) {
+          String pos = null;
+          boolean forward = true;
+          for (int step = 0; step < 80; step++) {
+            String what = "walk " + walk + " [" + lower + ", " + upper + ") step " + step;
+            int r = rnd.nextInt(20);
+            if (r == 0 || (pos == null && r < 10)) {
+              it.seekToFirst();
+              pos = within(lower == null ? (model.isEmpty() ? null : model.firstKey())
+                  : model.ceilingKey(lower), lower, upper);
+              what += " seekToFirst";
+            } else if (r == 1 || pos == null) {
+              it.seekToLast();
+              pos = within(upper == null ? (model.isEmpty() ? null : model.lastKey())
+                  : model.lowerKey(upper), lower, upper);
+              what += " seekToLast";
+            } else if (r < 4) {
+              String t = key(rnd.nextInt(maxKey)) + (rnd.nextBoolean() ? "" : "5");
+              it.seek(b(t));
+              String from = lower != null && lower.compareTo(t) > 0 ? lower : t;
+              pos = within(model.ceilingKey(from), lower, upper);
+              what += " seek(" + t + ")";
+            } else if (r < 6) {
+              String t = key(rnd.nextInt(maxKey)) + (rnd.nextBoolean() ? "" : "5");
+              it.seekForPrev(b(t));
+              pos = upper != null && t.compareTo(upper) >= 0
+                  ? within(model.lowerKey(upper), lower, upper)
+                  : within(model.floorKey(t), lower, upper);
+              what += " seekForPrev(" + t + ")";
+            } else {
+              if (r < 8) {
+                forward = !forward;
+              }
+              if (forward) {
+                it.next();
+                pos = within(model.higherKey(pos), lower, upper);
+                what += " next";
+              } else {
+                it.prev();
+                pos = within(model.lowerKey(pos), lower, upper);
+                what += " prev";
+              }
+            }
+            assertAt(it, model, pos, what);
+          }
+          it.status();
+        }
+      }
+    }
+  }
+
+  @Test
+  void walksOverMemtableL0AndDeeperLevelsMatchTheModel() throws Exception {
+    NavigableMap<String, byte[]> model;
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      model = Lsm.layered(db);
+      try (ReadOptions ro = new ReadOptions()) {
+        Lsm.assertScansMatch(db, ro, model);
+        Lsm.assertGetsMatch(db, ro, model, Lsm.BASE_KEYS + 120);
+      }
+      randomWalks(db, model, 1);
+      // Same answers once everything is compacted, and again after a reopen.
+      db.enableAutoCompaction();
+      db.compactRange();
+      assertEquals(0, Lsm.files(db, 0));
+      randomWalks(db, model, 2);
+    }
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString());
+        ReadOptions ro = new ReadOptions()) {
+      Lsm.assertScansMatch(db, ro, model);
+      randomWalks(db, model, 3);
+    }
+  }
+
+  @Test
+  void boundsLimitEveryMoveAndSeekClampsToThem() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      String lower = key(500);
+      String upper = key(1500);
+      try (ReadOptions ro = new ReadOptions().setIterateLowerBound(b(lower))
+          .setIterateUpperBound(b(upper))) {
+        assertEquals(lower, s(ro.iterateLowerBound().data()));
+        assertEquals(upper, s(ro.iterateUpperBound().data()));
+        Lsm.assertScansMatch(db, ro, model.subMap(lower, true, upper, false));
+        try (TalusIterator it = db.newIterator(ro)) {
+          it.seek(b(key(10)));
+          assertAt(it, model, model.ceilingKey(lower), "seek below the lower bound");
+          it.seek(b(key(3000)));
+          assertFalse(it.isValid(), "seek above the upper bound");
+          it.seekForPrev(b(key(3000)));
+          assertAt(it, model, model.lowerKey(upper), "seekForPrev above the upper bound");
+          it.seekForPrev(b(key(10)));
+          assertFalse(it.isValid(), "seekForPrev below the lower bound");
+          it.seekToFirst();
+          it.prev();
+          assertFalse(it.isValid(), "prev before the lower bound");
+          assertThrows(IllegalStateException.class, it::next);
+          it.seekToLast();
+          it.next();
+          assertFalse(it.isValid(), "next past the upper bound");
+        }
+      }
+      // An empty range.
+      try (ReadOptions ro = new ReadOptions().setIterateLowerBound(b(key(700)))
+          .setIterateUpperBound(b(key(700)));
+          TalusIterator it = db.newIterator(ro)) {
+        it.seekToFirst();
+        assertFalse(it.isValid());
+        it.seekToLast();
+        assertFalse(it.isValid());
+      }
+    }
+  }
+
+  @Test
+  void byteBufferSeeksAndKeyValueReads() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      try (TalusIterator it = db.newIterator()) {
+        for (boolean direct : new boolean[] {true, false}) {
+          String t = key(2222) + "5";
+          ByteBuffer target = direct ? ByteBuffer.allocateDirect(64) : ByteBuffer.allocate(64);
+          target.put(b("junk")).put(b(t)).flip().position(4);
+          it.seek(target);
+          assertEquals(target.limit(), target.position(), "seek consumes the target");
+          Map.Entry<String, byte[]> want = model.ceilingEntry(t);
+          assertAt(it, model, want.getKey(), "seek(ByteBuffer) direct=" + direct);
+
+          ByteBuffer kb = direct ? ByteBuffer.allocateDirect(64) : ByteBuffer.allocate(64);
+          kb.position(3);
+          int klen = it.key(kb);
+          assertEquals(want.getKey().length(), klen);
+          assertEquals(3, kb.position(), "key(ByteBuffer) leaves the position");
+          assertEquals(3 + klen, kb.limit());
+          byte[] k = new byte[klen];
+          kb.get(k);
+          assertEquals(want.getKey(), s(k));
+
+          // A value buffer too small: the full length is returned, the buffer holds a prefix.
+          ByteBuffer vb = direct ? ByteBuffer.allocateDirect(10) : ByteBuffer.allocate(10);
+          int vlen = it.value(vb);
+          assertEquals(want.getValue().length, vlen);
+          assertEquals(10, vb.limit());
+          byte[] v = new byte[10];
+          vb.get(v);
+          assertArrayEquals(java.util.Arrays.copyOf(want.getValue(), 10), v);
+
+          t = key(3001);
+          target = direct ? ByteBuffer.allocateDirect(64) : ByteBuffer.allocate(64);
+          target.put(b(t)).flip();
+          it.seekForPrev(target);
+          assertAt(it, model, model.floorKey(t), "seekForPrev(ByteBuffer) direct=" + direct);
+        }
+      }
+    }
+  }
+
+  @Test
+  void valuesLargerThanTheTransferBuffer() throws Exception {
+    try (Options o = new Options().setCreateIfMissing(true);
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      byte[] mid = Lsm.value("mid", 0, 100_000);
+      byte[] big = Lsm.value("big", 1, 300_000);
+      byte[] huge = Lsm.value("huge", 2, 20 << 20);
+      db.put(b("a"), b("small"));
+      db.put(b("ab"), mid);
+      db.put(b("b"), big);
+      db.put(b("c"), huge);
+      db.put(b("d"), b("small again"));
+      try (TalusIterator it = db.newIterator()) {
+        it.seekToFirst();
+        assertArrayEquals(b("small"), it.value());
+        it.next();
+        assertArrayEquals(mid, it.value());
+        assertEquals("ab", s(it.key()));
+        it.next();
+        assertArrayEquals(big, it.value());
+        assertEquals("b", s(it.key()));
+        it.next();
+        assertEquals("c", s(it.key()));
+        assertArrayEquals(huge, it.value());
+        it.next();
+        assertArrayEquals(b("small again"), it.value());
+        it.prev();
+        assertArrayEquals(huge, it.value());
+        it.prev();
+        assertArrayEquals(big, it.value());
+        it.prev();
+        assertArrayEquals(mid, it.value());
+      }
+    }
+  }
+
+  @Test
+  void anIteratorKeepsItsViewWhileTheDatabaseChanges() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      NavigableMap<String, byte[]> before = new java.util.TreeMap<>(model);
+      try (TalusIterator it = db.newIterator()) {
+        it.seekToFirst();
+        // Rewrite and delete much of the data, flush and compact it away.
+        db.deleteRange(b(key(0)), b(key(2000)));
+        for (int i = 2000; i < Lsm.BASE_KEYS; i += 2) {
+          db.put(b(key(i)), b("new"));
+        }
+        db.enableAutoCompaction();
+        db.compactRange();
+        for (Map.Entry<String, byte[]> e : before.entrySet()) {
+          assertTrue(it.isValid(), "ended before " + e.getKey());
+          assertEquals(e.getKey(), s(it.key()));
+          assertArrayEquals(e.getValue(), it.value(), e.getKey());
+          it.next();
+        }
+        assertFalse(it.isValid());
+        it.status();
+      }
+      assertNull(db.get(b(key(0))));
+      assertArrayEquals(b("new"), db.get(b(key(2000))));
+    }
+  }
+
+  @Test
+  void closingTheDatabaseClosesItsIterators() throws Exception {
+    TalusIterator it;
+    try (Options o = new Options().setCreateIfMissing(true);
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      db.put(b("k"), b("v"));
+      it = db.newIterator();
+      it.seekToFirst();
+      assertTrue(it.isValid());
+    }
+    assertTrue(it.isClosed());
+    assertThrows(IllegalStateException.class, it::seekToFirst);
+    assertThrows(IllegalStateException.class, it::key);
+  }
+}

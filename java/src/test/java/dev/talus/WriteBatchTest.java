@@ -1,0 +1,172 @@
+package dev.talus;
+
+import static dev.talus.Lsm.b;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** WriteBatch applied with TalusDB.write. */
+class WriteBatchTest {
+  private Path dir;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    dir = TestDirs.fresh("batch");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    TestDirs.delete(dir);
+  }
+
+  private TalusDB open() throws TalusException {
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      return TalusDB.open(o, dir.toString());
+    }
+  }
+
+  @Test
+  void putDeleteAndDeleteRangeApplyInBatchOrder() throws Exception {
+    try (TalusDB db = open(); WriteOptions wo = new WriteOptions();
+        WriteBatch batch = new WriteBatch()) {
+      db.put(b("b1"), b("old"));
+      db.put(b("b2"), b("old"));
+      db.put(b("c"), b("old"));
+      long seq = db.getLatestSequenceNumber();
+      batch.put(b("a"), b("1"));
+      batch.put(b("b3"), b("3"));
+      batch.deleteRange(b("b"), b("c")); // deletes b1, b2 and the b3 just put
+      batch.put(b("b2"), b("new")); // after the range deletion: visible
+      batch.delete(b("c"));
+      batch.put(ByteBuffer.wrap(b("d")), ByteBuffer.wrap(b("4")));
+      ByteBuffer dk = ByteBuffer.allocateDirect(4);
+      dk.put(b("e")).flip();
+      batch.put(b("e"), b("5"));
+      batch.delete(dk);
+      assertEquals(0, dk.remaining(), "delete(ByteBuffer) consumes the key");
+      assertEquals(8, batch.count());
+      assertTrue(batch.hasPut());
+      assertTrue(batch.hasDelete());
+      assertTrue(batch.hasDeleteRange());
+      db.write(wo, batch);
+
+      assertEquals(seq + 8, db.getLatestSequenceNumber(), "one sequence number per record");
+      assertArrayEquals(b("1"), db.get(b("a")));
+      assertNull(db.get(b("b1")));
+      assertArrayEquals(b("new"), db.get(b("b2")));
+      assertNull(db.get(b("b3")));
+      assertNull(db.get(b("c")));
+      assertArrayEquals(b("4"), db.get(b("d")));
+      assertNull(db.get(b("e")));
+      // The batch is unchanged by write and can be written again.
+      assertEquals(8, batch.count());
+    }
+    // And it was logged: it survives a reopen.
+    try (TalusDB db = open()) {
+      assertArrayEquals(b("new"), db.get(b("b2")));
+      assertNull(db.get(b("b1")));
+      assertNull(db.get(b("e")));
+    }
+  }
+
+  @Test
+  void clearEmptiesTheBatch() throws Exception {
+    try (TalusDB db = open(); WriteOptions wo = new WriteOptions();
+        WriteBatch batch = new WriteBatch()) {
+      batch.put(b("x"), b("1"));
+      batch.deleteRange(b("a"), b("z"));
+      long before = batch.getDataSize();
+      batch.clear();
+      assertEquals(0, batch.count());
+      assertEquals(12, batch.getDataSize());
+      assertTrue(before > 12);
+      assertFalse(batch.hasPut());
+      assertFalse(batch.hasDeleteRange());
+      long seq = db.getLatestSequenceNumber();
+      db.write(wo, batch);
+      assertEquals(seq, db.getLatestSequenceNumber(), "an empty batch writes nothing");
+      batch.put(b("y"), b("2"));
+      db.write(wo, batch);
+      assertNull(db.get(b("x")));
+      assertArrayEquals(b("2"), db.get(b("y")));
+    }
+  }
+
+  @Test
+  void savePointsRollBackAndPop() throws Exception {
+    try (TalusDB db = open(); WriteOptions wo = new WriteOptions();
+        WriteBatch batch = new WriteBatch()) {
+      batch.put(b("k1"), b("1"));
+      batch.setSavePoint();
+      batch.put(b("k2"), b("2"));
+      batch.delete(b("k1"));
+      batch.setSavePoint();
+      batch.deleteRange(b("a"), b("z"));
+      assertEquals(4, batch.count());
+      batch.rollbackToSavePoint(); // drops the range deletion
+      assertEquals(3, batch.count());
+      assertFalse(batch.hasDeleteRange());
+      batch.rollbackToSavePoint(); // drops k2 and the delete of k1
+      assertEquals(1, batch.count());
+      assertFalse(batch.hasDelete());
+      TalusException e = assertThrows(TalusException.class, batch::rollbackToSavePoint);
+      assertEquals(Status.Code.NotFound, e.getStatus().getCode());
+
+      batch.setSavePoint();
+      batch.put(b("k3"), b("3"));
+      batch.popSavePoint(); // forgets the save point, keeps k3
+      assertEquals(2, batch.count());
+      assertThrows(TalusException.class, batch::popSavePoint);
+      assertThrows(TalusException.class, batch::rollbackToSavePoint);
+
+      db.write(wo, batch);
+      assertArrayEquals(b("1"), db.get(b("k1")));
+      assertNull(db.get(b("k2")));
+      assertArrayEquals(b("3"), db.get(b("k3")));
+
+      // clear drops save points too.
+      batch.setSavePoint();
+      batch.clear();
+      assertThrows(TalusException.class, batch::rollbackToSavePoint);
+    }
+  }
+
+  @Test
+  void serializedBatchesRoundTripAndLargeBatchesApplyAtomically() throws Exception {
+    try (TalusDB db = open(); WriteOptions wo = new WriteOptions();
+        WriteBatch batch = new WriteBatch(16)) {
+      for (int i = 0; i < 20_000; i++) {
+        batch.put(b(Lsm.key(i)), Lsm.value("batch", i, 100));
+      }
+      batch.deleteRange(b(Lsm.key(100)), b(Lsm.key(200)));
+      try (WriteBatch copy = new WriteBatch(batch.data())) {
+        assertEquals(batch.count(), copy.count());
+        db.write(wo, copy);
+      }
+      for (int i = 0; i < 20_000; i += 97) {
+        byte[] want = i >= 100 && i < 200 ? null : Lsm.value("batch", i, 100);
+        assertArrayEquals(want, db.get(b(Lsm.key(i))), Lsm.key(i));
+      }
+      assertNull(db.get(b(Lsm.key(150))));
+    }
+  }
+
+  @Test
+  void aClosedBatchRejectsUseAndUnsupportedRecordsSaySo() {
+    WriteBatch batch = new WriteBatch();
+    assertThrows(UnsupportedOperationException.class, () -> batch.merge(b("k"), b("v")));
+    assertThrows(UnsupportedOperationException.class, () -> batch.singleDelete(b("k")));
+    batch.close();
+    assertThrows(IllegalStateException.class, () -> batch.put(b("k"), b("v")));
+    assertThrows(IllegalStateException.class, batch::count);
+  }
+}
