@@ -182,6 +182,21 @@ impl DbInner {
     pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
+        if !fo.allow_write_stall {
+            // Do not let this flush's memtable switch stop writes: wait until
+            // one more immutable memtable stays below the limit (RocksDB's
+            // WaitUntilFlushWouldNotStallWrites).
+            let max = self.opts.max_write_buffer_number.max(2) as usize;
+            let mut st = self.state.lock();
+            while st.imm.len() + 1 >= max
+                && st.bg_error.is_none()
+                && st.paused == 0
+                && !self.shutting_down.load(Ordering::Acquire)
+            {
+                self.maybe_schedule_work(&mut st);
+                self.bg_cv.wait(&mut st);
+            }
+        }
         self.switch_memtable_in_queue()?;
         let mut st = self.state.lock();
         let Some(target) = st.imm.last().cloned() else {

@@ -31,8 +31,8 @@ public class FlushOptions implements AutoCloseable {
   }
 
   /**
-   * Flush even if it would stall writes. Default false. (A Talus flush never adds a stall of
-   * its own: it only waits for room in the immutable memtable queue, like any write.)
+   * Flush even if switching the memtable would stop writes. Default false: the flush first waits
+   * until one more immutable memtable stays below {@code maxWriteBufferNumber}.
    *
    * @param allowWriteStall true to allow
    * @return this
