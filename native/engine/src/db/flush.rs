@@ -55,9 +55,11 @@ impl DbInner {
         let mut st = self.state.lock();
         st.pending_outputs.remove(&number);
         st.flush_running = false;
+        let mut flushed = (0u64, 0u64, 0u64);
         let outcome = match result {
             Ok((meta, mut stats)) => {
                 stats.micros = started.elapsed().as_micros() as u64;
+                flushed = (stats.keys_in, stats.keys_dropped, stats.written);
                 self.tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
                 self.hist(crate::statistics::Histogram::FlushTime, stats.micros);
                 st.stats.levels[0].add(&stats);
@@ -78,8 +80,11 @@ impl DbInner {
                 info_log!(
                     self.info_log,
                     Info,
-                    "Flush finished: {} memtables into table #{number} in {} ms; {}",
+                    "Flush finished: {} memtables, {} entries in ({} dropped), {} bytes written to table #{number} in {} ms; {}",
                     mems.len(),
+                    flushed.0,
+                    flushed.1,
+                    flushed.2,
                     started.elapsed().as_millis(),
                     st.versions.current().level_summary()
                 );
