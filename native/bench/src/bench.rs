@@ -1,14 +1,16 @@
 //! The benchmarks, run in order on one database, as db_bench runs them.
 //!
 //! Counting (as db_bench): each of `--threads` threads of a fill benchmark
-//! writes `--writes` entries (default `--num`; fillsync `num/1000`); each
+//! writes `--writes` entries (default `--num`); each
 //! thread of a read benchmark does `--reads` reads (default `--num`); each
 //! thread of deleterandom `--deletes` deletes. So `--threads=8 --num=N`
 //! makes `8 × N` operations, over the key space `[0, N)`. readwhilewriting
 //! runs one extra thread that writes random keys until the readers finish;
 //! its writes are not in the reported numbers (db_bench excludes them too)
 //! but are counted in the message. fillseq threads each write keys
-//! `0..writes`. flush, compact and waitforcompaction run once and report one
+//! `0..writes`. fillsync writes like fillrandom with every write synced,
+//! over the key space `[0, num/1000)` (db_bench 7.8 divides the key space,
+//! not the write count, by 1000). flush, compact and waitforcompaction run once and report one
 //! operation; stats, levelstats and sstables print the property.
 //!
 //! Fill benchmarks (fillseq, fillrandom, fillsync) start from an empty
@@ -136,13 +138,21 @@ impl ThreadCtx<'_> {
         }
     }
 
-    /// fillseq, fillrandom, overwrite, fillsync.
-    fn do_write(&mut self, sequential: bool, count: u64, sync: bool, duration: u64) {
+    /// fillseq, fillrandom, overwrite, fillsync: `count` writes (or
+    /// `duration` seconds) of keys in `[0, key_space)`.
+    fn do_write(
+        &mut self,
+        sequential: bool,
+        count: u64,
+        key_space: u64,
+        sync: bool,
+        duration: u64,
+    ) {
         let wo = self.write_options(sync);
         let shared = self.shared;
         let mut limit = Limit::new(duration, count, &shared.abort);
         let uniform = KeyChooser {
-            num: self.cfg.num,
+            num: key_space,
             exp_range: 0.0,
         };
         let (ks, vs) = (self.cfg.key_size, self.cfg.value_size);
@@ -589,19 +599,20 @@ impl<'o> Runner<'o> {
         }
         let threads = cfg.threads;
         let writes = cfg.writes;
+        let num = cfg.num;
         let d = cfg.duration_secs;
         match name {
-            "fillseq" => {
-                self.threaded(name, threads, false, |c| c.do_write(true, writes, false, 0))
-            }
+            "fillseq" => self.threaded(name, threads, false, |c| {
+                c.do_write(true, writes, num, false, 0)
+            }),
             "fillrandom" => self.threaded(name, threads, false, |c| {
-                c.do_write(false, writes, false, d)
+                c.do_write(false, writes, num, false, d)
             }),
             "overwrite" => self.threaded(name, threads, false, |c| {
-                c.do_write(false, writes, false, d)
+                c.do_write(false, writes, num, false, d)
             }),
             "fillsync" => self.threaded(name, threads, false, |c| {
-                c.do_write(false, writes / 1000, true, d)
+                c.do_write(false, writes, (num / 1000).max(1), true, d)
             }),
             "readrandom" => self.threaded(name, threads, false, |c| c.read_random()),
             "readseq" => self.threaded(name, threads, false, |c| c.read_sequential(false)),

@@ -57,7 +57,7 @@ pub const FLAGS: &[FlagDef] = &[
         "num",
         Int,
         "1000000",
-        "Number of keys: the key space is [0, num); each thread of a fill benchmark writes num entries (fillsync: num/1000)",
+        "Number of keys: the key space is [0, num) (fillsync: [0, num/1000)); each thread of a fill benchmark writes num entries unless --writes is given",
     ),
     f(
         "reads",
@@ -261,8 +261,8 @@ pub const FLAGS: &[FlagDef] = &[
     f(
         "delayed_write_rate",
         Uint,
-        "0",
-        "Write rate in bytes/s while writes are slowed down (0: derive)",
+        "8388608",
+        "Write rate in bytes/s while writes are slowed down (db_bench's default; 0: derive)",
     ),
     f(
         "max_background_jobs",
