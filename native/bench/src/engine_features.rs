@@ -1,0 +1,83 @@
+//! The engine features talus-bench reports on that this build of Talus
+//! does not have yet: statistics (`--statistics`), the perf context
+//! (`--perf_level` ≥ 2), the rate limiter (`--rate_limiter_bytes_per_sec`),
+//! and the table bytes written by flushes and compactions (write
+//! amplification at the end of fill benchmarks), and write stalls on L0
+//! files and pending compaction bytes.
+//!
+//! **Integration points.** Each feature is one function below; each returns
+//! "not available" today and is the only place to change when the engine
+//! grows the feature. Everything else in talus-bench already handles both
+//! answers: it prints the feature's output when there is one and a
+//! "not available in this build yet" line when there is none.
+//! The `rocksdb.stats` dump needs no change here: the `stats` benchmark and
+//! `--stats_per_interval` print `Db::property("rocksdb.stats")` as soon as
+//! the engine answers that property.
+
+use talus::{Db, Options};
+
+/// Integration point for write stalls: whether this build slows down and
+/// stops writes on `level0_slowdown_writes_trigger`,
+/// `level0_stop_writes_trigger` and the pending-compaction-bytes limits.
+/// While false, talus-bench says so when one of those flags is given.
+pub const L0_AND_PENDING_BYTES_WRITE_STALLS: bool = false;
+
+/// The flags that configure those write stalls.
+pub const WRITE_STALL_FLAGS: &[&str] = &[
+    "level0_slowdown_writes_trigger",
+    "level0_stop_writes_trigger",
+    "soft_pending_compaction_bytes_limit",
+    "hard_pending_compaction_bytes_limit",
+    "delayed_write_rate",
+];
+
+/// What to print when a feature is missing.
+pub const NOT_AVAILABLE: &str = "not available in this build yet";
+
+/// Renders collected statistics (tickers and histograms) as text.
+pub type StatisticsDump = Box<dyn Fn(&Db) -> String + Send + Sync>;
+
+/// Integration point for `--statistics`: called once, before the database
+/// is opened, to install a statistics collector in `opts`. Returns the
+/// function that renders the collected tickers and histograms (db_bench's
+/// `STATISTICS:` block) at the end of the run, or `None` when this build
+/// has no statistics.
+pub fn install_statistics(opts: &mut Options) -> Option<StatisticsDump> {
+    let _ = opts;
+    None
+}
+
+/// Per-thread access to the engine's perf context.
+#[derive(Clone, Copy, Debug)]
+pub struct PerfContextHooks {
+    /// Called by each benchmark thread before its first operation: sets the
+    /// thread's perf level and zeroes its perf context.
+    pub begin_thread: fn(level: i32),
+    /// Called by each benchmark thread after its last operation: the
+    /// thread's counters as `(name, value)`, summed by name over threads.
+    pub end_thread: fn() -> Vec<(&'static str, u64)>,
+}
+
+/// Integration point for `--perf_level`: the hooks that read the perf
+/// context of benchmark threads, or `None` when this build has none.
+pub fn perf_context() -> Option<PerfContextHooks> {
+    None
+}
+
+/// Integration point for `--rate_limiter_bytes_per_sec`: installs a rate
+/// limiter of `bytes_per_sec` for flush and compaction IO in `opts`.
+/// Returns whether it could (false when this build has no rate limiter).
+pub fn install_rate_limiter(opts: &mut Options, bytes_per_sec: u64) -> bool {
+    let _ = (opts, bytes_per_sec);
+    false
+}
+
+/// Integration point for write amplification: the bytes written to table
+/// files by flushes and compactions since `db` was opened (RocksDB's
+/// `FLUSH_WRITE_BYTES + COMPACT_WRITE_BYTES`), or `None` when this build
+/// cannot tell. talus-bench samples it before and after a fill benchmark
+/// and divides the difference by the user bytes (keys + values) written.
+pub fn table_bytes_written(db: &Db) -> Option<u64> {
+    let _ = db;
+    None
+}
