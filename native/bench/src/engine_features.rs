@@ -20,7 +20,7 @@ use talus::{Db, Options};
 /// stops writes on `level0_slowdown_writes_trigger`,
 /// `level0_stop_writes_trigger` and the pending-compaction-bytes limits.
 /// While false, talus-bench says so when one of those flags is given.
-pub const L0_AND_PENDING_BYTES_WRITE_STALLS: bool = false;
+pub const L0_AND_PENDING_BYTES_WRITE_STALLS: bool = true;
 
 /// The flags that configure those write stalls.
 pub const WRITE_STALL_FLAGS: &[&str] = &[
@@ -43,8 +43,9 @@ pub type StatisticsDump = Box<dyn Fn(&Db) -> String + Send + Sync>;
 /// `STATISTICS:` block) at the end of the run, or `None` when this build
 /// has no statistics.
 pub fn install_statistics(opts: &mut Options) -> Option<StatisticsDump> {
-    let _ = opts;
-    None
+    let stats = talus::statistics::Statistics::new();
+    opts.statistics = Some(stats.clone());
+    Some(Box::new(move |_db: &Db| stats.to_string()))
 }
 
 /// Per-thread access to the engine's perf context.
@@ -61,15 +62,51 @@ pub struct PerfContextHooks {
 /// Integration point for `--perf_level`: the hooks that read the perf
 /// context of benchmark threads, or `None` when this build has none.
 pub fn perf_context() -> Option<PerfContextHooks> {
-    None
+    fn begin_thread(level: i32) {
+        use talus::perf_context::{self, PerfLevel};
+        let level = u8::try_from(level)
+            .ok()
+            .and_then(PerfLevel::from_u8)
+            .filter(|l| !matches!(l, PerfLevel::Uninitialized | PerfLevel::OutOfBounds))
+            .unwrap_or(PerfLevel::Disable);
+        // A level the engine rejects leaves the thread recording nothing.
+        let _ = perf_context::set_perf_level(level);
+        perf_context::reset();
+    }
+    fn end_thread() -> Vec<(&'static str, u64)> {
+        let ctx = talus::perf_context::get();
+        talus::perf_context::F::ALL
+            .iter()
+            .map(|f| (f.name(), ctx.get(*f)))
+            .collect()
+    }
+    Some(PerfContextHooks {
+        begin_thread,
+        end_thread,
+    })
 }
 
 /// Integration point for `--rate_limiter_bytes_per_sec`: installs a rate
 /// limiter of `bytes_per_sec` for flush and compaction IO in `opts`.
 /// Returns whether it could (false when this build has no rate limiter).
 pub fn install_rate_limiter(opts: &mut Options, bytes_per_sec: u64) -> bool {
-    let _ = (opts, bytes_per_sec);
-    false
+    use talus::rate_limiter::{
+        DEFAULT_FAIRNESS, DEFAULT_REFILL_PERIOD_US, RateLimiter, RateLimiterMode,
+    };
+    match RateLimiter::new(
+        bytes_per_sec,
+        DEFAULT_REFILL_PERIOD_US,
+        DEFAULT_FAIRNESS,
+        RateLimiterMode::WritesOnly,
+        false,
+        0,
+    ) {
+        Ok(rl) => {
+            opts.rate_limiter = Some(rl);
+            true
+        }
+        Err(_) => false,
+    }
 }
 
 /// Integration point for write amplification: the bytes written to table
@@ -78,6 +115,5 @@ pub fn install_rate_limiter(opts: &mut Options, bytes_per_sec: u64) -> bool {
 /// cannot tell. talus-bench samples it before and after a fill benchmark
 /// and divides the difference by the user bytes (keys + values) written.
 pub fn table_bytes_written(db: &Db) -> Option<u64> {
-    let _ = db;
-    None
+    Some(db.table_bytes_written())
 }

@@ -527,6 +527,14 @@ impl Db {
         self.inner.int_property(name)
     }
 
+    /// Bytes written to table files by flushes and compactions since open
+    /// (RocksDB's `FLUSH_WRITE_BYTES + COMPACT_WRITE_BYTES`, kept whether or
+    /// not statistics are on): the numerator of write amplification.
+    pub fn table_bytes_written(&self) -> u64 {
+        let st = self.inner.state.lock();
+        st.stats.levels.iter().map(|l| l.written).sum()
+    }
+
     /// Reads every block of every live table and checks its checksum.
     pub fn verify_checksum(&self) -> Result<()> {
         self.inner.verify_checksum()
