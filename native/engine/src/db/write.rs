@@ -140,9 +140,11 @@ impl DbInner {
 
         // Assign sequence numbers and append to the WAL.
         let mut laps = Laps::start(PerfLevel::EnableWait);
+        let first_seq;
         let last = {
             let mut wal = self.wal.lock();
             let mut seq = wal.last_allocated;
+            first_seq = seq + 1;
             let mut need_sync = false;
             let mut logged = false;
             let mut unlogged = false;
@@ -240,9 +242,14 @@ impl DbInner {
         self.write_stats.ingest_bytes.add(group_bytes as u64);
         self.tick(Ticker::BytesWritten, group_bytes as u64);
 
-        // Insert into the memtable: every member inserts its own batch.
-        if group.len() == 1 {
-            apply_batch(&mem, &group[0].data.lock().batch);
+        // Insert into the memtable. Waking a member costs more than inserting
+        // a few entries, so the leader inserts small groups itself; members
+        // insert their own batches in parallel only for large groups.
+        let entries: u64 = last - first_seq + 1;
+        if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
+            for w in group {
+                apply_batch(&mem, &w.data.lock().batch);
+            }
         } else {
             let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
             for f in &group[1..] {
@@ -372,6 +379,9 @@ impl DbInner {
         Ok(old_size)
     }
 }
+
+/// Groups with fewer entries than this are inserted by their leader alone.
+const PARALLEL_INSERT_MIN_ENTRIES: u64 = 256;
 
 impl DbInner {
     /// The WAL size that triggers a flush: `max_total_wal_size`, or four

@@ -31,37 +31,53 @@ use crate::striped::StripedCounter;
 
 pub use iter::MemTableIter;
 
-/// Approximate per-entry overhead of the skiplist node and allocation headers.
-const NODE_OVERHEAD: usize = 64;
+/// Approximate per-entry overhead of the skiplist node, the entry header
+/// and allocation headers.
+const NODE_OVERHEAD: usize = 80;
 
 /// One memtable entry: internal key and value in one allocation.
-pub(crate) struct MemEntry(Box<[u8]>);
+pub(crate) struct MemEntry {
+    /// The first 8 bytes of the user key, big-endian, zero-padded: a
+    /// different prefix decides the order with one integer compare (padding
+    /// keeps the order: a key shorter than 8 bytes pads to at most any key it
+    /// is a prefix of). Equal prefixes fall back to the full comparison.
+    prefix: u64,
+    ikey_len: u32,
+    buf: Box<[u8]>,
+}
+
+/// The order-preserving 8-byte prefix of `user_key` (see [`MemEntry`]).
+#[inline]
+fn key_prefix(user_key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = user_key.len().min(8);
+    b[..n].copy_from_slice(&user_key[..n]);
+    u64::from_be_bytes(b)
+}
 
 impl MemEntry {
     fn new(user_key: &[u8], seq: SequenceNumber, kind: ValueKind, value: &[u8]) -> Self {
         let ikey_len = user_key.len() + key::TRAILER_LEN;
-        let mut v = Vec::with_capacity(4 + ikey_len + value.len());
-        v.extend_from_slice(&(ikey_len as u32).to_le_bytes());
+        let mut v = Vec::with_capacity(ikey_len + value.len());
         append_internal_key(&mut v, user_key, seq, kind as u8);
         v.extend_from_slice(value);
-        MemEntry(v.into_boxed_slice())
-    }
-
-    #[inline]
-    fn ikey_len(&self) -> usize {
-        u32::from_le_bytes([self.0[0], self.0[1], self.0[2], self.0[3]]) as usize
+        MemEntry {
+            prefix: key_prefix(user_key),
+            ikey_len: ikey_len as u32,
+            buf: v.into_boxed_slice(),
+        }
     }
 
     /// The internal key.
     #[inline]
     pub(crate) fn ikey(&self) -> &[u8] {
-        &self.0[4..4 + self.ikey_len()]
+        &self.buf[..self.ikey_len as usize]
     }
 
     /// The value bytes (empty for tombstones).
     #[inline]
     pub(crate) fn value(&self) -> &[u8] {
-        &self.0[4 + self.ikey_len()..]
+        &self.buf[self.ikey_len as usize..]
     }
 }
 
@@ -77,8 +93,12 @@ impl PartialOrd for MemEntry {
     }
 }
 impl Ord for MemEntry {
+    #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        compare_internal(self.ikey(), other.ikey())
+        match self.prefix.cmp(&other.prefix) {
+            Ordering::Equal => compare_internal(self.ikey(), other.ikey()),
+            o => o,
+        }
     }
 }
 impl Borrow<IKey> for MemEntry {

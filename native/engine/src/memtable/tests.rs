@@ -126,3 +126,30 @@ fn concurrent_inserts_are_all_visible() {
         }
     }
 }
+
+#[test]
+fn key_prefix_shortcut_keeps_internal_key_order() {
+    // Short keys, shared 8-byte prefixes and zero bytes stress the padded
+    // prefix comparison; iteration must match a sort by compare_internal.
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+    let m = Arc::new(MemTable::new(1));
+    let mut want = Vec::new();
+    for seq in 1..3000u64 {
+        let len = rng.random_range(0..12);
+        let k: Vec<u8> = (0..len)
+            .map(|_| [0u8, 1, 0x61, 0xff][rng.random_range(0..4)])
+            .collect();
+        m.add(seq, ValueKind::Value, &k, b"");
+        want.push(crate::key::make_internal_key(&k, seq, ValueKind::Value));
+    }
+    want.sort_by(|a, b| crate::key::compare_internal(a, b));
+    let mut it = MemTableIter::new(m);
+    it.seek_to_first();
+    let mut got = Vec::new();
+    while it.valid() {
+        got.push(it.key().to_vec());
+        it.next();
+    }
+    assert_eq!(got, want);
+}
