@@ -6,10 +6,10 @@ use std::sync::Arc;
 
 use crossbeam_skiplist::map::Entry;
 
+use super::SeekKey;
 use super::{MemEntry, MemTable};
 use crate::error::Result;
 use crate::iterator::InternalIterator;
-use crate::key::IKey;
 use crate::{perf_count, perf_timer};
 
 type Pos<'a> = Option<Entry<'a, MemEntry, ()>>;
@@ -63,7 +63,8 @@ impl InternalIterator for MemTableIter {
         perf_count!(seek_on_memtable_count);
         perf_timer!(seek_on_memtable_time);
         self.cursor.with_dependent_mut(|m, pos| {
-            *pos = m.map.lower_bound(Bound::Included(IKey::new(target)));
+            let k = SeekKey::from_internal(target);
+            *pos = m.map.lower_bound(Bound::Included(k.pkey()));
         });
     }
 
@@ -71,7 +72,8 @@ impl InternalIterator for MemTableIter {
         perf_count!(seek_on_memtable_count);
         perf_timer!(seek_on_memtable_time);
         self.cursor.with_dependent_mut(|m, pos| {
-            *pos = m.map.upper_bound(Bound::Included(IKey::new(target)));
+            let k = SeekKey::from_internal(target);
+            *pos = m.map.upper_bound(Bound::Included(k.pkey()));
         });
     }
 

@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 use crossbeam_skiplist::SkipMap;
 use parking_lot::RwLock;
 
-use crate::key::{self, IKey, SequenceNumber, ValueKind, append_internal_key, compare_internal};
+use crate::key::{self, SequenceNumber, ValueKind, append_internal_key, compare_internal};
 use crate::striped::StripedCounter;
 
 pub use iter::MemTableIter;
@@ -37,47 +37,109 @@ const NODE_OVERHEAD: usize = 80;
 
 /// One memtable entry: internal key and value in one allocation.
 pub(crate) struct MemEntry {
-    /// The first 8 bytes of the user key, big-endian, zero-padded: a
-    /// different prefix decides the order with one integer compare (padding
-    /// keeps the order: a key shorter than 8 bytes pads to at most any key it
-    /// is a prefix of). Equal prefixes fall back to the full comparison.
-    prefix: u64,
     ikey_len: u32,
+    /// `[prefix: 8 bytes][internal key][value]`, see [`PKey`].
     buf: Box<[u8]>,
 }
 
-/// The order-preserving 8-byte prefix of `user_key` (see [`MemEntry`]).
+/// The order-preserving 8-byte prefix of `user_key`: its first 8 bytes,
+/// zero-padded, as a big-endian integer. `prefix(a) < prefix(b)` implies
+/// `a < b` (a key shorter than 8 bytes pads to at most any key it is a
+/// prefix of); equal prefixes say nothing.
 #[inline]
-fn key_prefix(user_key: &[u8]) -> u64 {
+fn key_prefix(user_key: &[u8]) -> [u8; 8] {
     let mut b = [0u8; 8];
     let n = user_key.len().min(8);
     b[..n].copy_from_slice(&user_key[..n]);
-    u64::from_be_bytes(b)
+    b
 }
 
-impl MemEntry {
-    fn new(user_key: &[u8], seq: SequenceNumber, kind: ValueKind, value: &[u8]) -> Self {
-        let ikey_len = user_key.len() + key::TRAILER_LEN;
-        let mut v = Vec::with_capacity(ikey_len + value.len());
-        append_internal_key(&mut v, user_key, seq, kind as u8);
-        v.extend_from_slice(value);
-        MemEntry {
-            prefix: key_prefix(user_key),
-            ikey_len: ikey_len as u32,
-            buf: v.into_boxed_slice(),
+/// An internal key preceded by its user key's 8-byte prefix (see
+/// [`key_prefix`]). Its order is internal-key order, decided by one integer
+/// comparison of the prefixes whenever they differ — the common case for
+/// random keys, which keeps `memcmp` out of skiplist searches.
+#[repr(transparent)]
+pub(crate) struct PKey([u8]);
+
+impl PKey {
+    /// Views `bytes` (`[prefix][internal key]`) as a [`PKey`].
+    #[inline]
+    pub(crate) fn new(bytes: &[u8]) -> &PKey {
+        #[expect(
+            unsafe_code,
+            reason = "reference cast between layout-identical unsized types"
+        )]
+        // SAFETY: `PKey` is `repr(transparent)` over `[u8]`, so `*const [u8]`
+        // and `*const PKey` have the same layout and slice metadata; the
+        // result borrows `bytes` for the same lifetime.
+        unsafe {
+            &*(bytes as *const [u8] as *const PKey)
         }
+    }
+
+    #[inline]
+    fn prefix(&self) -> u64 {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&self.0[..8]);
+        u64::from_be_bytes(b)
     }
 
     /// The internal key.
     #[inline]
     pub(crate) fn ikey(&self) -> &[u8] {
-        &self.buf[..self.ikey_len as usize]
+        &self.0[8..]
+    }
+}
+
+impl PartialEq for PKey {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl Eq for PKey {}
+impl PartialOrd for PKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for PKey {
+    #[inline]
+    fn cmp(&self, other: &Self) -> Ordering {
+        match self.prefix().cmp(&other.prefix()) {
+            Ordering::Equal => compare_internal(self.ikey(), other.ikey()),
+            o => o,
+        }
+    }
+}
+
+impl MemEntry {
+    fn new(user_key: &[u8], seq: SequenceNumber, kind: ValueKind, value: &[u8]) -> Self {
+        let ikey_len = user_key.len() + key::TRAILER_LEN;
+        let mut v = Vec::with_capacity(8 + ikey_len + value.len());
+        v.extend_from_slice(&key_prefix(user_key));
+        append_internal_key(&mut v, user_key, seq, kind as u8);
+        v.extend_from_slice(value);
+        MemEntry {
+            ikey_len: ikey_len as u32,
+            buf: v.into_boxed_slice(),
+        }
+    }
+
+    #[inline]
+    fn pkey(&self) -> &PKey {
+        PKey::new(&self.buf[..8 + self.ikey_len as usize])
+    }
+
+    /// The internal key.
+    #[inline]
+    pub(crate) fn ikey(&self) -> &[u8] {
+        &self.buf[8..8 + self.ikey_len as usize]
     }
 
     /// The value bytes (empty for tombstones).
     #[inline]
     pub(crate) fn value(&self) -> &[u8] {
-        &self.buf[self.ikey_len as usize..]
+        &self.buf[8 + self.ikey_len as usize..]
     }
 }
 
@@ -95,15 +157,12 @@ impl PartialOrd for MemEntry {
 impl Ord for MemEntry {
     #[inline]
     fn cmp(&self, other: &Self) -> Ordering {
-        match self.prefix.cmp(&other.prefix) {
-            Ordering::Equal => compare_internal(self.ikey(), other.ikey()),
-            o => o,
-        }
+        self.pkey().cmp(other.pkey())
     }
 }
-impl Borrow<IKey> for MemEntry {
-    fn borrow(&self) -> &IKey {
-        IKey::new(self.ikey())
+impl Borrow<PKey> for MemEntry {
+    fn borrow(&self) -> &PKey {
+        self.pkey()
     }
 }
 
@@ -239,7 +298,7 @@ impl MemTable {
         value_out: &mut Vec<u8>,
     ) -> Lookup {
         let seek = SeekKey::new(user_key, snapshot);
-        let Some(e) = self.map.lower_bound(Bound::Included(seek.ikey())) else {
+        let Some(e) = self.map.lower_bound(Bound::Included(seek.pkey())) else {
             return Lookup::Absent;
         };
         let ikey = e.key().ikey();
@@ -314,7 +373,7 @@ impl MemTable {
     }
 }
 
-/// An internal key for seeking, on the stack for ordinary key sizes.
+/// A [`PKey`] for seeking, on the stack for ordinary key sizes.
 pub(crate) struct SeekKey {
     buf: smallbuf::SmallBuf,
 }
@@ -324,13 +383,32 @@ impl SeekKey {
     /// `user_key` visible at `snapshot`.
     pub(crate) fn new(user_key: &[u8], snapshot: SequenceNumber) -> Self {
         let mut buf = smallbuf::SmallBuf::new();
+        buf.extend(&key_prefix(user_key));
         buf.extend(user_key);
         buf.extend(&key::pack_trailer(snapshot, ValueKind::SEEK).to_le_bytes());
         SeekKey { buf }
     }
 
-    pub(crate) fn ikey(&self) -> &IKey {
-        IKey::new(self.buf.as_slice())
+    /// The seek key for an encoded internal key (iterator seeks).
+    pub(crate) fn from_internal(ikey: &[u8]) -> Self {
+        let mut buf = smallbuf::SmallBuf::new();
+        let user = if ikey.len() >= key::TRAILER_LEN {
+            key::user_key(ikey)
+        } else {
+            ikey
+        };
+        buf.extend(&key_prefix(user));
+        buf.extend(ikey);
+        SeekKey { buf }
+    }
+
+    pub(crate) fn pkey(&self) -> &PKey {
+        PKey::new(self.buf.as_slice())
+    }
+
+    /// The internal key alone (for table seeks).
+    pub(crate) fn ikey_bytes(&self) -> &[u8] {
+        &self.buf.as_slice()[8..]
     }
 }
 

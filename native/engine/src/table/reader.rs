@@ -321,7 +321,7 @@ impl TableReader {
             perf_count!(bloom_sst_hit_count);
         }
         let seek = SeekKey::new(user_key, snapshot.min(MAX_SEQUENCE));
-        let seek = seek.ikey().as_bytes();
+        let seek = seek.ikey_bytes();
         let mut index = BlockIter::new(self.index_block(*ro)?);
         index.seek(seek);
         if !index.valid() {
