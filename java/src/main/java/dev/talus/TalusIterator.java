@@ -226,7 +226,7 @@ public class TalusIterator extends NativeHandle {
    */
   public int key(ByteBuffer key) {
     Objects.requireNonNull(key, "key");
-    return copyOut(key(), key);
+    return copyEntryPart(key, false);
   }
 
   /**
@@ -238,7 +238,27 @@ public class TalusIterator extends NativeHandle {
    */
   public int value(ByteBuffer value) {
     Objects.requireNonNull(value, "value");
-    return copyOut(value(), value);
+    return copyEntryPart(value, true);
+  }
+
+  /** Copies straight from the entry buffer into {@code dst}, without a temporary array. */
+  private int copyEntryPart(ByteBuffer dst, boolean value) {
+    long h = acquire();
+    try {
+      checkValid();
+      if (state == TOO_BIG && !growFor(h)) {
+        return copyOut(value ? nativeValue(h) : nativeKey(h), dst);
+      }
+      int klen = buffer.getInt(0);
+      int len = value ? buffer.getInt(4) : klen;
+      int from = value ? 8 + klen : 8;
+      int n = Math.min(len, dst.remaining());
+      dst.put(dst.position(), buffer, from, n);
+      dst.limit(Math.min(dst.limit(), dst.position() + len));
+      return len;
+    } finally {
+      release();
+    }
   }
 
   private static int copyOut(byte[] src, ByteBuffer dst) {
