@@ -474,6 +474,7 @@ mod threads_and_operations {
         let dir = tempfile::tempdir().unwrap();
         let db = table_db(dir.path(), opts(), 200);
         pc::set_perf_level(T).unwrap();
+        pc::set_last_operation_enabled(true);
         db.put(&WriteOptions::default(), b"zz", b"1").unwrap();
         let put = pc::last_operation();
         assert!(put.write_wal_time() > 0, "{put:?}");

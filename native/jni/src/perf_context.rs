@@ -116,6 +116,19 @@ pub extern "system" fn Java_dev_talus_PerfContext_nativeSetPerLevelEnabled<'l>(
     })
 }
 
+/// `static native void nativeSetLastOperationEnabled(boolean enabled)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_PerfContext_nativeSetLastOperationEnabled<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    enabled: jboolean,
+) {
+    guard(&mut env, |_| {
+        pc::set_last_operation_enabled(enabled != 0);
+        Ok(())
+    })
+}
+
 /// `static native void nativeRead(int which, long[] out)`: copies a whole
 /// context (0 the calling thread's, 1 its last operation, 2 the aggregate)
 /// into `out`, whose length must be the flat layout's.

@@ -44,14 +44,17 @@
 //!
 //! Each public database call (get, multi-get, write, iterator creation and
 //! each iterator move) is one *operation*, bracketed by an [`OpScope`]
-//! ([`op`]). Counters go to a per-operation accumulator and mark their field
-//! in a bit mask; when the scope ends (only at levels above `Disable`) the
-//! marked fields are folded into the thread's totals and copied into the
-//! *last-operation* record ([`last_operation`]), and `num_runs` grows by one.
-//! The fold touches only the fields the operation recorded, so its cost is
-//! proportional to the few fields an operation uses, not to the ~80 fields
-//! of the context. Events outside any scope are visible in [`get`] at once
-//! and join the next operation's record.
+//! ([`op`]); when the scope ends (only at levels above `Disable`)
+//! `num_runs` grows by one. By default counters add straight into the
+//! thread's totals. With the *last-operation record* on
+//! ([`set_last_operation_enabled`], per thread, off by default because it
+//! costs a few dozen instructions per operation), counters go to a
+//! per-operation accumulator and mark their field in a bit mask; at the end
+//! of the operation the marked fields are folded into the totals and copied
+//! into the record ([`last_operation`]). The fold touches only the fields the
+//! operation recorded, so its cost is proportional to the few fields an
+//! operation uses, not to the ~80 fields of the context. Events outside any
+//! scope are visible in [`get`] at once and join the next operation's record.
 //!
 //! # Aggregation across threads
 //!
@@ -542,6 +545,8 @@ impl fmt::Debug for PerfContext {
 struct Local {
     level: Cell<u8>,
     per_level: Cell<bool>,
+    /// Operations keep a last-operation record (counters go through `cur`).
+    track_last: Cell<bool>,
     exit_fold_registered: Cell<bool>,
     /// Fields touched by the current operation (invariant 1).
     mask: Cell<u128>,
@@ -567,6 +572,7 @@ thread_local! {
         Local {
             level: Cell::new(DISABLE),
             per_level: Cell::new(false),
+            track_last: Cell::new(false),
             exit_fold_registered: Cell::new(false),
             mask: Cell::new(0),
             last_mask: Cell::new(0),
@@ -597,8 +603,19 @@ impl Local {
     #[inline]
     fn add(&self, f: F, n: u64) {
         let i = f as usize;
-        self.cur[i].set(self.cur[i].get().wrapping_add(n));
-        self.mask.set(self.mask.get() | (1u128 << i));
+        if self.track_last.get() {
+            self.cur[i].set(self.cur[i].get().wrapping_add(n));
+            self.mask.set(self.mask.get() | (1u128 << i));
+        } else {
+            self.total[i].set(self.total[i].get().wrapping_add(n));
+        }
+    }
+
+    /// The thread's raw value of `f` (invariant 2).
+    #[inline]
+    fn value(&self, f: F) -> u64 {
+        let i = f as usize;
+        self.total[i].get().wrapping_add(self.cur[i].get())
     }
 
     #[inline]
@@ -617,6 +634,10 @@ impl Local {
     /// End of an operation (level above `Disable`): see the module docs.
     #[inline(never)]
     fn finish_op(&self) {
+        if !self.track_last.get() {
+            self.num_runs.set(self.num_runs.get() + 1);
+            return;
+        }
         let mask = self.mask.get();
         let stale = self.last_mask.get() & !mask;
         if stale != 0 {
@@ -928,8 +949,8 @@ impl LevelProbe {
             }
             let timed = l.level.get() >= LF::get_from_table_nanos.min_level() as u8;
             Some(LevelProbe {
-                hits: l.cur[F::block_cache_hit_count as usize].get(),
-                misses: l.cur[F::block_cache_miss_count as usize].get(),
+                hits: l.value(F::block_cache_hit_count),
+                misses: l.value(F::block_cache_miss_count),
                 start: if timed { clock::now() } else { 0 },
             })
         })
@@ -944,8 +965,8 @@ impl LevelProbe {
         };
         let slot = level_slot(level);
         LOCAL.with(|l| {
-            let hits = l.cur[F::block_cache_hit_count as usize].get();
-            let misses = l.cur[F::block_cache_miss_count as usize].get();
+            let hits = l.value(F::block_cache_hit_count);
+            let misses = l.value(F::block_cache_miss_count);
             l.add_level(
                 slot,
                 LF::block_cache_hit_count,
@@ -1094,7 +1115,7 @@ const WRITE_PARTS: [F; 6] = [
 fn write_parts_sum(l: &Local) -> u64 {
     WRITE_PARTS
         .iter()
-        .fold(0u64, |s, f| s.wrapping_add(l.cur[*f as usize].get()))
+        .fold(0u64, |s, f| s.wrapping_add(l.value(*f)))
 }
 
 impl WriteOpTimer {
@@ -1187,9 +1208,37 @@ pub fn get() -> PerfContext {
     LOCAL.with(Local::snapshot)
 }
 
+/// Turns the calling thread's last-operation record on or off (off by
+/// default: it costs a few dozen instructions per operation). While on,
+/// [`last_operation`] explains the thread's most recent operation without a
+/// reset beforehand.
+pub fn set_last_operation_enabled(on: bool) {
+    LOCAL.with(|l| {
+        if !on && l.track_last.get() {
+            // Move what the current operation recorded so far to the totals.
+            let mask = l.mask.get();
+            let mut m = mask;
+            while m != 0 {
+                let i = m.trailing_zeros() as usize;
+                let v = l.cur[i].replace(0);
+                l.total[i].set(l.total[i].get().wrapping_add(v));
+                m &= m - 1;
+            }
+            l.mask.set(0);
+        }
+        l.track_last.set(on);
+    });
+}
+
+/// True when the calling thread keeps a last-operation record.
+pub fn last_operation_enabled() -> bool {
+    LOCAL.with(|l| l.track_last.get())
+}
+
 /// The fields recorded by the calling thread's last operation (plus events
-/// outside operations just before it). Per-level fields and `num_runs` are
-/// not part of it (zero).
+/// outside operations just before it), while the record is on
+/// ([`set_last_operation_enabled`]); zero otherwise. Per-level fields and
+/// `num_runs` are not part of it (zero).
 pub fn last_operation() -> PerfContext {
     LOCAL.with(Local::last_snapshot)
 }

@@ -128,6 +128,7 @@ fn field_levels_follow_rocksdb() {
 #[test]
 fn operations_fold_into_totals_and_the_last_operation_record() {
     set_perf_level(PerfLevel::EnableCount).unwrap();
+    set_last_operation_enabled(true);
     reset();
     {
         let _op = op();
@@ -164,6 +165,7 @@ fn operations_fold_into_totals_and_the_last_operation_record() {
 #[test]
 fn reset_zeroes_the_context_but_keeps_the_last_operation() {
     set_perf_level(PerfLevel::EnableCount).unwrap();
+    set_last_operation_enabled(true);
     set_per_level_enabled(true);
     {
         let _op = op();
@@ -290,4 +292,28 @@ fn flat_layout_names_every_entry_once() {
     assert_eq!(names[FLAT_LEN - 1], "block_cache_miss_count@level7+");
     assert_eq!(level_slot(3), 3);
     assert_eq!(level_slot(40), PER_LEVEL_SLOTS - 1);
+}
+
+#[test]
+fn without_the_last_operation_record_counters_go_straight_to_the_totals() {
+    on_new_thread(|| {
+        set_perf_level(PerfLevel::EnableCount).unwrap();
+        assert!(!last_operation_enabled());
+        {
+            let _op = op();
+            perf_count!(block_cache_hit_count = 2);
+        }
+        assert_eq!(get().block_cache_hit_count(), 2);
+        assert_eq!(get().num_runs(), 1);
+        assert!(last_operation().is_zero());
+        // Turning the record off mid-operation keeps what was counted.
+        set_last_operation_enabled(true);
+        {
+            let _op = op();
+            perf_count!(block_cache_hit_count = 5);
+            set_last_operation_enabled(false);
+        }
+        assert_eq!(get().block_cache_hit_count(), 7);
+        assert_eq!(get().num_runs(), 2);
+    });
 }

@@ -956,6 +956,8 @@ public class PerfContext implements AutoCloseable {
 
   private static native void nativeSetPerLevelEnabled(boolean enabled) throws TalusException;
 
+  static native void nativeSetLastOperationEnabled(boolean enabled) throws TalusException;
+
   private static native void nativeRead(int which, long[] out) throws TalusException;
 
   private static native void nativeReset(int which) throws TalusException;

@@ -1002,10 +1002,29 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
+   * Talus addition: turns the calling thread's last-operation record on or off (off by default:
+   * it costs a few dozen instructions per operation). While on, {@link
+   * #getLastOperationPerfContext()} explains the thread's latest call without a reset before it.
+   *
+   * @param enabled true to keep the record
+   */
+  public void setLastOperationPerfContextEnabled(boolean enabled) {
+    acquire();
+    try {
+      PerfContext.nativeSetLastOperationEnabled(enabled);
+    } catch (TalusException e) {
+      throw new IllegalStateException(e.getMessage(), e);
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Talus addition: the fields recorded by the calling thread's last completed operation (get,
    * multiGet, put/delete/write, newIterator or one iterator move), at any level above {@link
    * PerfLevel#DISABLE}, without a reset before it — to explain one slow call after the fact.
-   * Per-level fields and the number of runs are not part of it.
+   * Recorded only while {@link #setLastOperationPerfContextEnabled(boolean)} is on for the
+   * thread (all zeros otherwise). Per-level fields and the number of runs are not part of it.
    *
    * @return a snapshot of the last operation's fields
    */

@@ -363,6 +363,7 @@ class PerfContextTest {
   void lastOperationExplainsOneCallWithoutAReset() throws Exception {
     try (TalusDB db = tableDb(200)) {
       db.setPerfLevel(PerfLevel.ENABLE_TIME_EXCEPT_FOR_MUTEX);
+      db.setLastOperationPerfContextEnabled(true);
       db.put(b("zz"), b("1"));
       PerfContext put = db.getLastOperationPerfContext();
       assertTrue(put.getWriteWalTime() > 0, put.toString());
