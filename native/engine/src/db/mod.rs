@@ -44,6 +44,7 @@ mod snapshot;
 mod stall;
 mod stats;
 mod table_cache;
+mod wal_sync;
 mod write;
 mod write_thread;
 
@@ -175,6 +176,8 @@ pub(crate) struct DbInner {
     pub(crate) wal_too_big: AtomicBool,
     /// The user's statistics object, if any.
     pub(crate) statistics: Option<Arc<Statistics>>,
+    /// Background WAL syncs (`wal_bytes_per_sync`).
+    pub(crate) wal_syncer: wal_sync::WalSyncer,
     /// Wakes the periodic stats dumper at close.
     dump_stop: (Mutex<bool>, Condvar),
     dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -295,6 +298,7 @@ impl Db {
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
         let flush_pool = ThreadPool::new("talus-flush", flushes).map_err(spawn_err)?;
         let compaction_pool = ThreadPool::new("talus-compact", compactions).map_err(spawn_err)?;
+        let wal_syncer = wal_sync::WalSyncer::new().map_err(spawn_err)?;
 
         let versions = if exists {
             VersionSet::recover(fs.clone(), path, &opts)?
@@ -364,6 +368,7 @@ impl Db {
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),
             statistics: opts.statistics.clone(),
+            wal_syncer,
             dump_stop: (Mutex::new(false), Condvar::new()),
             dump_thread: Mutex::new(None),
             purge_pending: AtomicBool::new(false),
@@ -535,6 +540,11 @@ impl Db {
         st.stats.levels.iter().map(|l| l.written).sum()
     }
 
+    /// Background WAL syncs completed since open (`wal_bytes_per_sync`).
+    pub fn wal_background_syncs(&self) -> u64 {
+        self.inner.wal_syncer.completed()
+    }
+
     /// Reads every block of every live table and checks its checksum.
     pub fn verify_checksum(&self) -> Result<()> {
         self.inner.verify_checksum()
@@ -699,6 +709,7 @@ impl DbInner {
         }
         self.flush_pool.shutdown();
         self.compaction_pool.shutdown();
+        self.wal_syncer.shutdown();
     }
 
     fn has_unlogged_writes(&self) -> bool {

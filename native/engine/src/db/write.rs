@@ -173,12 +173,7 @@ impl DbInner {
                 logged = true;
             }
             if logged {
-                let per_sync = self.opts.wal_bytes_per_sync;
                 wal.unsynced_bytes += wal_bytes;
-                // wal_bytes_per_sync: one sync per that many bytes, not per write.
-                if per_sync > 0 && wal.unsynced_bytes >= per_sync {
-                    need_sync = true;
-                }
                 let sync_timer = if need_sync {
                     self.timer(Histogram::WalFileSyncMicros)
                 } else {
@@ -199,6 +194,29 @@ impl DbInner {
                     self.latch_write_error(&e);
                     return Err(e);
                 }
+                // wal_bytes_per_sync (or, without it, every quarter of a
+                // memtable): start a background sync, never waited for here
+                // (see wal_sync.rs).
+                if !need_sync && wal.unsynced_bytes >= self.background_wal_sync_bytes() {
+                    let writer = wal.writer.as_mut().expect("checked above");
+                    match writer.sync_handle() {
+                        Some(h) => self.wal_syncer.request(h),
+                        // No handle from this file system: sync inline.
+                        None => {
+                            if let Err(e) = writer.sync() {
+                                drop(wal);
+                                self.latch_write_error(&e);
+                                return Err(e);
+                            }
+                        }
+                    }
+                    wal.unsynced_bytes = 0;
+                }
+            }
+            if let Some(e) = self.wal_syncer.take_error() {
+                drop(wal);
+                self.latch_write_error(&e);
+                return Err(e);
             }
             if unlogged {
                 mem.mark_unlogged();
@@ -384,6 +402,16 @@ impl DbInner {
 const PARALLEL_INSERT_MIN_ENTRIES: u64 = 256;
 
 impl DbInner {
+    /// WAL bytes between background syncs: `wal_bytes_per_sync`, or a
+    /// quarter of the write buffer (at least 1 MiB) when that is 0.
+    fn background_wal_sync_bytes(&self) -> u64 {
+        if self.opts.wal_bytes_per_sync > 0 {
+            self.opts.wal_bytes_per_sync
+        } else {
+            (self.opts.write_buffer_size as u64 / 4).max(1 << 20)
+        }
+    }
+
     /// The WAL size that triggers a flush: `max_total_wal_size`, or four
     /// times the memtable budget when 0 (RocksDB's default).
     fn max_total_wal_size(&self) -> u64 {

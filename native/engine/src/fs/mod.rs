@@ -36,6 +36,19 @@ pub trait WritableFile: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
+    /// A handle that makes what was flushed to this file durable from
+    /// another thread (a background WAL sync), or `None` when the file
+    /// cannot be synced that way (then the caller syncs inline).
+    fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
+        None
+    }
+}
+
+/// Makes a file's flushed data durable; usable from any thread.
+pub trait SyncHandle: Send {
+    /// fdatasync (or fsync) the file. Bytes still buffered in the
+    /// [`WritableFile`] are not covered: flush first.
+    fn sync(&mut self) -> Result<()>;
 }
 
 /// A file read front to back.

@@ -11,7 +11,8 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 
 use super::{
-    FileLock, FileSystem, RandomAccessFile, SequentialFile, WritableFile, WriteFileOptions,
+    FileLock, FileSystem, RandomAccessFile, SequentialFile, SyncHandle, WritableFile,
+    WriteFileOptions,
 };
 use crate::error::{Error, Result};
 use crate::perf_timer;
@@ -83,6 +84,33 @@ impl WritableFile for StdWritable {
 
     fn len(&self) -> u64 {
         self.len
+    }
+
+    fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
+        let file = self.file.try_clone().ok()?;
+        Some(Box::new(StdSyncHandle {
+            file,
+            path: self.path.clone(),
+            use_fsync: self.use_fsync,
+        }))
+    }
+}
+
+/// A second descriptor of a written file, synced from another thread.
+struct StdSyncHandle {
+    file: File,
+    path: PathBuf,
+    use_fsync: bool,
+}
+
+impl SyncHandle for StdSyncHandle {
+    fn sync(&mut self) -> Result<()> {
+        let r = if self.use_fsync {
+            self.file.sync_all()
+        } else {
+            self.file.sync_data()
+        };
+        r.map_err(|e| Error::io_path("sync", &self.path, &e))
     }
 }
 

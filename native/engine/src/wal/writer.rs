@@ -80,6 +80,12 @@ impl LogWriter {
         self.file.flush()
     }
 
+    /// A handle that syncs what was flushed so far from another thread, or
+    /// `None` when the file system cannot provide one.
+    pub fn sync_handle(&self) -> Option<Box<dyn crate::fs::SyncHandle>> {
+        self.file.sync_handle()
+    }
+
     /// Makes everything appended durable: it survives a power loss.
     pub fn sync(&mut self) -> Result<()> {
         self.file.sync()
