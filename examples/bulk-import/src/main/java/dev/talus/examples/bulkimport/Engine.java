@@ -81,6 +81,7 @@ interface Engine extends AutoCloseable {
   /** @return where the stall figures come from, said in the output */
   String stallSource();
 
+  /** Closes the database (its final error, if any, as an unchecked exception) and its options. */
   @Override
-  void close() throws Exception;
+  void close();
 }

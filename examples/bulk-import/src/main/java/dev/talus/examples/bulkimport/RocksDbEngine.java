@@ -31,6 +31,9 @@ final class RocksDbEngine implements Engine {
   private final FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true);
   private final RocksDB db;
 
+  // setMaxBackgroundCompactions/Flushes are deprecated in RocksJava but still honoured by RocksDB
+  // 10 (they override the max_background_jobs split); the seed sets them, and so does Talus.
+  @SuppressWarnings("deprecation")
   RocksDbEngine(EngineSettings s) throws Exception {
     RocksDB.loadLibrary();
     statistics = new Statistics();
@@ -125,8 +128,12 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
-  public void close() throws Exception {
-    db.closeE();
+  public void close() {
+    try {
+      db.closeE();
+    } catch (org.rocksdb.RocksDBException e) {
+      throw new IllegalStateException("closing the database failed: " + e.getMessage(), e);
+    }
     options.close();
     flushOptions.close();
     if (rateLimiter != null) {

@@ -130,8 +130,12 @@ final class TalusEngine implements Engine {
   }
 
   @Override
-  public void close() throws Exception {
-    db.closeE();
+  public void close() {
+    try {
+      db.closeE();
+    } catch (dev.talus.TalusException e) {
+      throw new IllegalStateException("closing the database failed: " + e.getMessage(), e);
+    }
     options.close();
     flushOptions.close();
     if (rateLimiter != null) {
