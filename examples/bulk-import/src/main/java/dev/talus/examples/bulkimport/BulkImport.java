@@ -91,6 +91,11 @@ public final class BulkImport implements Callable<Integer> {
           + " as seed 003); 0 = no limiter. Default: ${DEFAULT-VALUE}.")
   long rateLimitMb = 150;
 
+  @Option(names = "--wal-bytes-per-sync-mb", paramLabel = "MB",
+      description = "WAL MiB between syncs (setWalBytesPerSync; 0 = off). Default: "
+          + "${DEFAULT-VALUE}, as seed 003.")
+  long walBytesPerSyncMb = 4;
+
   @Option(names = "--db", paramLabel = "DIR",
       description = "Database directory. Default: ${DEFAULT-VALUE} (recreated on each run).")
   Path db;
@@ -185,7 +190,7 @@ public final class BulkImport implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     if (threads < 1 || keySize < 8 || valueSize < 8 || flushEvery < 1 || rateLimitMb < 0
-        || backpressureSleepMs < 0) {
+        || backpressureSleepMs < 0 || walBytesPerSyncMb < 0) {
       out.println("bulk-import: need --threads >= 1, --key-size and --value-size >= 8, "
           + "--flush-every >= 1, --rate-limit-mb and --backpressure-sleep-ms >= 0");
       return 2;
@@ -213,7 +218,7 @@ public final class BulkImport implements Callable<Integer> {
     }
 
     EngineSettings settings = EngineSettings.seed003(dbDir.toString(),
-        walDir == null ? null : walDir.toString(), rateLimitMb);
+        walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;
@@ -308,6 +313,10 @@ public final class BulkImport implements Callable<Integer> {
         : (s.flushWriteBytes + s.compactWriteBytes) / (double) s.bytesWritten;
     s.l0FilesAtEnd = Long.parseLong(e.property("rocksdb.num-files-at-level0").trim());
     s.pendingCompactionBytesAtEnd = e.longProperty("rocksdb.estimate-pending-compaction-bytes");
+    double[] syncs = e.walSyncs();
+    s.walSyncCount = (long) syncs[0];
+    s.walSyncP99Micros = syncs[1];
+    s.walSyncMaxMicros = syncs[2];
     s.bytesOnDisk = treeSize(dbDir) + (walDir == null ? 0 : treeSize(walDir));
     if (report != null) {
       Files.writeString(report.resolve("rocksdb.stats.txt"), stats == null ? "" : stats);
@@ -334,6 +343,7 @@ public final class BulkImport implements Callable<Integer> {
     s.l0Backpressure = l0Backpressure;
     s.backpressureSleepMs = backpressureSleepMs;
     s.rateLimitMb = rateLimitMb;
+    s.walBytesPerSyncMb = walBytesPerSyncMb;
     s.keyOrder = keyOrder.name();
     s.seed = seed;
     s.verify = verify.name();
@@ -384,6 +394,8 @@ public final class BulkImport implements Callable<Integer> {
       o.printf(Locale.ROOT, "write amp   %.1f (rocksdb.stats Sum W-Amp: flush+compaction bytes /"
               + " flushed bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);
+      o.printf(Locale.ROOT, "wal syncs   %d (Statistics WAL_FILE_SYNC_MICROS: p99 %s, max %s)%n",
+          s.walSyncCount, Fmt.micros(s.walSyncP99Micros), Fmt.micros(s.walSyncMaxMicros));
       o.printf(Locale.ROOT, "on disk     %s (database%s after the final flush)%n",
           Fmt.bytes(s.bytesOnDisk), walDir == null ? " with its WAL" : " and WAL dirs");
     }

@@ -38,6 +38,8 @@ public final class CompareTable {
       new Metric("stall time (s, STALL_MICROS)", s -> s.stallMicros / 1e6, "%.2f", true),
       new Metric("write amp (rocksdb.stats Sum W-Amp)", s -> s.writeAmp, "%.1f", true),
       new Metric("write amp (tickers)", s -> s.writeAmpTickers, "%.2f", true),
+      new Metric("WAL syncs (WAL_FILE_SYNC_MICROS count)", s -> s.walSyncCount, "%.0f", true),
+      new Metric("WAL sync max (ms)", s -> s.walSyncMaxMicros / 1000, "%.1f", true),
       new Metric("flush wait (s)", s -> s.flushWaitSeconds, "%.1f", true),
       new Metric("back-pressure sleeps", s -> s.backpressureSleeps, "%.0f", true),
       new Metric("L0 files max", s -> s.l0FilesMax, "%.0f", true),

@@ -66,6 +66,12 @@ interface Engine extends AutoCloseable {
 
   long ticker(Ticker ticker);
 
+  /**
+   * The engine's WAL sync histogram (Statistics WAL_FILE_SYNC_MICROS): syncs made, their p99 and
+   * maximum in microseconds.
+   */
+  double[] walSyncs();
+
   /** Called once by each writer thread before its first put. */
   void startWriterThread();
 

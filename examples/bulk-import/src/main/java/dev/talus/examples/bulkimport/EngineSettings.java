@@ -66,6 +66,20 @@ record EngineSettings(
    * @return the settings
    */
   static EngineSettings seed003(String path, String walDir, long rateLimitMb) {
+    return seed003(path, walDir, rateLimitMb, 4);
+  }
+
+  /**
+   * The options in force in seed 003's importer, with another {@code walBytesPerSync}.
+   *
+   * @param path database directory
+   * @param walDir WAL directory or null
+   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
+   * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
+   * @return the settings
+   */
+  static EngineSettings seed003(String path, String walDir, long rateLimitMb,
+      long walBytesPerSyncMb) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
     return new EngineSettings(
         path,
@@ -85,7 +99,7 @@ record EngineSettings(
         rateLimitMb * MIB, // RateLimiter(150 MB/s, ...)
         10 * MIB, // refill period 10 * 1024 * 1024 us (the seed's "10 s")
         10, // fairness
-        4 * MIB, // setWalBytesPerSync(4 MB)
+        walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
         512 * MIB, // block cache 512 MB
         10.0); // BloomFilter(10, false), whole-key filtering
   }

@@ -109,6 +109,12 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
+  public double[] walSyncs() {
+    org.rocksdb.HistogramData h = statistics.getHistogramData(org.rocksdb.HistogramType.WAL_FILE_SYNC_MICROS);
+    return new double[] {h.getCount(), h.getPercentile99(), h.getMax()};
+  }
+
+  @Override
   public void startWriterThread() {}
 
   @Override

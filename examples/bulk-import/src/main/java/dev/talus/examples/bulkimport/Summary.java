@@ -36,6 +36,7 @@ final class Summary {
   int l0Backpressure;
   long backpressureSleepMs;
   long rateLimitMb;
+  long walBytesPerSyncMb;
   String keyOrder;
   long seed;
 
@@ -80,6 +81,12 @@ final class Summary {
   long flushWriteBytes;
   long compactWriteBytes;
   long bytesWritten;
+  /** WAL syncs made by the engine (Statistics WAL_FILE_SYNC_MICROS count). */
+  long walSyncCount;
+  /** p99 of a WAL sync, microseconds. */
+  double walSyncP99Micros;
+  /** Longest WAL sync, microseconds. */
+  double walSyncMaxMicros;
   /** Bytes of the database and WAL directories after the final flush. */
   long bytesOnDisk;
   long l0FilesAtEnd;

@@ -103,6 +103,12 @@ final class TalusEngine implements Engine {
   }
 
   @Override
+  public double[] walSyncs() {
+    dev.talus.HistogramData h = statistics.getHistogramData(dev.talus.HistogramType.WAL_FILE_SYNC_MICROS);
+    return new double[] {h.getCount(), h.getPercentile99(), h.getMax()};
+  }
+
+  @Override
   public void startWriterThread() {
     db.setPerfLevel(PerfLevel.ENABLE_COUNT);
   }
