@@ -292,6 +292,8 @@ public final class BulkImport implements Callable<Integer> {
     s.flushWaitSeconds = imp.flushNanos.get() / 1e9;
     s.backpressureSleeps = imp.backpressureSleeps.get();
     s.l0FilesMax = progress.l0Max();
+    s.heapUsedMaxBytes = progress.heapMax();
+    s.rssMaxBytes = progress.rssMax();
 
     s.stallMicros = e.ticker(Engine.Ticker.STALL_MICROS);
     s.stallConditionCounts = StatsText.stallCounts(Progress.stallStats(e));
@@ -396,6 +398,9 @@ public final class BulkImport implements Callable<Integer> {
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);
       o.printf(Locale.ROOT, "wal syncs   %d (Statistics WAL_FILE_SYNC_MICROS: p99 %s, max %s)%n",
           s.walSyncCount, Fmt.micros(s.walSyncP99Micros), Fmt.micros(s.walSyncMaxMicros));
+      o.printf(Locale.ROOT, "memory      Java heap used at most %s (-Xmx %s); process RSS at most"
+              + " %s%n", Fmt.bytes(s.heapUsedMaxBytes), Fmt.bytes(Runtime.getRuntime().maxMemory()),
+          Fmt.bytes(s.rssMaxBytes));
       o.printf(Locale.ROOT, "on disk     %s (database%s after the final flush)%n",
           Fmt.bytes(s.bytesOnDisk), walDir == null ? " with its WAL" : " and WAL dirs");
     }

@@ -43,6 +43,8 @@ public final class CompareTable {
       new Metric("flush wait (s)", s -> s.flushWaitSeconds, "%.1f", true),
       new Metric("back-pressure sleeps", s -> s.backpressureSleeps, "%.0f", true),
       new Metric("L0 files max", s -> s.l0FilesMax, "%.0f", true),
+      new Metric("process RSS max (MiB)", s -> s.rssMaxBytes / (double) (1L << 20), "%.0f",
+          true),
       new Metric("on disk (GiB)", s -> s.bytesOnDisk / (double) (1L << 30), "%.2f", true));
 
   /**

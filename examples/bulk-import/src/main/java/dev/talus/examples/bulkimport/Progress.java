@@ -21,11 +21,12 @@ final class Progress {
   /** One second of the run; latencies in microseconds, stall figures cumulative. */
   record Sample(double seconds, long rows, double rate, double avgRate, double p50, double p99,
       double p999, double max, long l0Files, long pendingBytes, long stallCount,
-      long stallMicros, long intervalStallMicros, long backpressureSleeps, long flushes) {}
+      long stallMicros, long intervalStallMicros, long backpressureSleeps, long flushes,
+      long heapUsed, long rss) {}
 
   static final String CSV_HEADER = "seconds,rows,rows_per_s,avg_rows_per_s,p50_us,p99_us,"
       + "p999_us,max_us,l0_files,pending_compaction_bytes,stall_count,stall_micros,"
-      + "interval_stall_micros,backpressure_sleeps,flushes";
+      + "interval_stall_micros,backpressure_sleeps,flushes,heap_used_bytes,rss_bytes";
 
   private final Engine engine;
   private final Importer importer;
@@ -42,6 +43,8 @@ final class Progress {
   private long lastRows;
   private long lastStallMicros;
   private long l0Max;
+  private long heapMax;
+  private long rssMax;
   private volatile boolean stop;
   private Thread thread;
 
@@ -133,7 +136,9 @@ final class Progress {
     Sample s = new Sample(secs, rows, rate, avg, us(interval.getValueAtPercentile(50)),
         us(interval.getValueAtPercentile(99)), us(interval.getValueAtPercentile(99.9)),
         us(interval.getMaxValue()), l0, pending, stallCount, stallMicros, intervalStall,
-        importer.backpressureSleeps.get(), importer.flushes.get());
+        importer.backpressureSleeps.get(), importer.flushes.get(), heapUsed(), rss());
+    heapMax = Math.max(heapMax, s.heapUsed);
+    rssMax = Math.max(rssMax, s.rss);
     samples.add(s);
     lastNanos = now;
     lastRows = rows;
@@ -141,9 +146,10 @@ final class Progress {
     print(s);
     if (csv != null) {
       csv.write(String.format(java.util.Locale.ROOT,
-          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d", s.seconds, s.rows,
+          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.seconds, s.rows,
           s.rate, s.avgRate, s.p50, s.p99, s.p999, s.max, s.l0Files, s.pendingBytes,
-          s.stallCount, s.stallMicros, s.intervalStallMicros, s.backpressureSleeps, s.flushes));
+          s.stallCount, s.stallMicros, s.intervalStallMicros, s.backpressureSleeps, s.flushes,
+          s.heapUsed, s.rss));
       csv.newLine();
       csv.flush();
     }
@@ -161,18 +167,38 @@ final class Progress {
     double remaining = s.avgRate > 0 ? (total - s.rows) / s.avgRate : Double.NaN;
     String line = String.format(java.util.Locale.ROOT,
         "[%5.0fs] %s/%s %5.1f%% | %s rows/s (avg %s) | put p50 %s p99 %s p999 %s max %s"
-            + " | L0 %d | pending %s | stalls %d, %s | bp sleeps %d | ETA %s",
+            + " | L0 %d | pending %s | stalls %d, %s | bp sleeps %d | RSS %s | ETA %s",
         s.seconds, Fmt.count(s.rows), Fmt.count(total), 100.0 * s.rows / Math.max(1, total),
         Fmt.count((long) s.rate), Fmt.count((long) s.avgRate), Fmt.micros(s.p50),
         Fmt.micros(s.p99), Fmt.micros(s.p999), Fmt.micros(s.max), s.l0Files,
         Fmt.bytes(s.pendingBytes), s.stallCount, Fmt.micros(s.stallMicros),
-        s.backpressureSleeps, Fmt.duration(remaining));
+        s.backpressureSleeps, Fmt.bytes(s.rss), Fmt.duration(remaining));
     if (tty) {
       out.print("\r" + line + "\u001b[K");
       out.flush();
     } else {
       out.println(line);
     }
+  }
+
+  /** Java heap in use now (live objects and garbage not yet collected). */
+  private static long heapUsed() {
+    return java.lang.management.ManagementFactory.getMemoryMXBean().getHeapMemoryUsage()
+        .getUsed();
+  }
+
+  /** Resident memory of the whole process (Java heap and the engine's native memory). */
+  static long rss() {
+    try {
+      for (String l : Files.readAllLines(Path.of("/proc/self/status"))) {
+        if (l.startsWith("VmRSS:")) {
+          return Long.parseLong(l.replaceAll("[^0-9]", "")) * 1024;
+        }
+      }
+    } catch (IOException | RuntimeException e) {
+      // not Linux
+    }
+    return -1;
   }
 
   private static long parseLong(String s) {
@@ -193,5 +219,13 @@ final class Progress {
 
   long l0Max() {
     return l0Max;
+  }
+
+  long heapMax() {
+    return heapMax;
+  }
+
+  long rssMax() {
+    return rssMax;
   }
 }

@@ -94,6 +94,11 @@ final class Summary {
   /** Peak L0 files seen in the per-second samples. */
   long l0FilesMax;
 
+  /** Largest Java heap use seen in the per-second samples (includes uncollected garbage). */
+  long heapUsedMaxBytes;
+  /** Largest resident memory of the process seen in the samples (heap and native memory). */
+  long rssMaxBytes;
+
   /** none, sample or all. */
   String verify;
   long verifyChecked;
