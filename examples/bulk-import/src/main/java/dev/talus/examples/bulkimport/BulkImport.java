@@ -97,7 +97,8 @@ public final class BulkImport implements Callable<Integer> {
   long walBytesPerSyncMb = 4;
 
   @Option(names = "--db", paramLabel = "DIR",
-      description = "Database directory. Default: ${DEFAULT-VALUE} (recreated on each run).")
+      description = "Database directory. Default: " + DEFAULT_DB + " (recreated on each run;"
+          + " another directory that holds files needs --overwrite).")
   Path db;
 
   @Option(names = "--wal-dir", paramLabel = "DIR",
