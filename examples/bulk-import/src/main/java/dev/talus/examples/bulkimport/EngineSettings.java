@@ -1,0 +1,130 @@
+package dev.talus.examples.bulkimport;
+
+/**
+ * The database options of the import, applied identically by {@link TalusEngine} and {@link
+ * RocksDbEngine}. {@link #seed003} gives the values that the options chain of seed 003 (section
+ * 3.2) leaves in force: the chain itself, then {@code optimizeLevelStyleCompaction()} with its
+ * 512 MiB memtable budget, which the seed calls afterwards and which overrides the write buffer
+ * count (4 → 6) and the L0 compaction trigger (4 → 2), and sets the target file size (64 MiB) and
+ * base level size (512 MiB).
+ *
+ * <p>RocksDB's {@code OptimizeLevelStyleCompaction} also turns compression off for L0 and L1;
+ * Talus's preset does not, so neither engine applies a per-level setting: both compress every
+ * level with LZ4 (Talus implements LZ4 and none).
+ *
+ * @param path the database directory
+ * @param walDir the WAL directory, or null for the database directory
+ * @param writeBufferSize bytes of one memtable
+ * @param maxWriteBufferNumber memtables (active and immutable) before writes stop
+ * @param minWriteBufferNumberToMerge memtables merged per flush
+ * @param level0FileNumCompactionTrigger L0 files that start an L0 compaction
+ * @param level0SlowdownWritesTrigger L0 files that delay writes
+ * @param level0StopWritesTrigger L0 files that stop writes
+ * @param softPendingCompactionBytesLimit pending compaction bytes that delay writes
+ * @param hardPendingCompactionBytesLimit pending compaction bytes that stop writes
+ * @param maxBackgroundCompactions compaction threads
+ * @param maxBackgroundFlushes flush threads
+ * @param targetFileSizeBase bytes of a compaction output file
+ * @param maxBytesForLevelBase bytes of the base level
+ * @param rateLimitBytesPerSecond flush and compaction write rate (0 = no limiter)
+ * @param rateLimitRefillMicros the limiter's refill period
+ * @param rateLimitFairness the limiter's fairness
+ * @param walBytesPerSync WAL bytes between syncs
+ * @param blockCacheBytes LRU block cache capacity
+ * @param bloomBitsPerKey Bloom filter bits per key (whole-key filtering)
+ */
+record EngineSettings(
+    String path,
+    String walDir,
+    long writeBufferSize,
+    int maxWriteBufferNumber,
+    int minWriteBufferNumberToMerge,
+    int level0FileNumCompactionTrigger,
+    int level0SlowdownWritesTrigger,
+    int level0StopWritesTrigger,
+    long softPendingCompactionBytesLimit,
+    long hardPendingCompactionBytesLimit,
+    int maxBackgroundCompactions,
+    int maxBackgroundFlushes,
+    long targetFileSizeBase,
+    long maxBytesForLevelBase,
+    long rateLimitBytesPerSecond,
+    long rateLimitRefillMicros,
+    int rateLimitFairness,
+    long walBytesPerSync,
+    long blockCacheBytes,
+    double bloomBitsPerKey) {
+
+  private static final long MIB = 1L << 20;
+
+  /**
+   * The options in force in seed 003's importer.
+   *
+   * @param path database directory
+   * @param walDir WAL directory or null
+   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
+   * @return the settings
+   */
+  static EngineSettings seed003(String path, String walDir, long rateLimitMb) {
+    return seed003(path, walDir, rateLimitMb, 4);
+  }
+
+  /**
+   * The options in force in seed 003's importer, with another {@code walBytesPerSync}.
+   *
+   * @param path database directory
+   * @param walDir WAL directory or null
+   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
+   * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
+   * @return the settings
+   */
+  static EngineSettings seed003(String path, String walDir, long rateLimitMb,
+      long walBytesPerSyncMb) {
+    long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
+    return new EngineSettings(
+        path,
+        walDir,
+        budget / 4, // setWriteBufferSize(128 MB); the preset sets the same
+        6, // setMaxWriteBufferNumber(4), then the preset's 6
+        2, // setMinWriteBufferNumberToMerge(2); the preset sets the same
+        2, // setLevel0FileNumCompactionTrigger(4), then the preset's 2
+        20, // setLevel0FileNumSlowdownTrigger(20)
+        36, // RocksDB's default stop trigger
+        1L << 30, // setLevel0FileNumSoftPendingCompactionBytesLimit(1 GB)
+        256L << 30, // RocksDB's default hard limit
+        4, // setMaxBackgroundCompactions(4)
+        2, // setMaxBackgroundFlushes(2)
+        budget / 8, // the preset's target file size, 64 MB
+        budget, // the preset's base level size, 512 MB
+        rateLimitMb * MIB, // RateLimiter(150 MB/s, ...)
+        10 * MIB, // refill period 10 * 1024 * 1024 us (the seed's "10 s")
+        10, // fairness
+        walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
+        512 * MIB, // block cache 512 MB
+        10.0); // BloomFilter(10, false), whole-key filtering
+  }
+
+  /** @return the settings as one line, for the run's header and summary */
+  String describe() {
+    return String.format(
+        "write_buffer_size=%dMiB max_write_buffer_number=%d min_write_buffer_number_to_merge=%d "
+            + "level0_file_num_compaction_trigger=%d level0_slowdown_writes_trigger=%d "
+            + "level0_stop_writes_trigger=%d soft_pending_compaction_bytes_limit=%dMiB "
+            + "hard_pending_compaction_bytes_limit=%dGiB max_background_compactions=%d "
+            + "max_background_flushes=%d target_file_size_base=%dMiB "
+            + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
+            + "block_cache=%dMiB(LRU) bloom=%.0fbits(whole key) compression=LZ4 "
+            + "manual_flush(no WAL-size flush) sync=false wal_dir=%s",
+        writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
+        level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger,
+        softPendingCompactionBytesLimit / MIB, hardPendingCompactionBytesLimit >> 30,
+        maxBackgroundCompactions, maxBackgroundFlushes, targetFileSizeBase / MIB,
+        maxBytesForLevelBase / MIB,
+        rateLimitBytesPerSecond == 0
+            ? "none"
+            : (rateLimitBytesPerSecond / MIB) + "MiB/s(refill " + rateLimitRefillMicros
+                + "us, fairness " + rateLimitFairness + ", writes only)",
+        walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey,
+        walDir == null ? "(db dir)" : walDir);
+  }
+}
