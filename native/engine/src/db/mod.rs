@@ -103,6 +103,8 @@ pub(crate) struct WalState {
     last_allocated: SequenceNumber,
     /// Bytes appended to the current WAL since its last sync.
     unsynced_bytes: u64,
+    /// The current WAL's directory entry is durable.
+    dir_synced: bool,
 }
 
 /// State under the DB mutex.
@@ -333,6 +335,7 @@ impl Db {
                 writer: None,
                 last_allocated: 0,
                 unsynced_bytes: 0,
+                dir_synced: false,
             }),
             state: Mutex::new(DbState {
                 versions,
@@ -480,10 +483,14 @@ impl Db {
     pub fn flush_wal(&self, sync: bool) -> Result<()> {
         self.inner.check_open()?;
         let mut wal = self.inner.wal.lock();
-        if let Some(w) = wal.writer.as_mut() {
-            if sync { w.sync() } else { w.flush() }?;
+        if sync {
+            self.inner.sync_wal(&mut wal)
+        } else {
+            match wal.writer.as_mut() {
+                Some(w) => w.flush(),
+                None => Ok(()),
+            }
         }
-        Ok(())
     }
 
     /// Flushes the memtables to L0 tables.

@@ -179,11 +179,10 @@ impl DbInner {
                 } else {
                     None
                 };
-                let writer = wal.writer.as_mut().expect("checked above");
                 let r = if need_sync {
-                    writer.sync()
+                    self.sync_wal(&mut wal)
                 } else {
-                    writer.flush()
+                    wal.writer.as_mut().expect("checked above").flush()
                 };
                 drop(sync_timer);
                 if need_sync && r.is_ok() {
@@ -343,6 +342,7 @@ impl DbInner {
     /// DB mutex.
     pub(crate) fn switch_memtable(self: &Arc<Self>, st: &mut DbState) -> Result<()> {
         let number = st.versions.new_file_number();
+        let switch_started = std::time::Instant::now();
         let old_wal_size = match self.new_wal(number) {
             Ok(n) => n,
             Err(e) => {
@@ -352,6 +352,7 @@ impl DbInner {
         };
         let old = self.super_version.load().mem.clone();
         st.imm_wal_bytes.push((old.log_number(), old_wal_size));
+        let switch_ms = switch_started.elapsed().as_secs_f64() * 1000.0;
         self.imm_wal_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
             Ordering::Relaxed,
@@ -359,7 +360,7 @@ impl DbInner {
         info_log!(
             self.info_log,
             Info,
-            "Switched memtable: {} entries, {} bytes, WAL {} -> {}",
+            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms)",
             old.num_entries(),
             old.approximate_memory_usage(),
             old.log_number(),
@@ -389,12 +390,27 @@ impl DbInner {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
-        // The new file's directory entry must be durable before a synced
-        // write in it is acknowledged.
-        self.fs.sync_dir(&self.wal_dir)?;
+        // The new file's directory entry need not be durable yet: until a
+        // synced write is acknowledged in it, losing the whole file to a power
+        // loss only drops a suffix of unsynced writes. `sync_wal` makes it
+        // durable before the first synced write (keeps the switch short).
+        wal.dir_synced = false;
         wal.writer = Some(LogWriter::new(file, number));
         wal.unsynced_bytes = 0;
         Ok(old_size)
+    }
+
+    /// Syncs the current WAL, and first its directory entry if the file is
+    /// new since the last sync (see `new_wal`).
+    pub(crate) fn sync_wal(&self, wal: &mut super::WalState) -> Result<()> {
+        if !wal.dir_synced {
+            self.fs.sync_dir(&self.wal_dir)?;
+            wal.dir_synced = true;
+        }
+        match wal.writer.as_mut() {
+            Some(w) => w.sync(),
+            None => Ok(()),
+        }
     }
 }
 
