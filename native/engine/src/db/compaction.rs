@@ -59,6 +59,10 @@ impl<'a> OutputWriter<'a> {
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
     ) -> Self {
+        // An empty range (`begin >= end`, which a batch may hold: RocksDB
+        // accepts it as a no-op) covers nothing. Kept, it would make
+        // `finish` write a table with no keys and an empty key range.
+        tombstones.retain(|t| t.begin < t.end);
         tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
         OutputWriter {
             db,
