@@ -846,7 +846,11 @@ impl FileSystem for FaultFs {
         }))
     }
 
-    fn new_appendable(&self, path: &Path, _opts: WriteFileOptions) -> Result<Box<dyn WritableFile>> {
+    fn new_appendable(
+        &self,
+        path: &Path,
+        _opts: WriteFileOptions,
+    ) -> Result<Box<dyn WritableFile>> {
         let mut st = self.state();
         st.go(FaultOp::Create, path, None)?;
         let inode = match st.lookup(path) {
