@@ -34,6 +34,7 @@ mod level_iter;
 mod properties;
 mod read;
 mod recovery;
+mod resume;
 mod snapshot;
 mod stall;
 mod stats;
@@ -88,6 +89,11 @@ pub(crate) struct WalState {
     last_allocated: SequenceNumber,
     /// Bytes appended to the current WAL since its last sync.
     unsynced_bytes: u64,
+    /// A write or sync of the current WAL failed: nothing more may be
+    /// appended to it (a failed write may have left part of a record, and a
+    /// failed sync may have dropped pages a later sync would not report).
+    /// `resume()` replaces it.
+    failed: bool,
 }
 
 /// State under the DB mutex.
@@ -112,6 +118,10 @@ pub(crate) struct DbState {
     pub(crate) bg_error: Option<Error>,
     /// Number of background errors seen (`rocksdb.background-errors`).
     pub(crate) bg_error_count: u64,
+    /// The most recent background error (the latched one is the first).
+    pub(crate) last_bg_error: Option<Error>,
+    /// `resume()` is running: flushes may run although an error is latched.
+    pub(crate) resuming: bool,
     /// Disable automatic compactions (mutable at run time).
     pub(crate) disable_auto_compactions: bool,
     /// Write stall state and counters.
@@ -308,6 +318,7 @@ impl Db {
                 writer: None,
                 last_allocated: 0,
                 unsynced_bytes: 0,
+                failed: false,
             }),
             state: Mutex::new(DbState {
                 versions,
@@ -323,6 +334,8 @@ impl Db {
                 pending_outputs: BTreeSet::new(),
                 bg_error: None,
                 bg_error_count: 0,
+                last_bg_error: None,
+                resuming: false,
                 disable_auto_compactions: disable_auto,
                 stall: stall::StallControl::new(&opts),
                 stats: stats::InternalStats::new(opts.num_levels as usize),
@@ -448,14 +461,34 @@ impl Db {
         self.inner.last_sequence.load(Ordering::Acquire)
     }
 
-    /// Writes the WAL buffer to its file, and syncs it when `sync`.
+    /// Writes the WAL buffer to its file, and syncs it when `sync`. A
+    /// failure latches the background error, as a failed write does.
     pub fn flush_wal(&self, sync: bool) -> Result<()> {
         self.inner.check_open()?;
+        self.inner.check_bg_error()?;
         let mut wal = self.inner.wal.lock();
         if let Some(w) = wal.writer.as_mut() {
-            if sync { w.sync() } else { w.flush() }?;
+            if let Err(e) = if sync { w.sync() } else { w.flush() } {
+                wal.failed = true;
+                drop(wal);
+                self.inner.latch_write_error(&e);
+                return Err(e);
+            }
+            if sync {
+                wal.unsynced_bytes = 0;
+            }
         }
         Ok(())
+    }
+
+    /// Leaves the background-error state once its cause is gone (RocksDB's
+    /// `DB::Resume`): replaces a failed WAL, flushes every memtable, writes
+    /// a new manifest, then lets writes and compactions run again. `Ok`
+    /// when there was no error. An error that is not an IO error (a
+    /// corruption) is returned as is: it needs a reopen. See
+    /// `db/resume.rs` for what was acknowledged and what survives.
+    pub fn resume(&self) -> Result<()> {
+        self.inner.resume()
     }
 
     /// Flushes the memtables to L0 tables.
@@ -674,6 +707,7 @@ impl DbInner {
     /// Latches `e` as the background error: writes fail with it until reopen.
     pub(crate) fn set_bg_error(&self, st: &mut DbState, e: &Error) {
         st.bg_error_count += 1;
+        st.last_bg_error = Some(e.clone());
         if st.bg_error.is_none() {
             info_log!(
                 self.info_log,
@@ -718,14 +752,22 @@ impl DbInner {
     }
 
     /// Schedules a flush and compactions when there is work and room.
+    /// With a background error latched nothing is scheduled, except the
+    /// flushes of a running `resume()`.
     pub(crate) fn maybe_schedule_work(self: &Arc<Self>, st: &mut DbState) {
-        if self.shutting_down.load(Ordering::Acquire) || st.bg_error.is_some() || st.paused > 0 {
+        if self.shutting_down.load(Ordering::Acquire) || st.paused > 0 {
+            return;
+        }
+        if st.bg_error.is_some() && !st.resuming {
             return;
         }
         if !st.flush_scheduled && !st.flush_running && self.flush_needed(st) {
             st.flush_scheduled = true;
             let me = self.clone();
             self.flush_pool.submit(move || me.background_flush());
+        }
+        if st.bg_error.is_some() {
+            return;
         }
         let (_, max_compactions) = self.opts.background_threads();
         // Without compaction pressure one compaction at a time (RocksDB).

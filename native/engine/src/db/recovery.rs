@@ -155,7 +155,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     let mut st = db.state.lock();
     let last = st.versions.last_sequence().max(last_replayed);
     let wal_number = st.versions.new_file_number();
-    db.new_wal(wal_number)?;
+    db.new_wal(wal_number, false)?;
     edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
     st.versions.log_and_apply(edit)?;

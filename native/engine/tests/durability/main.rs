@@ -3,4 +3,5 @@
 //! with real processes is `tests/kill.rs`).
 
 mod common;
+mod io_errors;
 mod power_loss;
