@@ -122,6 +122,9 @@ pub(crate) struct DbState {
     pub(crate) last_bg_error: Option<Error>,
     /// `resume()` is running: flushes may run although an error is latched.
     pub(crate) resuming: bool,
+    /// With `paranoid_checks` off, the version on which a compaction met a
+    /// corruption: no automatic compaction is picked until it changes.
+    pub(crate) compaction_failed_on: Option<std::sync::Weak<Version>>,
     /// Disable automatic compactions (mutable at run time).
     pub(crate) disable_auto_compactions: bool,
     /// Write stall state and counters.
@@ -232,6 +235,10 @@ impl Db {
             )));
         }
         let exists = fs.exists(&path.join(crate::version::filename::CURRENT));
+        if !exists && fs.is_dir(path) {
+            // Never create a new, empty database over one whose CURRENT was lost.
+            recovery::refuse_to_recreate(fs.as_ref(), path, opts.wal_dir.as_deref())?;
+        }
         if !exists && !opts.create_if_missing {
             return Err(Error::InvalidArgument(format!(
                 "{}: does not exist (create_if_missing is false)",
@@ -336,6 +343,7 @@ impl Db {
                 bg_error_count: 0,
                 last_bg_error: None,
                 resuming: false,
+                compaction_failed_on: None,
                 disable_auto_compactions: disable_auto,
                 stall: stall::StallControl::new(&opts),
                 stats: stats::InternalStats::new(opts.num_levels as usize),

@@ -10,11 +10,37 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::{CacheKey, LruCache, Priority, new_cache_owner_id};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::options::Options;
 use crate::table::{BlockCache, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
+
+/// A table the manifest names must exist with the recorded size: a missing
+/// or truncated (or grown) file is `Corruption` naming it, not an IO error
+/// about a path — the database, not the disk, is damaged.
+pub(crate) fn check_table_file(fs: &dyn FileSystem, path: &Path, f: &FileMetaData) -> Result<()> {
+    match fs.file_size(path) {
+        Ok(size) if size == f.file_size => Ok(()),
+        Ok(size) => Err(Error::corruption(
+            path.display(),
+            0,
+            format!(
+                "table file is {size} bytes, the manifest says {}",
+                f.file_size
+            ),
+        )),
+        Err(Error::Io {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        }) => Err(Error::corruption(
+            path.display(),
+            0,
+            "table file named by the manifest is missing",
+        )),
+        Err(e) => Err(e),
+    }
+}
 
 pub(crate) struct TableCache {
     fs: Arc<dyn FileSystem>,
@@ -54,6 +80,7 @@ impl TableCache {
 
     fn open(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {
         let path = self.dir.join(filename::table_file_name(f.number));
+        check_table_file(self.fs.as_ref(), &path, f)?;
         let file = self.fs.new_random_access(&path)?;
         let reader = TableReader::open(
             file,
@@ -95,6 +122,19 @@ impl TableCache {
                 Ok(r)
             }
         }
+    }
+
+    /// Checks that every table of `files` exists with the size the manifest
+    /// records (see [`check_table_file`]).
+    pub(crate) fn check_files<'a>(
+        &self,
+        files: impl IntoIterator<Item = &'a Arc<FileMetaData>>,
+    ) -> Result<()> {
+        for f in files {
+            let path = self.dir.join(filename::table_file_name(f.number));
+            check_table_file(self.fs.as_ref(), &path, f)?;
+        }
+        Ok(())
     }
 
     /// Forgets the reader of a deleted file.
