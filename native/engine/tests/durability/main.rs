@@ -3,5 +3,6 @@
 //! with real processes is `tests/kill.rs`).
 
 mod common;
+mod corruption;
 mod io_errors;
 mod power_loss;
