@@ -572,7 +572,7 @@ impl FaultFs {
                         d.live.keys().chain(d.durable.keys()).cloned().collect();
                     for n in names {
                         let (live, durable) = (d.live.get(&n).copied(), d.durable.get(&n).copied());
-                        if live != durable && split_rng(&mut rng) % 2 == 0 {
+                        if live != durable && split_rng(&mut rng).is_multiple_of(2) {
                             match durable {
                                 Some(id) => d.live.insert(n, id),
                                 None => d.live.remove(&n),

@@ -141,15 +141,15 @@ enum After {
 
 fn rule_for(k: u64) -> FaultRule {
     let mut r = FaultRule::new(&FaultOp::MUTATIONS).skip(k - 1);
-    r = r.error(if k % 2 == 0 {
+    r = r.error(if k.is_multiple_of(2) {
         FaultError::Eio
     } else {
         FaultError::Enospc
     });
-    if k % 3 == 0 {
+    if k.is_multiple_of(3) {
         r = r.partial();
     }
-    if k % 4 == 0 {
+    if k.is_multiple_of(4) {
         // A transient fault: the calls after it (deletions, retries) work.
         r = r.times(1);
     }
