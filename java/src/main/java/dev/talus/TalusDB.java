@@ -746,6 +746,22 @@ public class TalusDB extends NativeHandle {
     background(3);
   }
 
+  /**
+   * Leaves the read-only state a background error put the database in, once its cause is gone
+   * (RocksDB's {@code DB::Resume}). A failed WAL write or sync, flush, compaction or manifest
+   * write latches the error: writes, flushes and manual compactions then throw it (counted by
+   * {@code rocksdb.background-errors}) while reads go on. {@code resume()} replaces a failed
+   * write-ahead log, flushes every memtable (so every acknowledged write is in a table), writes a
+   * new manifest and lets writes and compactions run again. Does nothing without an error.
+   *
+   * @throws TalusException the error of a step that failed again (the database stays read-only;
+   *     call again once the disk is healthy), or the latched error itself when it is a {@code
+   *     Corruption}, which needs a reopen
+   */
+  public void resume() throws TalusException {
+    background(4);
+  }
+
   private void background(int kind) throws TalusException {
     long h = acquire();
     try {
