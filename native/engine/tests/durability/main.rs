@@ -6,3 +6,4 @@ mod common;
 mod corruption;
 mod io_errors;
 mod power_loss;
+mod recovery_modes;
