@@ -87,7 +87,7 @@ class TalusDBKillTest {
       while (moment != 0 && System.nanoTime() < deadline && !inProgress(db)[moment - 1]) {
         Thread.sleep(1);
       }
-      assertTrue(p.isAlive(), "the child died on its own: " + p.exitValue());
+      assertTrue(p.isAlive(), () -> "the child died on its own: " + p.exitValue());
       p.destroyForcibly(); // SIGKILL
       assertTrue(p.waitFor(30, TimeUnit.SECONDS));
       boolean[] ip = inProgress(db);
