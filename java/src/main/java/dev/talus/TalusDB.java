@@ -35,6 +35,7 @@ public class TalusDB extends NativeHandle {
 
   private final Options options;
   private final String path;
+  private final int numLevels;
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
   private final ColumnFamilyHandle defaultColumnFamily = new ColumnFamilyHandle(this);
 
@@ -42,6 +43,14 @@ public class TalusDB extends NativeHandle {
     super(handle);
     this.options = options;
     this.path = path;
+    // Read now: the caller may close the options once the database is open.
+    this.numLevels = options.numLevels();
+  }
+
+  /** Throws {@code IllegalStateException} once this database is closed. */
+  private void checkOpen() {
+    acquire();
+    release();
   }
 
   /**
@@ -83,16 +92,19 @@ public class TalusDB extends NativeHandle {
    * @return the default column family
    */
   public ColumnFamilyHandle getDefaultColumnFamily() {
+    checkOpen();
     return defaultColumnFamily;
   }
 
   /** @return the database directory this database was opened at */
   public String getName() {
+    checkOpen();
     return path;
   }
 
   /** @return the options this database was opened with */
   public Options getOptions() {
+    checkOpen();
     return options;
   }
 
@@ -349,11 +361,11 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(batch, "batch");
     int flags = writeOptions.flags();
-    if (batch.count() == 0) {
-      return;
-    }
-    long h = acquire();
+    long h = acquire(); // first: an empty batch on a closed database throws too
     try {
+      if (batch.count() == 0) {
+        return;
+      }
       nativeWrite(h, flags, batch.buffer(), batch.size());
     } finally {
       release();
@@ -624,9 +636,15 @@ public class TalusDB extends NativeHandle {
    * Releases {@code snapshot}; {@code null} is ignored.
    *
    * @param snapshot a snapshot of this database, or null
+   * @throws IllegalArgumentException for a snapshot of another database (left as it was)
    */
   public void releaseSnapshot(Snapshot snapshot) {
+    checkOpen();
     if (snapshot != null) {
+      if (snapshot.database() != this) {
+        throw new IllegalArgumentException("releaseSnapshot: " + snapshot
+            + " belongs to another database (" + snapshot.database().path + ")");
+      }
       snapshot.close();
     }
   }
@@ -802,7 +820,8 @@ public class TalusDB extends NativeHandle {
 
   /** @return the number of levels (7 by default) */
   public int numberLevels() {
-    return options.numLevels();
+    checkOpen();
+    return numLevels;
   }
 
   // ---------------------------------------------------------------- properties

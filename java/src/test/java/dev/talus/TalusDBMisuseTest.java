@@ -226,6 +226,53 @@ class TalusDBMisuseTest {
     }
   }
 
+  /** Regression: writing an empty batch to a closed database returned normally. */
+  @Test
+  void regressionAnEmptyBatchOnAClosedDatabaseThrows() throws Exception {
+    TalusDB db = open();
+    db.close();
+    try (WriteOptions wo = new WriteOptions(); WriteBatch empty = new WriteBatch()) {
+      assertThrows(IllegalStateException.class, () -> db.write(wo, empty));
+    }
+  }
+
+  /**
+   * Regression: numberLevels() read the Options object, so it threw once the caller had closed
+   * the options (allowed after open), and getName(), getOptions(), numberLevels() and
+   * getDefaultColumnFamily() answered on a closed database.
+   */
+  @Test
+  void regressionAccessorsFollowTheDatabaseNotTheOptions() throws Exception {
+    Options o = new Options().setCreateIfMissing(true).setNumLevels(5);
+    TalusDB db = TalusDB.open(o, dir.toString());
+    o.close();
+    assertEquals(5, db.numberLevels());
+    assertEquals(dir.toString(), db.getName());
+    db.close();
+    assertThrows(IllegalStateException.class, db::numberLevels);
+    assertThrows(IllegalStateException.class, db::getName);
+    assertThrows(IllegalStateException.class, db::getOptions);
+    assertThrows(IllegalStateException.class, db::getDefaultColumnFamily);
+  }
+
+  /** Regression: releaseSnapshot() released a snapshot of another database, even when closed. */
+  @Test
+  void releasingASnapshotOfAnotherDatabaseIsRefused() throws Exception {
+    Path otherDir = TestDirs.fresh("misuse-other");
+    try (TalusDB db = open();
+        Options o = new Options().setCreateIfMissing(true);
+        TalusDB other = TalusDB.open(o, otherDir.toString())) {
+      Snapshot s = other.getSnapshot();
+      assertThrows(IllegalArgumentException.class, () -> db.releaseSnapshot(s));
+      assertEquals(s.getSequenceNumber(), s.getSequenceNumber(), "still usable");
+      other.releaseSnapshot(s);
+      assertThrows(IllegalStateException.class, s::getSequenceNumber);
+      db.releaseSnapshot(null);
+    } finally {
+      TestDirs.delete(otherDir);
+    }
+  }
+
   @Test
   void nullArgumentsNameTheParameterAndEmptyKeysWork() throws Exception {
     try (TalusDB db = open(); WriteOptions wo = new WriteOptions()) {
