@@ -100,9 +100,12 @@ class TalusDBMisuseTest {
     throw new AssertionError("no dummy for " + t);
   }
 
-  /** Methods that may be called after close: closing again, and asking whether it is closed. */
+  /**
+   * Methods that may be called after close: closing again, asking whether it is closed, and
+   * Object's toString/equals/hashCode (loggers and debuggers call them on anything).
+   */
   private static final Set<String> ALLOWED_AFTER_CLOSE =
-      Set.of("close", "closeE", "isClosed", "isOwningHandle");
+      Set.of("close", "closeE", "isClosed", "isOwningHandle", "toString", "equals", "hashCode");
 
   @Test
   void everyPublicMethodOfAClosedDatabaseThrowsIllegalState() throws Exception {
@@ -136,6 +139,86 @@ class TalusDBMisuseTest {
     assertTrue(checked.size() > 40, "checked " + checked);
     db.close(); // twice: a no-op
     db.close();
+  }
+
+  /** A harmless argument of any type, or null when there is none to make. */
+  private static Object anyDummy(Class<?> t) {
+    if (t.isEnum()) {
+      return t.getEnumConstants()[t.getEnumConstants().length > 1 ? 1 : 0];
+    }
+    if (t == double.class) {
+      return 2.0;
+    }
+    if (t == int.class) {
+      return 1;
+    }
+    if (t == long.class) {
+      return 1L << 20;
+    }
+    if (t == boolean.class) {
+      return true;
+    }
+    if (t == byte[].class) {
+      return b("k");
+    }
+    if (t == String.class) {
+      return "x";
+    }
+    if (t == ByteBuffer.class) {
+      return ByteBuffer.allocateDirect(8);
+    }
+    try {
+      return t.getConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      return null;
+    }
+  }
+
+  private static List<String> callAllAfterClose(Object closed, Class<?> type) throws Exception {
+    List<String> checked = new ArrayList<>();
+    List<String> wrong = new ArrayList<>();
+    for (Method m : type.getMethods()) {
+      if (Modifier.isStatic(m.getModifiers()) || m.getDeclaringClass() == Object.class
+          || ALLOWED_AFTER_CLOSE.contains(m.getName())) {
+        continue;
+      }
+      Object[] args = Arrays.stream(m.getParameterTypes()).map(TalusDBMisuseTest::anyDummy)
+          .toArray();
+      if (Arrays.asList(args).contains(null)) {
+        continue; // no harmless argument to make (e.g. an abstract Logger)
+      }
+      try {
+        m.invoke(closed, args);
+        wrong.add(m + " returned normally after close");
+      } catch (InvocationTargetException e) {
+        // Unsupported operations say so whatever the state.
+        if (!(e.getCause() instanceof IllegalStateException)
+            && !(e.getCause() instanceof UnsupportedOperationException)) {
+          wrong.add(m + " threw " + e.getCause());
+        }
+      }
+      checked.add(m.getName());
+    }
+    assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    return checked;
+  }
+
+  @Test
+  void everyPublicMethodOfClosedIteratorsBatchesAndOptionsThrowsIllegalState() throws Exception {
+    try (TalusDB db = open()) {
+      db.put(b("a"), b("1"));
+      TalusIterator it = db.newIterator();
+      it.close();
+      assertTrue(callAllAfterClose(it, TalusIterator.class).size() > 10);
+    }
+    int n = 0;
+    for (Class<?> c : List.of(WriteBatch.class, ReadOptions.class, WriteOptions.class,
+        FlushOptions.class, Options.class)) {
+      AutoCloseable o = (AutoCloseable) c.getConstructor().newInstance();
+      o.close();
+      n += callAllAfterClose(o, c).size();
+    }
+    assertTrue(n > 100, "checked " + n);
   }
 
   @Test
