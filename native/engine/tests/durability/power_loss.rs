@@ -14,6 +14,11 @@
 //!   and otherwise only as a prefix;
 //! - get agrees with the iterator, and every table passes `verify_checksum`.
 //!
+//! A third of the cycles also meet a transient injected IO error: the
+//! operation that sees it fails, `resume()` must bring the database back
+//! (retrying while the fault lasts), the failed write must never reappear,
+//! and the crash that follows must still keep every promise.
+//!
 //! Each seed runs three crash cycles on one database. `TALUS_SEEDS=a..b`
 //! (or `TALUS_SEED=n`) picks seeds; the default is the CI set.
 
@@ -23,7 +28,7 @@ use std::path::Path;
 use rand::Rng;
 use rand::rngs::SmallRng;
 use talus::Db;
-use talus::fs::{Crash, FaultFs, FileSystem};
+use talus::fs::{Crash, FaultError, FaultFs, FaultOp, FaultRule, FileSystem};
 
 use crate::common::*;
 
@@ -113,6 +118,8 @@ struct Cycle {
     must_u: usize,
     crash: Crash,
     error: Option<String>,
+    /// Injected IO errors the workload met and resumed from.
+    faults_survived: usize,
 }
 
 /// Runs one workload until it ends or meets the crash point.
@@ -126,12 +133,30 @@ fn workload(db: &Db, fs: &FaultFs, r: &mut SmallRng, base: BTreeMap<Vec<u8>, Vec
     let unlogged_p = if r.random_bool(0.3) { 0.1 } else { 0.0 };
     let n_ops = r.random_range(100..1500);
     fs.freeze_after(r.random_range(1..=n_ops as u64 * 3));
+    // A third of the cycles also meet a transient IO error (EIO or ENOSPC,
+    // maybe a short write) somewhere before or after the crash point.
+    let faults = r.random_bool(0.33);
+    if faults {
+        let mut rule = FaultRule::new(&FaultOp::MUTATIONS)
+            .skip(r.random_range(0..n_ops as u64 * 3))
+            .times(r.random_range(1..=3))
+            .error(if r.random_bool(0.5) {
+                FaultError::Eio
+            } else {
+                FaultError::Enospc
+            });
+        if r.random_bool(0.3) {
+            rule = rule.partial();
+        }
+        fs.inject(rule);
+    }
     let mut c = Cycle {
         hist: History::new(base),
         must_w: 0,
         must_u: 0,
         crash,
         error: None,
+        faults_survived: 0,
     };
     for _ in 0..n_ops {
         let tag = c.hist.len();
@@ -185,9 +210,9 @@ fn workload(db: &Db, fs: &FaultFs, r: &mut SmallRng, base: BTreeMap<Vec<u8>, Vec
             ),
         };
         let flushed = what == "flush" || what == "compact_range";
-        c.hist.apply(what, &muts);
         match result {
             Ok(()) => {
+                c.hist.apply(what, &muts);
                 if flushed {
                     c.must_w = c.hist.len();
                     c.must_u = c.hist.len();
@@ -195,7 +220,35 @@ fn workload(db: &Db, fs: &FaultFs, r: &mut SmallRng, base: BTreeMap<Vec<u8>, Vec
                     c.must_w = c.hist.len();
                 }
             }
+            Err(e) if faults && !fs.is_frozen() && e.to_string().contains("injected") => {
+                // An injected IO error: the operation failed and is not
+                // visible. Resume until the (transient) fault is used up;
+                // then the failed write can never come back (resume
+                // flushed everything and made the old WAL obsolete), so it
+                // enters the history as nothing.
+                let mut resumed = false;
+                for _ in 0..8 {
+                    match db.resume() {
+                        Ok(()) => {
+                            resumed = true;
+                            break;
+                        }
+                        Err(_) if fs.is_frozen() => break,
+                        Err(_) => {}
+                    }
+                }
+                if resumed {
+                    c.faults_survived += 1;
+                    c.hist.apply(format!("{what} (failed: {e}; resumed)"), &[]);
+                    continue;
+                }
+                // Crashed during resume: the failed write may come back.
+                c.hist.apply(what, &muts);
+                c.error = Some(e.to_string());
+                break;
+            }
             Err(e) => {
+                c.hist.apply(what, &muts);
                 c.error = Some(e.to_string());
                 break;
             }
@@ -241,6 +294,7 @@ struct Totals {
     crashes_mid_workload: usize,
     flushes: usize,
     compactions: usize,
+    faults_survived: usize,
 }
 
 fn count_in_logs(fs: &FaultFs, what: &str) -> usize {
@@ -287,6 +341,8 @@ fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
         fs.freeze();
         drop(db);
         fs.crash(c.crash);
+        fs.clear_faults();
+        totals.faults_survived += c.faults_survived;
         let db = match Db::open(opts.clone(), "/db") {
             Ok(db) => db,
             Err(e) => {
@@ -377,11 +433,12 @@ fn acknowledged_writes_survive_crashes_and_recovery_is_a_prefix() {
     );
     eprintln!(
         "power-loss: {n} seeds, {} crash cycles ({} mid-workload), {} acknowledged operations, \
-         {} flushes, {} compactions, losses: 0",
+         {} flushes, {} compactions, {} IO errors resumed from, losses: 0",
         n as usize * CYCLES,
         t.crashes_mid_workload,
         t.acknowledged,
         t.flushes,
-        t.compactions
+        t.compactions,
+        t.faults_survived
     );
 }
