@@ -9,7 +9,7 @@ use std::sync::Arc;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use talus::db::FlushOptions;
-use talus::fs::FaultFs;
+use talus::fs::{FaultFs, FileSystem};
 use talus::options::CompressionType;
 use talus::wal::WalRecoveryMode;
 use talus::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
@@ -65,6 +65,22 @@ pub fn random_options(fs: &FaultFs, r: &mut SmallRng) -> Options {
     if r.random_bool(0.5) {
         o.table.filter_bits_per_key = Some(10.0);
     }
+    if r.random_bool(0.2) {
+        // Logs in a directory of their own.
+        fs.create_dir_all(std::path::Path::new("/wal"))
+            .expect("in memory");
+        o.wal_dir = Some("/wal".into());
+    }
+    if r.random_bool(0.2) {
+        // Flushes forced by the total WAL size.
+        o.max_total_wal_size = 256 << 10;
+    }
+    if r.random_bool(0.2) && o.max_write_buffer_number > 2 {
+        o.min_write_buffer_number_to_merge = 2;
+    }
+    if r.random_bool(0.2) {
+        o.bytes_per_sync = 8 << 10;
+    }
     o
 }
 
@@ -72,7 +88,8 @@ pub fn describe(o: &Options) -> String {
     format!(
         "write_buffer_size={} max_write_buffer_number={} l0_trigger={} level_base={} \
          target_file={} compression={:?} block_size={} filter={:?} max_open_files={} \
-         wal_bytes_per_sync={} wal_recovery_mode={:?}",
+         wal_bytes_per_sync={} wal_recovery_mode={:?} wal_dir={:?} max_total_wal_size={} \
+         min_write_buffer_number_to_merge={} bytes_per_sync={}",
         o.write_buffer_size,
         o.max_write_buffer_number,
         o.level0_file_num_compaction_trigger,
@@ -83,7 +100,11 @@ pub fn describe(o: &Options) -> String {
         o.table.filter_bits_per_key,
         o.max_open_files,
         o.wal_bytes_per_sync,
-        o.wal_recovery_mode
+        o.wal_recovery_mode,
+        o.wal_dir,
+        o.max_total_wal_size,
+        o.min_write_buffer_number_to_merge,
+        o.bytes_per_sync
     )
 }
 
