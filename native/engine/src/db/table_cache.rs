@@ -22,23 +22,33 @@ use crate::version::{FileMetaData, filename};
 pub(crate) fn check_table_file(fs: &dyn FileSystem, path: &Path, f: &FileMetaData) -> Result<()> {
     match fs.file_size(path) {
         Ok(size) if size == f.file_size => Ok(()),
-        Ok(size) => Err(Error::corruption(
-            path.display(),
-            0,
-            format!(
-                "table file is {size} bytes, the manifest says {}",
-                f.file_size
-            ),
-        )),
-        Err(Error::Io {
+        Ok(size) => Err(wrong_size(path, size, f)),
+        Err(e) => Err(missing_as_corruption(e, path)),
+    }
+}
+
+fn wrong_size(path: &Path, size: u64, f: &FileMetaData) -> Error {
+    Error::corruption(
+        path.display(),
+        0,
+        format!(
+            "table file is {size} bytes, the manifest says {}",
+            f.file_size
+        ),
+    )
+}
+
+fn missing_as_corruption(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Io {
             kind: std::io::ErrorKind::NotFound,
             ..
-        }) => Err(Error::corruption(
+        } => Error::corruption(
             path.display(),
             0,
             "table file named by the manifest is missing",
-        )),
-        Err(e) => Err(e),
+        ),
+        e => e,
     }
 }
 
@@ -80,8 +90,15 @@ impl TableCache {
 
     fn open(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {
         let path = self.dir.join(filename::table_file_name(f.number));
-        check_table_file(self.fs.as_ref(), &path, f)?;
-        let file = self.fs.new_random_access(&path)?;
+        let file = self
+            .fs
+            .new_random_access(&path)
+            .map_err(|e| missing_as_corruption(e, &path))?;
+        // The size through the open file (an fstat), not a second lookup by path.
+        let size = file.size()?;
+        if size != f.file_size {
+            return Err(wrong_size(&path, size, f));
+        }
         let reader = TableReader::open(
             file,
             f.file_size,
