@@ -442,3 +442,146 @@ fn acknowledged_writes_survive_crashes_and_recovery_is_a_prefix() {
         t.faults_survived
     );
 }
+
+/// Several threads write at once (group commit), some synced, until a
+/// crash at a random file-system call. Every write has an issue and an
+/// acknowledgement stamp from one global counter. After the crash: every
+/// acknowledged synced write survives (every acknowledged write, after a
+/// process kill), and the survivors are closed under "acknowledged before":
+/// if a write survived, every write acknowledged before it was issued
+/// survived too — the prefix promise with concurrent writers.
+fn run_concurrent_seed(seed: u64) -> Result<(usize, usize), String> {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    const THREADS: usize = 4;
+    let fs = FaultFs::new(seed);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let mut r = rng(seed, 0xC0C0);
+    let opts = random_options(&fs, &mut r);
+    let crash = match r.random_range(0..3) {
+        0 => Crash::ProcessKill,
+        1 => Crash::PowerLoss,
+        _ => Crash::PowerLossRandom(r.random()),
+    };
+    let sync_p = [0.05, 0.3][r.random_range(0..2)];
+    let per_thread = r.random_range(100..400);
+    let db = Arc::new(Db::open(opts.clone(), "/db").map_err(|e| format!("open: {e}"))?);
+    fs.freeze_after(r.random_range(1..=(THREADS * per_thread * 2) as u64));
+    let clock = Arc::new(AtomicU64::new(0));
+    // Per thread: (issue, ack or None, synced) per write, in order.
+    let handles: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let (db, clock) = (db.clone(), clock.clone());
+            let mut tr = rng(seed, t as u64 + 1);
+            std::thread::spawn(move || {
+                let mut log: Vec<(u64, Option<u64>, bool)> = Vec::new();
+                for i in 0..per_thread {
+                    let sync = tr.random_bool(sync_p);
+                    let k = format!("t{t}-{i:05}");
+                    let issue = clock.fetch_add(1, Ordering::SeqCst);
+                    let r = db.put(&wo(sync, false), k.as_bytes(), k.as_bytes());
+                    let ack = clock.fetch_add(1, Ordering::SeqCst);
+                    let ok = r.is_ok();
+                    log.push((issue, ok.then_some(ack), sync));
+                    if !ok {
+                        break;
+                    }
+                }
+                log
+            })
+        })
+        .collect();
+    let logs: Vec<Vec<(u64, Option<u64>, bool)>> =
+        handles.into_iter().map(|h| h.join().unwrap()).collect();
+    fs.freeze();
+    drop(db);
+    fs.crash(crash);
+    let db = Db::open(opts.clone(), "/db")
+        .map_err(|e| format!("concurrent seed {seed}: open after {crash:?}: {e}"))?;
+    let ro = talus::ReadOptions::default();
+    let mut survived = Vec::new();
+    for (t, log) in logs.iter().enumerate() {
+        let mut s = Vec::new();
+        for i in 0..log.len() {
+            let k = format!("t{t}-{i:05}");
+            let got = db
+                .get(&ro, k.as_bytes())
+                .map_err(|e| format!("concurrent seed {seed}: get {k}: {e}"))?;
+            if let Some(v) = &got
+                && v != k.as_bytes()
+            {
+                return Err(format!("concurrent seed {seed}: {k} has a wrong value"));
+            }
+            s.push(got.is_some());
+        }
+        survived.push(s);
+    }
+    let fail = |what: String| {
+        Err(format!(
+            "concurrent seed {seed} ({crash:?}, {}): {what}",
+            describe(&opts)
+        ))
+    };
+    // The earliest acknowledgement of a write that did not survive.
+    let mut first_lost: Option<(u64, usize, usize)> = None;
+    for (t, log) in logs.iter().enumerate() {
+        for (i, &(_, ack, sync)) in log.iter().enumerate() {
+            let must = ack.is_some() && (sync || crash == Crash::ProcessKill);
+            if must && !survived[t][i] {
+                return fail(format!("acknowledged write t{t}-{i} is lost"));
+            }
+            if let Some(a) = ack
+                && !survived[t][i]
+                && first_lost.is_none_or(|(b, _, _)| a < b)
+            {
+                first_lost = Some((a, t, i));
+            }
+        }
+    }
+    // Every survivor was issued before that acknowledgement: everything
+    // acknowledged before a survivor was issued survived.
+    for (t, log) in logs.iter().enumerate() {
+        for (i, &(issue, _, _)) in log.iter().enumerate() {
+            if let Some((a, u, j)) = first_lost
+                && survived[t][i]
+                && a < issue
+            {
+                return fail(format!(
+                    "t{t}-{i} survived but t{u}-{j}, acknowledged before it was issued, did not"
+                ));
+            }
+        }
+    }
+    db.verify_checksum()
+        .map_err(|e| format!("concurrent seed {seed}: {e}"))?;
+    let acked = logs.iter().flatten().filter(|w| w.1.is_some()).count();
+    let kept = survived.iter().flatten().filter(|&&s| s).count();
+    Ok((acked, kept))
+}
+
+#[test]
+fn concurrent_writers_recover_to_a_prefix_of_what_was_acknowledged() {
+    let seeds = seeds(100);
+    let mut failures = Vec::new();
+    let (mut acked, mut kept) = (0, 0);
+    for seed in seeds.clone() {
+        let r = std::panic::catch_unwind(|| run_concurrent_seed(seed))
+            .unwrap_or_else(|p| Err(format!("seed {seed} panicked: {}", panic_message(&p))));
+        match r {
+            Ok((a, k)) => {
+                acked += a;
+                kept += k;
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                failures.push(seed);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "concurrent seeds failed: {failures:?}");
+    eprintln!(
+        "power-loss (concurrent writers): {} seeds, {acked} acknowledged writes, {kept} survived, losses: 0",
+        seeds.end - seeds.start
+    );
+}
