@@ -116,7 +116,12 @@ struct Cycle {
     hist: History,
     must_w: usize,
     must_u: usize,
+    /// The WAL prefix that survives a power loss (synced or flushed), for
+    /// when a second crash during recovery is a power loss.
+    must_w_synced: usize,
     crash: Crash,
+    /// A second crash, during the recovery from the first.
+    second_crash: Option<Crash>,
     error: Option<String>,
     /// Injected IO errors the workload met and resumed from.
     faults_survived: usize,
@@ -154,6 +159,8 @@ fn workload(db: &Db, fs: &FaultFs, r: &mut SmallRng, base: BTreeMap<Vec<u8>, Vec
         hist: History::new(base),
         must_w: 0,
         must_u: 0,
+        must_w_synced: 0,
+        second_crash: None,
         crash,
         error: None,
         faults_survived: 0,
@@ -216,8 +223,12 @@ fn workload(db: &Db, fs: &FaultFs, r: &mut SmallRng, base: BTreeMap<Vec<u8>, Vec
                 if flushed {
                     c.must_w = c.hist.len();
                     c.must_u = c.hist.len();
+                    c.must_w_synced = c.hist.len();
                 } else if logged && (durable || crash == Crash::ProcessKill) {
                     c.must_w = c.hist.len();
+                }
+                if logged && durable {
+                    c.must_w_synced = c.hist.len();
                 }
             }
             Err(e) if faults && !fs.is_frozen() && e.to_string().contains("injected") => {
@@ -268,10 +279,11 @@ fn report(
     let first = c.hist.log.len().saturating_sub(25);
     format!(
         "power-loss seed {seed} cycle {cycle}: {what}\n  rerun: TALUS_SEED={seed} cargo test -p talus --test durability power_loss\n  \
-         options: {}\n  crash: {:?} after {} mutating calls; {} operations, must-survive prefix: WAL {} unlogged {}; \
+         options: {}\n  crash: {:?} (then during recovery: {:?}) after {} mutating calls; {} operations, must-survive prefix: WAL {} unlogged {}; \
          workload error: {:?}\n  last operations:\n{}\n  info log tail:\n{}",
         describe(opts),
         c.crash,
+        c.second_crash,
         fs.mutations(),
         c.hist.len(),
         c.must_w,
@@ -295,6 +307,7 @@ struct Totals {
     flushes: usize,
     compactions: usize,
     faults_survived: usize,
+    recovery_crashes: usize,
 }
 
 fn count_in_logs(fs: &FaultFs, what: &str) -> usize {
@@ -325,7 +338,7 @@ fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
                 diff(&base, &state)
             ));
         }
-        let c = workload(&db, &fs, &mut r, base);
+        let mut c = workload(&db, &fs, &mut r, base);
         totals.acknowledged += c.hist.len() - usize::from(c.error.is_some());
         totals.crashes_mid_workload += usize::from(fs.is_frozen());
         if c.error.is_some() && !fs.is_frozen() {
@@ -343,6 +356,29 @@ fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
         fs.crash(c.crash);
         fs.clear_faults();
         totals.faults_survived += c.faults_survived;
+        if r.random_bool(0.3) {
+            // A second crash during (or right after) recovery: replaying the
+            // logs, writing their tables, starting a new log, rolling the
+            // manifest, deleting obsolete files. What the first recovery had
+            // to keep, the second must keep too — but if this crash is a
+            // power loss, unsynced log data from before the first crash is
+            // fair game.
+            let second = match r.random_range(0..3) {
+                0 => Crash::ProcessKill,
+                1 => Crash::PowerLoss,
+                _ => Crash::PowerLossRandom(r.random()),
+            };
+            fs.freeze_after(r.random_range(1..=80));
+            let reopened = Db::open(opts.clone(), "/db");
+            fs.freeze();
+            drop(reopened);
+            fs.crash(second);
+            if second != Crash::ProcessKill {
+                c.must_w = c.must_w.min(c.must_w_synced);
+            }
+            c.second_crash = Some(second);
+            totals.recovery_crashes += 1;
+        }
         let db = match Db::open(opts.clone(), "/db") {
             Ok(db) => db,
             Err(e) => {
@@ -433,13 +469,14 @@ fn acknowledged_writes_survive_crashes_and_recovery_is_a_prefix() {
     );
     eprintln!(
         "power-loss: {n} seeds, {} crash cycles ({} mid-workload), {} acknowledged operations, \
-         {} flushes, {} compactions, {} IO errors resumed from, losses: 0",
+         {} flushes, {} compactions, {} IO errors resumed from, {} second crashes during recovery, losses: 0",
         n as usize * CYCLES,
         t.crashes_mid_workload,
         t.acknowledged,
         t.flushes,
         t.compactions,
-        t.faults_survived
+        t.faults_survived,
+        t.recovery_crashes
     );
 }
 
