@@ -682,7 +682,10 @@ impl DbInner {
         self.shutdown_background();
         // Wait for the writer in progress, if any, by taking the WAL lock.
         let mut wal = self.wal.lock();
-        if let Some(w) = wal.writer.as_mut() {
+        // A failed WAL gets nothing more, not even its buffered bytes (they
+        // may end in part of a record); what was acknowledged reached the OS.
+        let failed = wal.failed;
+        if let Some(w) = wal.writer.as_mut().filter(|_| !failed) {
             let r = w.flush();
             if result.is_ok() {
                 result = r;
