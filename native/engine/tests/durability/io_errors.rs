@@ -410,7 +410,7 @@ fn a_failed_wal_sync_stops_writes_until_resume_switches_the_wal() {
 }
 
 #[test]
-fn resume_without_an_error_is_a_no_op_and_a_corruption_is_not_resumable() {
+fn resume_without_an_error_is_a_no_op() {
     let fs = FaultFs::new(6);
     fs.create_dir_all(Path::new("/db")).unwrap();
     let db = Db::open(small_options(&fs), "/db").unwrap();
