@@ -1,8 +1,39 @@
 //! # Talus
 //!
-//! An embedded LSM-tree key-value storage engine. See the repository README
-//! for the user-facing promises; each module documents its own format,
-//! invariants and thread-safety contract.
+//! An embedded LSM-tree key-value storage engine. Each module documents its
+//! own format, invariants and thread-safety contract.
+//!
+//! # Durability promises
+//!
+//! "Acknowledged" means the call returned `Ok`. With the default options
+//! (`wal_recovery_mode = TolerateCorruptedTailRecords`, `paranoid_checks`):
+//!
+//! - A write acknowledged with `WriteOptions::sync` survives a process kill
+//!   and a power loss.
+//! - A write acknowledged without `sync` survives a process kill (it reached
+//!   the OS when the WAL write returned). After a power loss it survives if a
+//!   later synced write, [`Db::flush_wal`]`(true)` or [`Db::flush`] returned;
+//!   otherwise it may be lost, but the database is a *prefix* of the
+//!   acknowledged history: if a write survives, every write acknowledged
+//!   before it survives (no holes, no reordering).
+//! - A write with `disable_wal` survives only once flushed.
+//! - A write that returned an error is not visible; after a crash before
+//!   [`Db::resume`] it may or may not be there, after every earlier
+//!   acknowledged write; after a successful `resume()` it is gone.
+//! - A corrupt file is reported — `Error::Corruption` naming the file, at
+//!   open, at the read that meets it, or from [`Db::verify_checksum`] —
+//!   never silently skipped; the one exception is the incomplete record a
+//!   crash leaves at the end of a log, which recovery drops and notes in the
+//!   info log. [`wal::WalRecoveryMode`] chooses what else recovery tolerates.
+//! - A failed background write (WAL, flush, compaction, manifest) makes the
+//!   database read-only with that error until [`Db::resume`] or a reopen;
+//!   see `db/resume.rs` for what `resume()` does and why it is safe, and
+//!   [`Options::paranoid_checks`] for what the checks change.
+//!
+//! The suites that check these promises: `tests/durability` (power loss,
+//! IO errors, corruption and recovery modes on [`fs::FaultFs`]), the kill
+//! test in `native/crashtest` and the fuzz targets in `native/fuzz`; see the
+//! repository README.
 
 pub mod cache;
 pub mod coding;

@@ -125,7 +125,24 @@ pub struct Options {
     pub create_if_missing: bool,
     /// Fail open if the database exists. Default false.
     pub error_if_exists: bool,
-    /// Check aggressively and fail on any corruption found. Default true.
+    /// Check aggressively and stop on damage (RocksDB's `paranoid_checks`).
+    /// Default true.
+    ///
+    /// - `true`: open fails with `Corruption` naming the file when a table
+    ///   the manifest names is missing or has another size; any failure of
+    ///   a background job (flush, compaction, manifest write), a corruption
+    ///   included, latches the background error: writes stop until
+    ///   `Db::resume()` (IO errors) or a reopen (corruptions).
+    /// - `false`: open does not check the tables (a missing or short one
+    ///   is `Corruption` at the first read that needs it); a compaction that
+    ///   meets a corruption is logged and counted in
+    ///   `rocksdb.background-errors` but does not stop writes, and no
+    ///   automatic compaction runs again until the set of tables changes.
+    ///
+    /// In both modes IO errors and failed flushes and WAL writes latch
+    /// (acknowledged data depends on them), reads verify block checksums as
+    /// `ReadOptions::verify_checksums` says, compactions always verify them,
+    /// and damage in a log is handled as `wal_recovery_mode` says.
     pub paranoid_checks: bool,
     /// Use fsync instead of fdatasync. Default false.
     pub use_fsync: bool,

@@ -493,7 +493,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
     })
 }
 
-/// `kind`: 0 pause, 1 continue, 2 wait for compactions, 3 verify checksums.
+/// `kind`: 0 pause, 1 continue, 2 wait for compactions, 3 verify checksums,
+/// 4 resume.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeBackground<'l>(
     mut env: JNIEnv<'l>,
@@ -508,6 +509,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeBackground<'l>(
             1 => d.continue_background_work()?,
             2 => d.wait_for_compactions()?,
             3 => d.verify_checksum()?,
+            4 => d.resume()?,
             _ => {
                 return Err(JniError::IllegalArgument(format!(
                     "unknown background call {kind}"

@@ -59,8 +59,9 @@ impl<'a> OutputWriter<'a> {
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
     ) -> Self {
-        // An empty range (`begin >= end`) deletes nothing, and a file
-        // opened for it alone would have no key range.
+        // An empty range (`begin >= end`, which a batch may hold: RocksDB
+        // accepts it as a no-op) covers nothing. Kept, it would make
+        // `finish` write a table with no keys and an empty key range.
         tombstones.retain(|t| t.begin < t.end);
         tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
         OutputWriter {
@@ -240,6 +241,14 @@ pub(crate) struct JobStats {
 
 impl DbInner {
     pub(crate) fn compaction_needed(&self, st: &DbState) -> bool {
+        let current = st.versions.current();
+        if st
+            .compaction_failed_on
+            .as_ref()
+            .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&current)))
+        {
+            return false;
+        }
         !st.disable_auto_compactions
             && pick_compaction(
                 &st.versions.current(),
@@ -255,7 +264,7 @@ impl DbInner {
         if self.shutting_down.load(Ordering::Acquire)
             || st.bg_error.is_some()
             || st.paused > 0
-            || st.disable_auto_compactions
+            || !self.compaction_needed(&st)
         {
             self.bg_cv.notify_all();
             return;
@@ -364,6 +373,19 @@ impl DbInner {
             ),
             Err(Error::ShutdownInProgress(_)) => {
                 info_log!(self.info_log, Info, "Compaction abandoned: shutting down");
+            }
+            Err(e) if e.is_corruption() && !self.opts.paranoid_checks => {
+                // paranoid_checks off: a damaged input is reported and
+                // counted, writes go on, and the compaction is not retried
+                // until the version changes (or forever on the same files).
+                info_log!(
+                    self.info_log,
+                    Error,
+                    "Compaction failed (not latched: paranoid_checks is off): {e}"
+                );
+                st.bg_error_count += 1;
+                st.last_bg_error = Some(e.clone());
+                st.compaction_failed_on = Some(Arc::downgrade(&st.versions.current()));
             }
             Err(e) => {
                 info_log!(self.info_log, Error, "Compaction failed: {e}");

@@ -32,7 +32,7 @@ impl DbInner {
         let mut st = self.state.lock();
         st.flush_scheduled = false;
         if self.shutting_down.load(Ordering::Acquire)
-            || st.bg_error.is_some()
+            || (st.bg_error.is_some() && !st.resuming)
             || st.paused > 0
             || st.flush_running
             || !self.flush_needed(&st)

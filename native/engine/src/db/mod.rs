@@ -40,6 +40,7 @@ mod level_iter;
 mod properties;
 mod read;
 mod recovery;
+mod resume;
 mod snapshot;
 mod stall;
 mod stats;
@@ -103,8 +104,11 @@ pub(crate) struct WalState {
     last_allocated: SequenceNumber,
     /// Bytes appended to the current WAL since its last sync.
     unsynced_bytes: u64,
-    /// The current WAL's directory entry is durable.
-    dir_synced: bool,
+    /// A write or sync of the current WAL failed: nothing more may be
+    /// appended to it (a failed write may have left part of a record, and a
+    /// failed sync may have dropped pages a later sync would not report).
+    /// `resume()` replaces it.
+    failed: bool,
 }
 
 /// State under the DB mutex.
@@ -129,6 +133,13 @@ pub(crate) struct DbState {
     pub(crate) bg_error: Option<Error>,
     /// Number of background errors seen (`rocksdb.background-errors`).
     pub(crate) bg_error_count: u64,
+    /// The most recent background error (the latched one is the first).
+    pub(crate) last_bg_error: Option<Error>,
+    /// `resume()` is running: flushes may run although an error is latched.
+    pub(crate) resuming: bool,
+    /// With `paranoid_checks` off, the version on which a compaction met a
+    /// corruption: no automatic compaction is picked until it changes.
+    pub(crate) compaction_failed_on: Option<std::sync::Weak<Version>>,
     /// Disable automatic compactions (mutable at run time).
     pub(crate) disable_auto_compactions: bool,
     /// Write stall state and counters.
@@ -246,6 +257,10 @@ impl Db {
             )));
         }
         let exists = fs.exists(&path.join(crate::version::filename::CURRENT));
+        if !exists && fs.is_dir(path) {
+            // Never create a new, empty database over one whose CURRENT was lost.
+            recovery::refuse_to_recreate(fs.as_ref(), path, opts.wal_dir.as_deref())?;
+        }
         if !exists && !opts.create_if_missing {
             return Err(Error::InvalidArgument(format!(
                 "{}: does not exist (create_if_missing is false)",
@@ -335,7 +350,7 @@ impl Db {
                 writer: None,
                 last_allocated: 0,
                 unsynced_bytes: 0,
-                dir_synced: false,
+                failed: false,
             }),
             state: Mutex::new(DbState {
                 versions,
@@ -351,6 +366,9 @@ impl Db {
                 pending_outputs: BTreeSet::new(),
                 bg_error: None,
                 bg_error_count: 0,
+                last_bg_error: None,
+                resuming: false,
+                compaction_failed_on: None,
                 disable_auto_compactions: disable_auto,
                 stall: stall::StallControl::new(&opts),
                 stats: stats::InternalStats::new(opts.num_levels as usize),
@@ -479,18 +497,44 @@ impl Db {
         self.inner.last_sequence.load(Ordering::Acquire)
     }
 
-    /// Writes the WAL buffer to its file, and syncs it when `sync`.
+    /// Writes the WAL buffer to its file, and syncs it when `sync`. A
+    /// failure latches the background error, as a failed write does.
     pub fn flush_wal(&self, sync: bool) -> Result<()> {
         self.inner.check_open()?;
+        self.inner.check_bg_error()?;
         let mut wal = self.inner.wal.lock();
-        if sync {
+        let r = if sync {
             self.inner.sync_wal(&mut wal)
         } else {
             match wal.writer.as_mut() {
                 Some(w) => w.flush(),
                 None => Ok(()),
             }
+        };
+        match r {
+            Ok(()) => {
+                if sync {
+                    wal.unsynced_bytes = 0;
+                }
+                Ok(())
+            }
+            Err(e) => {
+                wal.failed = true;
+                drop(wal);
+                self.inner.latch_write_error(&e);
+                Err(e)
+            }
         }
+    }
+
+    /// Leaves the background-error state once its cause is gone (RocksDB's
+    /// `DB::Resume`): replaces a failed WAL, flushes every memtable, writes
+    /// a new manifest, then lets writes and compactions run again. `Ok`
+    /// when there was no error. An error that is not an IO error (a
+    /// corruption) is returned as is: it needs a reopen. See
+    /// `db/resume.rs` for what was acknowledged and what survives.
+    pub fn resume(&self) -> Result<()> {
+        self.inner.resume()
     }
 
     /// Flushes the memtables to L0 tables.
@@ -693,7 +737,10 @@ impl DbInner {
         self.delete_files(obsolete);
         // Wait for the writer in progress, if any, by taking the WAL lock.
         let mut wal = self.wal.lock();
-        if let Some(w) = wal.writer.as_mut() {
+        // A failed WAL gets nothing more, not even its buffered bytes (they
+        // may end in part of a record); what was acknowledged reached the OS.
+        let failed = wal.failed;
+        if let Some(w) = wal.writer.as_mut().filter(|_| !failed) {
             let r = w.flush();
             if result.is_ok() {
                 result = r;
@@ -752,6 +799,7 @@ impl DbInner {
     /// Latches `e` as the background error: writes fail with it until reopen.
     pub(crate) fn set_bg_error(&self, st: &mut DbState, e: &Error) {
         st.bg_error_count += 1;
+        st.last_bg_error = Some(e.clone());
         if st.bg_error.is_none() {
             info_log!(
                 self.info_log,
@@ -797,14 +845,22 @@ impl DbInner {
     }
 
     /// Schedules a flush and compactions when there is work and room.
+    /// With a background error latched nothing is scheduled, except the
+    /// flushes of a running `resume()`.
     pub(crate) fn maybe_schedule_work(self: &Arc<Self>, st: &mut DbState) {
-        if self.shutting_down.load(Ordering::Acquire) || st.bg_error.is_some() || st.paused > 0 {
+        if self.shutting_down.load(Ordering::Acquire) || st.paused > 0 {
+            return;
+        }
+        if st.bg_error.is_some() && !st.resuming {
             return;
         }
         if !st.flush_scheduled && !st.flush_running && self.flush_needed(st) {
             st.flush_scheduled = true;
             let me = self.clone();
             self.flush_pool.submit(move || me.background_flush());
+        }
+        if st.bg_error.is_some() {
+            return;
         }
         let (_, max_compactions) = self.opts.background_threads();
         // Without compaction pressure one compaction at a time (RocksDB).

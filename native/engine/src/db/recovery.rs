@@ -28,6 +28,13 @@ use crate::write_batch::WriteBatch;
 use super::write::apply_batch;
 
 pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
+    if db.opts.paranoid_checks {
+        // Every table the manifest names must be there, whole: fail now
+        // rather than at the first read that needs it.
+        let v = db.state.lock().versions.current();
+        db.table_cache
+            .check_files((0..v.num_levels()).flat_map(|l| v.files(l)))?;
+    }
     let mut st = db.state.lock();
     let min_log = st.versions.log_number();
     let prev_log = st.versions.prev_log_number();
@@ -42,6 +49,25 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     }
     logs.sort_unstable();
     drop(st);
+    if min_log > 0 && !logs.contains(&min_log) {
+        // The WAL of the oldest unflushed memtable exists until an edit
+        // moving the log number past it is durable (invariant 4 of the
+        // module docs of `db`); missing, its writes are lost.
+        let path = db.wal_dir.join(filename::log_file_name(min_log));
+        if db.opts.paranoid_checks {
+            return Err(Error::corruption(
+                path.display(),
+                0,
+                "the log the manifest names as the oldest unflushed one is missing",
+            ));
+        }
+        info_log!(
+            db.info_log,
+            Error,
+            "The log the manifest needs is missing, its writes are lost: {}",
+            path.display()
+        );
+    }
 
     let mode = db.opts.wal_recovery_mode;
     let mut mem = Arc::new(MemTable::new(0));
@@ -155,7 +181,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     let mut st = db.state.lock();
     let last = st.versions.last_sequence().max(last_replayed);
     let wal_number = st.versions.new_file_number();
-    db.new_wal(wal_number)?;
+    db.new_wal(wal_number, false)?;
     edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
     st.versions.log_and_apply(edit)?;
@@ -176,6 +202,51 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     drop(st);
     db.delete_files(obsolete);
     Ok(())
+}
+
+/// `CURRENT` is missing from `dir`: fails with `Corruption` naming it if
+/// the directory nevertheless holds a database — a table, a non-empty WAL,
+/// or a manifest other than `MANIFEST-000001` (which a crash while creating
+/// the database can leave alone, before `CURRENT` names it). Otherwise
+/// `create_if_missing` would silently start an empty database over the
+/// data.
+pub(super) fn refuse_to_recreate(
+    fs: &dyn crate::fs::FileSystem,
+    dir: &std::path::Path,
+    wal_dir: Option<&std::path::Path>,
+) -> Result<()> {
+    let mut found = Vec::new();
+    for d in std::iter::once(dir).chain(wal_dir) {
+        let Ok(names) = fs.list_dir(d) else { continue };
+        for name in names {
+            let holds_data = match parse_file_name(&name) {
+                Some(FileType::Table(_)) => true,
+                Some(FileType::Manifest(n)) => n > 1,
+                Some(FileType::Log(_)) => fs.file_size(&d.join(&name)).is_ok_and(|s| s > 0),
+                _ => false,
+            };
+            if holds_data {
+                found.push(name);
+            }
+        }
+    }
+    if found.is_empty() {
+        return Ok(());
+    }
+    found.sort();
+    found.dedup();
+    let n = found.len();
+    found.truncate(5);
+    Err(Error::corruption(
+        dir.join(filename::CURRENT).display(),
+        0,
+        format!(
+            "CURRENT is missing but the directory holds a database ({n} files: {}{}); \
+             refusing to create a new one over it",
+            found.join(", "),
+            if n > 5 { ", ..." } else { "" }
+        ),
+    ))
 }
 
 /// Writes a memtable rebuilt from the WAL to an L0 table and adds it to `edit`.

@@ -10,11 +10,47 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::cache::{CacheKey, LruCache, Priority, new_cache_owner_id};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::fs::FileSystem;
 use crate::options::Options;
 use crate::table::{BlockCache, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
+
+/// A table the manifest names must exist with the recorded size: a missing
+/// or truncated (or grown) file is `Corruption` naming it, not an IO error
+/// about a path — the database, not the disk, is damaged.
+pub(crate) fn check_table_file(fs: &dyn FileSystem, path: &Path, f: &FileMetaData) -> Result<()> {
+    match fs.file_size(path) {
+        Ok(size) if size == f.file_size => Ok(()),
+        Ok(size) => Err(wrong_size(path, size, f)),
+        Err(e) => Err(missing_as_corruption(e, path)),
+    }
+}
+
+fn wrong_size(path: &Path, size: u64, f: &FileMetaData) -> Error {
+    Error::corruption(
+        path.display(),
+        0,
+        format!(
+            "table file is {size} bytes, the manifest says {}",
+            f.file_size
+        ),
+    )
+}
+
+fn missing_as_corruption(e: Error, path: &Path) -> Error {
+    match e {
+        Error::Io {
+            kind: std::io::ErrorKind::NotFound,
+            ..
+        } => Error::corruption(
+            path.display(),
+            0,
+            "table file named by the manifest is missing",
+        ),
+        e => e,
+    }
+}
 
 pub(crate) struct TableCache {
     fs: Arc<dyn FileSystem>,
@@ -56,7 +92,15 @@ impl TableCache {
 
     fn open(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {
         let path = self.dir.join(filename::table_file_name(f.number));
-        let file = self.fs.new_random_access(&path)?;
+        let file = self
+            .fs
+            .new_random_access(&path)
+            .map_err(|e| missing_as_corruption(e, &path))?;
+        // The size through the open file (an fstat), not a second lookup by path.
+        let size = file.size()?;
+        if size != f.file_size {
+            return Err(wrong_size(&path, size, f));
+        }
         let reader = TableReader::open(
             file,
             f.file_size,
@@ -98,6 +142,19 @@ impl TableCache {
                 Ok(r)
             }
         }
+    }
+
+    /// Checks that every table of `files` exists with the size the manifest
+    /// records (see [`check_table_file`]).
+    pub(crate) fn check_files<'a>(
+        &self,
+        files: impl IntoIterator<Item = &'a Arc<FileMetaData>>,
+    ) -> Result<()> {
+        for f in files {
+            let path = self.dir.join(filename::table_file_name(f.number));
+            check_table_file(self.fs.as_ref(), &path, f)?;
+        }
+        Ok(())
     }
 
     /// Forgets the reader of a deleted file.

@@ -762,3 +762,30 @@ fn flush_and_compaction_writes_go_through_the_rate_limiter_and_statistics_move()
     assert_eq!(stats.ticker_count(Ticker::NumberDbNextFound), 4999);
     assert!(stats.ticker_count(Ticker::IterBytesRead) >= 5000 * 68);
 }
+
+/// Regression (power-loss seed 0): a batch holding only an empty range
+/// deletion (`begin == end`) was flushed into a table with no keys at all;
+/// its empty smallest/largest keys made every later `get` panic.
+#[test]
+fn regression_empty_range_deletion_flushes_no_keyless_table() {
+    let dir = tempfile::tempdir().unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    db.put(&wo, b"a", b"1").unwrap();
+    db.flush(&FlushOptions::default()).unwrap();
+    db.delete_range(&wo, b"k", b"k").unwrap();
+    db.flush(&FlushOptions::default()).unwrap();
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(1));
+    assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(db.get(&ro, b"k").unwrap(), None);
+    db.close().unwrap();
+    // The same batch replayed from the WAL at open.
+    let db = Db::open(opts(), dir.path()).unwrap();
+    db.delete_range(&wo, b"m", b"m").unwrap();
+    db.close().unwrap();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(db.get(&ro, b"m").unwrap(), None);
+    db.verify_checksum().unwrap();
+}

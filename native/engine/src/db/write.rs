@@ -66,7 +66,7 @@ impl DbInner {
         ))
     }
 
-    fn run_writer(self: &Arc<Self>, w: Arc<Writer>) -> Result<()> {
+    pub(crate) fn run_writer(self: &Arc<Self>, w: Arc<Writer>) -> Result<()> {
         match self.write_queue.join(&w) {
             LEADER => self.lead_group(&w),
             INSERT => {
@@ -93,10 +93,11 @@ impl DbInner {
 
     fn lead_group(self: &Arc<Self>, leader: &Arc<Writer>) -> Result<()> {
         let group = self.write_queue.build_group(leader);
-        let result = if leader.data.lock().kind == WriteKind::SwitchMemtable {
-            self.switch_memtable_now()
-        } else {
-            self.write_group(&group)
+        let kind = leader.data.lock().kind;
+        let result = match kind {
+            WriteKind::SwitchMemtable => self.switch_memtable_now(),
+            WriteKind::Resume => self.resume_switch_now(),
+            WriteKind::Batch => self.write_group(&group),
         };
         self.write_queue.exit(group.len());
         for f in &group[1..] {
@@ -143,6 +144,21 @@ impl DbInner {
         let first_seq;
         let last = {
             let mut wal = self.wal.lock();
+            if wal.failed {
+                // Defensive: the error that failed the WAL is latched, so
+                // check_bg_error above already refused this group.
+                return Err(Error::Aborted(
+                    "the write-ahead log failed; call resume() or reopen".into(),
+                ));
+            }
+            // Sequence numbers of a group whose WAL write fails are burnt:
+            // its records may be in the old WAL, which recovery may replay
+            // next to the new one, so no later write may reuse them.
+            let group_end = wal.last_allocated
+                + group
+                    .iter()
+                    .map(|w| u64::from(w.data.lock().batch.count()))
+                    .sum::<u64>();
             let mut seq = wal.last_allocated;
             first_seq = seq + 1;
             let mut need_sync = false;
@@ -166,6 +182,8 @@ impl DbInner {
                 wal_writes += 1;
                 if let Err(e) = writer.add_record(d.batch.data()) {
                     drop(d);
+                    wal.failed = true;
+                    wal.last_allocated = group_end;
                     drop(wal);
                     self.latch_write_error(&e);
                     return Err(e);
@@ -189,6 +207,8 @@ impl DbInner {
                     wal.unsynced_bytes = 0;
                 }
                 if let Err(e) = r {
+                    wal.failed = true;
+                    wal.last_allocated = group_end;
                     drop(wal);
                     self.latch_write_error(&e);
                     return Err(e);
@@ -203,6 +223,8 @@ impl DbInner {
                         // No handle from this file system: sync inline.
                         None => {
                             if let Err(e) = writer.sync() {
+                                wal.failed = true;
+                                wal.last_allocated = group_end;
                                 drop(wal);
                                 self.latch_write_error(&e);
                                 return Err(e);
@@ -213,6 +235,10 @@ impl DbInner {
                 }
             }
             if let Some(e) = self.wal_syncer.take_error() {
+                // A background sync of this WAL (or of one before it) failed:
+                // what it held may not be durable, so it gets nothing more.
+                wal.failed = true;
+                wal.last_allocated = group_end;
                 drop(wal);
                 self.latch_write_error(&e);
                 return Err(e);
@@ -281,7 +307,7 @@ impl DbInner {
         Ok(())
     }
 
-    fn latch_write_error(&self, e: &Error) {
+    pub(crate) fn latch_write_error(&self, e: &Error) {
         let mut st = self.state.lock();
         self.set_bg_error(&mut st, e);
     }
@@ -337,13 +363,31 @@ impl DbInner {
         self.switch_memtable(&mut st)
     }
 
+    /// Leader of a `resume()` request: replaces a failed WAL (and switches
+    /// the memtable, so that everything acknowledged so far is flushed).
+    fn resume_switch_now(self: &Arc<Self>) -> Result<()> {
+        self.check_open()?;
+        let mut st = self.state.lock();
+        let failed = self.wal.lock().failed;
+        if !failed && self.super_version.load().mem.is_empty() {
+            return Ok(());
+        }
+        self.switch_memtable_inner(&mut st, failed)
+    }
+
     /// Moves the active memtable to the immutable list and starts a new
     /// memtable with a new WAL. Caller: the write-group leader, holding the
     /// DB mutex.
     pub(crate) fn switch_memtable(self: &Arc<Self>, st: &mut DbState) -> Result<()> {
+        self.switch_memtable_inner(st, false)
+    }
+
+    /// [`Self::switch_memtable`]; `abandon_wal`: the current WAL failed and
+    /// is dropped without a sync (see [`Self::new_wal`]).
+    fn switch_memtable_inner(self: &Arc<Self>, st: &mut DbState, abandon_wal: bool) -> Result<()> {
         let number = st.versions.new_file_number();
         let switch_started = std::time::Instant::now();
-        let old_wal_size = match self.new_wal(number) {
+        let old_wal_size = match self.new_wal(number, abandon_wal) {
             Ok(n) => n,
             Err(e) => {
                 self.set_bg_error(st, &e);
@@ -374,14 +418,35 @@ impl DbInner {
 
     /// Starts WAL `number`, syncing the old one first. Returns the old
     /// WAL's size in bytes (0 when there was none).
-    pub(crate) fn new_wal(&self, number: u64) -> Result<u64> {
+    ///
+    /// With `abandon_old` (only from `resume()`, after the old WAL failed)
+    /// the old WAL is dropped without a sync: its durability is unknown, so
+    /// `resume()` flushes the memtables that hold its writes before any new
+    /// write is accepted. Any failure here marks the WAL failed.
+    pub(crate) fn new_wal(&self, number: u64, abandon_old: bool) -> Result<u64> {
         let mut wal = self.wal.lock();
+        let r = self.new_wal_locked(&mut wal, number, abandon_old);
+        if r.is_err() {
+            wal.failed = true;
+        }
+        r
+    }
+
+    fn new_wal_locked(
+        &self,
+        wal: &mut super::WalState,
+        number: u64,
+        abandon_old: bool,
+    ) -> Result<u64> {
         let mut old_size = 0;
         if let Some(old) = wal.writer.as_mut() {
-            // The old log must be durable before writes land in the new one,
-            // or a power loss could keep later writes and lose earlier ones.
-            old.sync()?;
             old_size = old.file_size();
+            if !abandon_old {
+                // The old log must be durable before writes land in the new
+                // one, or a power loss could keep later writes and lose
+                // earlier ones.
+                old.sync()?;
+            }
         }
         let path = self.wal_dir.join(filename::log_file_name(number));
         let file = self.fs.new_writable(
@@ -390,23 +455,21 @@ impl DbInner {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
-        // The new file's directory entry need not be durable yet: until a
-        // synced write is acknowledged in it, losing the whole file to a power
-        // loss only drops a suffix of unsynced writes. `sync_wal` makes it
-        // durable before the first synced write (keeps the switch short).
-        wal.dir_synced = false;
+        // The new file's directory entry must be durable before any byte
+        // written to it can be: otherwise a power loss could keep this log
+        // and lose the entry of the one before it (synced above, but its own
+        // entry may not be), a hole in the history. The same sync makes the
+        // entry durable before the manifest names this log.
+        self.fs.sync_dir(&self.wal_dir)?;
         wal.writer = Some(LogWriter::new(file, number));
         wal.unsynced_bytes = 0;
+        wal.failed = false;
         Ok(old_size)
     }
 
-    /// Syncs the current WAL, and first its directory entry if the file is
-    /// new since the last sync (see `new_wal`).
+    /// Syncs the current WAL (its directory entry is durable since
+    /// `new_wal`).
     pub(crate) fn sync_wal(&self, wal: &mut super::WalState) -> Result<()> {
-        if !wal.dir_synced {
-            self.fs.sync_dir(&self.wal_dir)?;
-            wal.dir_synced = true;
-        }
         match wal.writer.as_mut() {
             Some(w) => w.sync(),
             None => Ok(()),

@@ -71,6 +71,9 @@ pub(crate) enum WriteKind {
     Batch,
     /// Switch the memtable (flush, between groups); always leads alone.
     SwitchMemtable,
+    /// `resume()`: replace a failed WAL and switch the memtable, between
+    /// groups; always leads alone.
+    Resume,
 }
 
 /// What a writer carries through the queue.

@@ -1,9 +1,10 @@
 //! The file-system seam: every byte the engine reads or writes goes through
 //! [`FileSystem`].
 //!
-//! [`StdFileSystem`] is the real implementation over `std::fs`. Tests swap in a
-//! fault-injecting implementation that tracks what was synced and can drop
-//! unsynced data or fail chosen calls; the engine cannot tell the difference.
+//! [`StdFileSystem`] is the real implementation over `std::fs`. Tests swap in
+//! [`FaultFs`] ([`fault`]), an in-memory implementation that tracks what was
+//! synced, drops unsynced data at a simulated power loss and fails chosen
+//! calls; the engine cannot tell the difference.
 //!
 //! Contract shared by all implementations:
 //! 1. [`WritableFile::append`] may buffer; [`WritableFile::flush`] hands the
@@ -13,6 +14,7 @@
 //!    on its parent; the same holds for renames and removals.
 //! 3. [`RandomAccessFile`] is safe to share between threads (`read_at` takes `&self`).
 
+pub mod fault;
 mod std_fs;
 
 use std::path::Path;
@@ -20,6 +22,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 
+pub use fault::{Crash, FaultError, FaultFs, FaultOp, FaultRule};
 pub use std_fs::StdFileSystem;
 
 /// A file opened for appending.

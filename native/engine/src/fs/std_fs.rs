@@ -37,14 +37,49 @@ struct StdWritable {
     buf: Vec<u8>,
     len: u64,
     use_fsync: bool,
+    /// A write failed: `write_all` may have written part of the buffer, so
+    /// writing it again (or anything after it) would put bytes twice or
+    /// after a gap. Every later call fails with this error instead, and
+    /// drop writes nothing.
+    failed: Option<Error>,
 }
 
 impl StdWritable {
+    fn check(&self) -> Result<()> {
+        match &self.failed {
+            None => Ok(()),
+            Some(e) => Err(Error::Io {
+                context: format!(
+                    "{} (an earlier write to this file failed: {})",
+                    self.path.display(),
+                    e.state()
+                ),
+                kind: match e {
+                    Error::Io { kind, .. } => *kind,
+                    _ => std::io::ErrorKind::Other,
+                },
+                errno: match e {
+                    Error::Io { errno, .. } => *errno,
+                    _ => None,
+                },
+                message: "file is unusable after a failed write".into(),
+            }),
+        }
+    }
+
+    fn fail(&mut self, e: &std::io::Error) -> Error {
+        let err = Error::io_path("append to", &self.path, e);
+        self.buf.clear();
+        self.failed = Some(err.clone());
+        err
+    }
+
     fn write_out(&mut self) -> Result<()> {
+        self.check()?;
         if !self.buf.is_empty() {
-            self.file
-                .write_all(&self.buf)
-                .map_err(|e| Error::io_path("append to", &self.path, &e))?;
+            if let Err(e) = self.file.write_all(&self.buf) {
+                return Err(self.fail(&e));
+            }
             self.buf.clear();
         }
         Ok(())
@@ -53,14 +88,15 @@ impl StdWritable {
 
 impl WritableFile for StdWritable {
     fn append(&mut self, data: &[u8]) -> Result<()> {
+        self.check()?;
         self.len += data.len() as u64;
         if self.buf.len() + data.len() > WRITE_BUFFER {
             self.write_out()?;
             if data.len() >= WRITE_BUFFER {
-                return self
-                    .file
-                    .write_all(data)
-                    .map_err(|e| Error::io_path("append to", &self.path, &e));
+                return match self.file.write_all(data) {
+                    Ok(()) => Ok(()),
+                    Err(e) => Err(self.fail(&e)),
+                };
             }
         }
         self.buf.extend_from_slice(data);
@@ -116,7 +152,8 @@ impl SyncHandle for StdSyncHandle {
 
 impl Drop for StdWritable {
     fn drop(&mut self) {
-        // Best effort: a file dropped without flush still reaches the OS.
+        // Best effort: a file dropped without flush still reaches the OS
+        // (unless a write failed: see `failed`).
         let _ = self.write_out();
     }
 }
@@ -207,6 +244,7 @@ impl FileSystem for StdFileSystem {
             buf: Vec::with_capacity(WRITE_BUFFER),
             len: 0,
             use_fsync: opts.use_fsync,
+            failed: None,
         }))
     }
 
@@ -227,6 +265,7 @@ impl FileSystem for StdFileSystem {
             buf: Vec::with_capacity(WRITE_BUFFER),
             len,
             use_fsync: opts.use_fsync,
+            failed: None,
         }))
     }
 
@@ -353,6 +392,46 @@ mod tests {
         assert_eq!(err.code(), crate::error::Code::Busy);
         drop(l1);
         let _l2 = fs.lock_file(&p).unwrap();
+    }
+
+    /// Regression: after a failed write the buffer was kept, so a later
+    /// flush, sync or the drop wrote it again — after the part `write_all`
+    /// had already written before failing, duplicating bytes in the middle
+    /// of a log. A WAL abandoned by `resume()` (or dropped at close) after a
+    /// failed append could then fail recovery with a checksum mismatch in
+    /// the middle instead of a torn tail. Now the file refuses every call
+    /// after a failure and drop writes nothing.
+    #[test]
+    fn regression_a_failed_write_makes_the_file_refuse_further_writes() {
+        let fs = StdFileSystem;
+        let full = Path::new("/dev/full");
+        if !full.exists() {
+            return;
+        }
+        let mut w = fs.new_writable(full, WriteFileOptions::default()).unwrap();
+        let e = w.append(&vec![1u8; 2 * WRITE_BUFFER]).unwrap_err();
+        assert_eq!(e.subcode(), crate::error::SubCode::NoSpace, "{e}");
+        for e in [
+            w.flush().unwrap_err(),
+            w.sync().unwrap_err(),
+            w.append(b"x").unwrap_err(),
+        ] {
+            assert!(
+                e.to_string()
+                    .contains("an earlier write to this file failed"),
+                "{e}"
+            );
+            assert_eq!(e.subcode(), crate::error::SubCode::NoSpace, "{e}");
+        }
+        let mut w = fs.new_writable(full, WriteFileOptions::default()).unwrap();
+        w.append(b"small").unwrap();
+        assert!(w.flush().is_err());
+        assert!(
+            w.flush()
+                .unwrap_err()
+                .to_string()
+                .contains("an earlier write to this file failed")
+        );
     }
 
     #[test]

@@ -563,8 +563,11 @@ impl TableReader {
                 }
             }
         };
+        // A block read without checksum verification is never cached: the
+        // cache serves every later read, including those asking for it.
         if let Some(cache) = cache
             && (kind != BlockKind::Data || ro.fill_cache)
+            && ro.verify_checksums
         {
             let priority = if kind == BlockKind::Data {
                 Priority::Low

@@ -48,6 +48,11 @@ pub struct VersionSet {
     /// Manifests from rolls that failed after `CURRENT` may have been
     /// switched to them: not obsolete until a later roll succeeds.
     abandoned_manifests: Vec<u64>,
+    /// Tables added by edits whose manifest write failed: the edit may be
+    /// on disk anyway (a failed sync after the append reached the OS), so
+    /// recovery may find them named. Live until a later `log_and_apply`
+    /// succeeds, which writes a new manifest without them.
+    uncertain_files: Vec<u64>,
     recovery_warnings: Vec<String>,
 }
 
@@ -90,6 +95,7 @@ impl VersionSet {
             compact_cursors: vec![Vec::new(); levels],
             obsolete_manifests: Vec::new(),
             abandoned_manifests: Vec::new(),
+            uncertain_files: Vec::new(),
             recovery_warnings: Vec::new(),
         }
     }
@@ -312,7 +318,7 @@ impl VersionSet {
     /// not in this set and below [`Self::next_file_number`] is obsolete,
     /// unless a flush or compaction is still writing it.
     pub fn live_files(&self) -> Vec<u64> {
-        let mut live = BTreeSet::new();
+        let mut live: BTreeSet<u64> = self.uncertain_files.iter().copied().collect();
         for v in self.versions.iter().filter_map(Weak::upgrade) {
             live.extend(v.live_file_numbers());
         }
@@ -351,7 +357,8 @@ impl VersionSet {
     /// moved past a manifest that was being created, so that number is never
     /// reused. The manifest that failed is abandoned: the next call writes a
     /// new one. An edit whose write failed may still have reached the disk,
-    /// so files it adds must not be deleted until a later call succeeds.
+    /// so the files it adds stay in [`Self::live_files`] until a later call
+    /// succeeds.
     pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
         debug_assert!(
             edit.log_number.is_none_or(|n| n >= self.log_number),
@@ -400,6 +407,8 @@ impl VersionSet {
                         self.manifest = None;
                         if file_left {
                             self.abandoned_manifests.push(number);
+                            self.uncertain_files
+                                .extend(edit.new_files.iter().map(|(_, f)| f.number));
                         }
                         return Err(e);
                     }
@@ -413,11 +422,19 @@ impl VersionSet {
                 // only after, so readers never see state a crash could undo.
                 if let Err(e) = w.add_record(&record).and_then(|()| w.sync()) {
                     self.manifest = None;
+                    self.uncertain_files
+                        .extend(edit.new_files.iter().map(|(_, f)| f.number));
                     return Err(e);
                 }
             }
         }
 
+        // A roll succeeded (a failed write always forces one): the new
+        // manifest is definitive, and a table only an earlier failed edit
+        // named is now an orphan.
+        if new_manifest.is_some() {
+            self.uncertain_files.clear();
+        }
         self.next_file_number = next;
         self.log_number = edit.log_number.unwrap_or(self.log_number);
         self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);

@@ -160,7 +160,25 @@ impl LogReader {
                 });
             }
             if HEADER_LEN + len > left {
+                if self.pos + HEADER_LEN + len > BLOCK_SIZE {
+                    // No writer makes a fragment cross a block boundary.
+                    self.pos = self.block_len;
+                    return Ok(Fragment::Bad {
+                        offset,
+                        reason: format!("fragment length {len} crosses the block boundary"),
+                    });
+                }
                 if self.eof {
+                    if let Some(real) = self.damaged_length(ty, crc) {
+                        self.pos = self.block_len;
+                        return Ok(Fragment::Bad {
+                            offset,
+                            reason: format!(
+                                "damaged length field: header says {len} bytes, but a complete \
+                                 fragment of {real} bytes with a valid checksum is there"
+                            ),
+                        });
+                    }
                     self.pos = self.block_len;
                     return Ok(Fragment::Torn {
                         offset,
@@ -200,6 +218,34 @@ impl LogReader {
                 len,
             });
         }
+    }
+
+    /// The fragment at `self.pos` claims more bytes than the file holds:
+    /// a torn tail, or a damaged length field. It is the latter when, for
+    /// some shorter length, the stored checksum matches *and* the fragment
+    /// so delimited is followed by the end of the data, block padding, or
+    /// another whole fragment with a valid checksum — what a complete
+    /// record followed by more log looks like. Returns that length.
+    /// A torn record passes only by a checksum coincidence at a plausible
+    /// boundary (about 2^-32 at the end of the data, 2^-64 elsewhere).
+    fn damaged_length(&self, ty: u8, crc: u32) -> Option<usize> {
+        let start = self.pos + HEADER_LEN;
+        let end = self.block_len;
+        let whole_at = |q: usize| -> bool {
+            let rest = &self.block[q..end];
+            if rest.len() < HEADER_LEN {
+                return rest.iter().all(|&b| b == 0);
+            }
+            let t = rest[6];
+            let n = usize::from(u16::from_le_bytes([rest[4], rest[5]]));
+            (fragment::FULL..=fragment::LAST).contains(&t)
+                && HEADER_LEN + n <= rest.len()
+                && fragment_crc(t, &rest[HEADER_LEN..HEADER_LEN + n])
+                    == u32::from_le_bytes([rest[0], rest[1], rest[2], rest[3]])
+        };
+        (0..=end - start)
+            .filter(|&l| start + l == end || whole_at(start + l))
+            .find(|&l| fragment_crc(ty, &self.block[start..start + l]) == crc)
     }
 
     /// Reads the next record or reports what stopped it.

@@ -157,3 +157,48 @@ fn missing_first_fragment_is_corruption() {
     assert!(matches!(events[0], ReadEvent::Corrupt { .. }));
     assert_eq!(got, vec![rec(10, 2)]);
 }
+
+/// Regression (corruption suite, random flips, seed 90): a bit flip that
+/// raised the length field of a fragment in the last block made the
+/// fragment run past the end of the file, and the reader took it for a torn
+/// tail: every record after it was dropped silently (in a manifest, every
+/// later edit — the database opened empty).
+#[test]
+fn regression_a_damaged_length_in_the_last_block_is_corruption_not_a_torn_tail() {
+    for (victim, n) in [(3usize, 10usize), (9, 10)] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.log");
+        let records: Vec<_> = (0..n).map(|i| rec(100, i as u8)).collect();
+        write_log(&p, &records);
+        let mut bytes = std::fs::read(&p).unwrap();
+        let at = victim * (100 + HEADER_LEN);
+        bytes[at + 5] ^= 0x04; // length 100 -> 1124: past the end of the file
+        std::fs::write(&p, &bytes).unwrap();
+        let (got, events) = read_log(&p);
+        assert_eq!(got[..victim], records[..victim], "victim {victim}");
+        assert!(
+            matches!(&events[0], ReadEvent::Corrupt { offset, reason }
+                if *offset == at as u64 && reason.contains("length")),
+            "victim {victim}: {events:?}"
+        );
+    }
+}
+
+#[test]
+fn a_record_cut_short_by_a_crash_is_still_a_torn_tail() {
+    for cut in [1usize, 7, 8, 50, 106] {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.log");
+        let records: Vec<_> = (0..10).map(|i| rec(100, i as u8)).collect();
+        write_log(&p, &records);
+        let mut bytes = std::fs::read(&p).unwrap();
+        bytes.truncate(bytes.len() - cut);
+        std::fs::write(&p, &bytes).unwrap();
+        let (got, events) = read_log(&p);
+        assert_eq!(got, records[..9], "cut {cut}");
+        assert!(
+            matches!(events[..], [ReadEvent::TornTail { .. }]),
+            "cut {cut}: {events:?}"
+        );
+    }
+}

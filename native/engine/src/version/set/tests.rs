@@ -421,6 +421,26 @@ fn failed_manifest_writes_change_nothing_and_the_next_apply_rolls() {
     }
 }
 
+/// Regression (io_errors::regression_failed_manifest_sync_keeps_*): the
+/// tables of an edit whose manifest sync failed stay live until a later
+/// apply succeeds, because the edit may be on disk.
+#[test]
+fn regression_tables_of_a_failed_edit_stay_live_until_the_next_success() {
+    let dir = tempfile::tempdir().unwrap();
+    let fs = Arc::new(FaultyFs::default());
+    let mut vs = VersionSet::create_new(fs.clone(), dir.path(), &opts()).unwrap();
+    let n = vs.new_file_number();
+    let mut e = VersionEdit::new();
+    e.add_file(0, table(n, "a", "b", 5));
+    fs.fail.store(FAIL_SYNC, Ordering::SeqCst);
+    vs.log_and_apply(e).unwrap_err();
+    assert_eq!(vs.current().level_summary(), "files[0 0 0 0 0 0 0]");
+    assert_eq!(vs.live_files(), [n], "the failed edit may be on disk");
+    fs.fail.store(0, Ordering::SeqCst);
+    vs.log_and_apply(VersionEdit::new()).unwrap();
+    assert_eq!(vs.live_files(), Vec::<u64>::new(), "now an orphan");
+}
+
 #[test]
 fn live_files_cover_versions_still_held() {
     let dir = tempfile::tempdir().unwrap();

@@ -19,6 +19,11 @@ public class Snapshot extends NativeHandle {
     this.sequence = sequence;
   }
 
+  /** The database this snapshot belongs to. */
+  TalusDB database() {
+    return db;
+  }
+
   /** @return the sequence number reads at this snapshot see */
   public long getSequenceNumber() {
     acquire(); // throws IllegalStateException once released

@@ -35,6 +35,7 @@ public class TalusDB extends NativeHandle {
 
   private final Options options;
   private final String path;
+  private final int numLevels;
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
   private final ColumnFamilyHandle defaultColumnFamily = new ColumnFamilyHandle(this);
 
@@ -42,6 +43,14 @@ public class TalusDB extends NativeHandle {
     super(handle);
     this.options = options;
     this.path = path;
+    // Read now: the caller may close the options once the database is open.
+    this.numLevels = options.numLevels();
+  }
+
+  /** Throws {@code IllegalStateException} once this database is closed. */
+  private void checkOpen() {
+    acquire();
+    release();
   }
 
   /**
@@ -83,16 +92,19 @@ public class TalusDB extends NativeHandle {
    * @return the default column family
    */
   public ColumnFamilyHandle getDefaultColumnFamily() {
+    checkOpen();
     return defaultColumnFamily;
   }
 
   /** @return the database directory this database was opened at */
   public String getName() {
+    checkOpen();
     return path;
   }
 
   /** @return the options this database was opened with */
   public Options getOptions() {
+    checkOpen();
     return options;
   }
 
@@ -349,11 +361,11 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(batch, "batch");
     int flags = writeOptions.flags();
-    if (batch.count() == 0) {
-      return;
-    }
-    long h = acquire();
+    long h = acquire(); // first: an empty batch on a closed database throws too
     try {
+      if (batch.count() == 0) {
+        return;
+      }
       nativeWrite(h, flags, batch.buffer(), batch.size());
     } finally {
       release();
@@ -624,9 +636,15 @@ public class TalusDB extends NativeHandle {
    * Releases {@code snapshot}; {@code null} is ignored.
    *
    * @param snapshot a snapshot of this database, or null
+   * @throws IllegalArgumentException for a snapshot of another database (left as it was)
    */
   public void releaseSnapshot(Snapshot snapshot) {
+    checkOpen();
     if (snapshot != null) {
+      if (snapshot.database() != this) {
+        throw new IllegalArgumentException("releaseSnapshot: " + snapshot
+            + " belongs to another database (" + snapshot.database().path + ")");
+      }
       snapshot.close();
     }
   }
@@ -746,6 +764,22 @@ public class TalusDB extends NativeHandle {
     background(3);
   }
 
+  /**
+   * Leaves the read-only state a background error put the database in, once its cause is gone
+   * (RocksDB's {@code DB::Resume}). A failed WAL write or sync, flush, compaction or manifest
+   * write latches the error: writes, flushes and manual compactions then throw it (counted by
+   * {@code rocksdb.background-errors}) while reads go on. {@code resume()} replaces a failed
+   * write-ahead log, flushes every memtable (so every acknowledged write is in a table), writes a
+   * new manifest and lets writes and compactions run again. Does nothing without an error.
+   *
+   * @throws TalusException the error of a step that failed again (the database stays read-only;
+   *     call again once the disk is healthy), or the latched error itself when it is a {@code
+   *     Corruption}, which needs a reopen
+   */
+  public void resume() throws TalusException {
+    background(4);
+  }
+
   private void background(int kind) throws TalusException {
     long h = acquire();
     try {
@@ -786,7 +820,8 @@ public class TalusDB extends NativeHandle {
 
   /** @return the number of levels (7 by default) */
   public int numberLevels() {
-    return options.numLevels();
+    checkOpen();
+    return numLevels;
   }
 
   // ---------------------------------------------------------------- properties

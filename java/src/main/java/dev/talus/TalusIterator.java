@@ -45,6 +45,8 @@ public class TalusIterator extends NativeHandle {
 
   /** @return the database this iterator reads */
   public TalusDB getDatabase() {
+    acquire(); // throws IllegalStateException once closed, as every other method
+    release();
     return db;
   }
 

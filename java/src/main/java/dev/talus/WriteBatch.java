@@ -235,16 +235,19 @@ public class WriteBatch implements AutoCloseable {
 
   /** @return true when the batch holds a put */
   public boolean hasPut() {
+    checkOpen();
     return (kinds & (1 << VALUE)) != 0;
   }
 
   /** @return true when the batch holds a delete */
   public boolean hasDelete() {
+    checkOpen();
     return (kinds & (1 << DELETION)) != 0;
   }
 
   /** @return true when the batch holds a range delete */
   public boolean hasDeleteRange() {
+    checkOpen();
     return (kinds & (1 << RANGE_DELETION)) != 0;
   }
 

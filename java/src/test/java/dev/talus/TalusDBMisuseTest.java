@@ -1,0 +1,494 @@
+package dev.talus;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Misuse of the Java API: calls after close, closing with open children and busy threads, double
+ * close, null and empty keys, a 100 MB value, options out of range, a file or a held directory as
+ * the database path. The JVM must never crash, and a hundred open/use/close rounds must not grow
+ * the process's resident memory (a native-memory leak check, not a timing assertion).
+ */
+class TalusDBMisuseTest {
+  private Path dir;
+
+  @BeforeEach
+  void setUp() throws Exception {
+    dir = TestDirs.fresh("misuse");
+  }
+
+  @AfterEach
+  void tearDown() throws Exception {
+    TestDirs.delete(dir);
+  }
+
+  private static byte[] b(String s) {
+    return s.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+  }
+
+  private TalusDB open() throws TalusException {
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      return TalusDB.open(o, dir.toString());
+    }
+  }
+
+  /** A harmless argument of type {@code t} for a reflective call. */
+  private static Object dummy(Class<?> t, TalusDB other, ColumnFamilyHandle cf) {
+    if (t == byte[].class) {
+      return b("k");
+    }
+    if (t == int.class) {
+      return 0;
+    }
+    if (t == long.class) {
+      return 0L;
+    }
+    if (t == boolean.class) {
+      return false;
+    }
+    if (t == String.class) {
+      return "rocksdb.num-files-at-level0";
+    }
+    if (t == ByteBuffer.class) {
+      return ByteBuffer.allocateDirect(8);
+    }
+    if (t == WriteOptions.class) {
+      return new WriteOptions();
+    }
+    if (t == ReadOptions.class) {
+      return new ReadOptions();
+    }
+    if (t == FlushOptions.class) {
+      return new FlushOptions();
+    }
+    if (t == WriteBatch.class) {
+      return new WriteBatch();
+    }
+    if (t == List.class) {
+      return List.of(b("k"));
+    }
+    if (t == Snapshot.class) {
+      return other.getSnapshot();
+    }
+    if (t == ColumnFamilyHandle.class) {
+      return cf;
+    }
+    if (t == PerfLevel.class) {
+      return PerfLevel.ENABLE_COUNT;
+    }
+    throw new AssertionError("no dummy for " + t);
+  }
+
+  /**
+   * Methods that may be called after close: closing again, asking whether it is closed, and
+   * Object's toString/equals/hashCode (loggers and debuggers call them on anything).
+   */
+  private static final Set<String> ALLOWED_AFTER_CLOSE =
+      Set.of("close", "closeE", "isClosed", "isOwningHandle", "toString", "equals", "hashCode");
+
+  @Test
+  void everyPublicMethodOfAClosedDatabaseThrowsIllegalState() throws Exception {
+    TalusDB db = open();
+    ColumnFamilyHandle cf = db.getDefaultColumnFamily();
+    Path otherDir = TestDirs.fresh("misuse-other");
+    List<String> checked = new ArrayList<>();
+    try (Options o = new Options().setCreateIfMissing(true);
+        TalusDB other = TalusDB.open(o, otherDir.toString())) {
+      db.close();
+      for (Method m : TalusDB.class.getMethods()) {
+        if (Modifier.isStatic(m.getModifiers()) || m.getDeclaringClass() == Object.class
+            || ALLOWED_AFTER_CLOSE.contains(m.getName())) {
+          continue;
+        }
+        Object[] args = Arrays.stream(m.getParameterTypes()).map(t -> dummy(t, other, cf))
+            .toArray();
+        try {
+          m.invoke(db, args);
+          fail(m + " returned normally on a closed database");
+        } catch (InvocationTargetException e) {
+          if (!(e.getCause() instanceof IllegalStateException)) {
+            throw new AssertionError(m + " threw " + e.getCause(), e.getCause());
+          }
+        }
+        checked.add(m.getName());
+      }
+    } finally {
+      TestDirs.delete(otherDir);
+    }
+    assertTrue(checked.size() > 40, "checked " + checked);
+    db.close(); // twice: a no-op
+    db.close();
+  }
+
+  /** A harmless argument of any type, or null when there is none to make. */
+  private static Object anyDummy(Class<?> t) {
+    if (t.isEnum()) {
+      return t.getEnumConstants()[t.getEnumConstants().length > 1 ? 1 : 0];
+    }
+    if (t == double.class) {
+      return 2.0;
+    }
+    if (t == int.class) {
+      return 1;
+    }
+    if (t == long.class) {
+      return 1L << 20;
+    }
+    if (t == boolean.class) {
+      return true;
+    }
+    if (t == byte[].class) {
+      return b("k");
+    }
+    if (t == String.class) {
+      return "x";
+    }
+    if (t == ByteBuffer.class) {
+      return ByteBuffer.allocateDirect(8);
+    }
+    try {
+      return t.getConstructor().newInstance();
+    } catch (ReflectiveOperationException e) {
+      return null;
+    }
+  }
+
+  private static List<String> callAllAfterClose(Object closed, Class<?> type) throws Exception {
+    List<String> checked = new ArrayList<>();
+    List<String> wrong = new ArrayList<>();
+    for (Method m : type.getMethods()) {
+      if (Modifier.isStatic(m.getModifiers()) || m.getDeclaringClass() == Object.class
+          || ALLOWED_AFTER_CLOSE.contains(m.getName())) {
+        continue;
+      }
+      Object[] args = Arrays.stream(m.getParameterTypes()).map(TalusDBMisuseTest::anyDummy)
+          .toArray();
+      if (Arrays.asList(args).contains(null)) {
+        continue; // no harmless argument to make (e.g. an abstract Logger)
+      }
+      try {
+        m.invoke(closed, args);
+        wrong.add(m + " returned normally after close");
+      } catch (InvocationTargetException e) {
+        // Unsupported operations say so whatever the state.
+        if (!(e.getCause() instanceof IllegalStateException)
+            && !(e.getCause() instanceof UnsupportedOperationException)) {
+          wrong.add(m + " threw " + e.getCause());
+        }
+      }
+      checked.add(m.getName());
+    }
+    assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+    return checked;
+  }
+
+  @Test
+  void everyPublicMethodOfClosedIteratorsBatchesAndOptionsThrowsIllegalState() throws Exception {
+    try (TalusDB db = open()) {
+      db.put(b("a"), b("1"));
+      TalusIterator it = db.newIterator();
+      it.close();
+      assertTrue(callAllAfterClose(it, TalusIterator.class).size() > 10);
+    }
+    int n = 0;
+    for (Class<?> c : List.of(WriteBatch.class, ReadOptions.class, WriteOptions.class,
+        FlushOptions.class, Options.class)) {
+      AutoCloseable o = (AutoCloseable) c.getConstructor().newInstance();
+      o.close();
+      n += callAllAfterClose(o, c).size();
+    }
+    assertTrue(n > 100, "checked " + n);
+  }
+
+  @Test
+  void closingTheDatabaseClosesItsIteratorsAndSnapshotsAndBatchesStayUsable() throws Exception {
+    TalusDB db = open();
+    db.put(b("a"), b("1"));
+    TalusIterator it = db.newIterator();
+    it.seekToFirst();
+    Snapshot s = db.getSnapshot();
+    WriteBatch batch = new WriteBatch();
+    batch.put(b("b"), b("2"));
+    db.close();
+    assertThrows(IllegalStateException.class, it::isValid);
+    assertThrows(IllegalStateException.class, it::next);
+    assertThrows(IllegalStateException.class, it::key);
+    assertThrows(IllegalStateException.class, it::status);
+    assertThrows(IllegalStateException.class, s::getSequenceNumber);
+    it.close();
+    s.close();
+    // The batch belongs to no database: it still works, but not against a closed one.
+    batch.put(b("c"), b("3"));
+    assertEquals(2, batch.count());
+    try (WriteOptions wo = new WriteOptions()) {
+      assertThrows(IllegalStateException.class, () -> db.write(wo, batch));
+    }
+    batch.close();
+    batch.close();
+    assertThrows(IllegalStateException.class, () -> batch.put(b("d"), b("4")));
+    try (TalusDB again = open()) {
+      assertArrayEquals(b("1"), again.get(b("a")));
+      assertNull(again.get(b("b")));
+    }
+  }
+
+  @Test
+  void closingWhileOtherThreadsIterateAndWriteNeverCrashes() throws Exception {
+    for (int round = 0; round < 3; round++) {
+      TalusDB db = open();
+      for (int i = 0; i < 2000; i++) {
+        db.put(b("k" + i), new byte[100]);
+      }
+      CountDownLatch started = new CountDownLatch(4);
+      AtomicReference<Throwable> bad = new AtomicReference<>();
+      List<Thread> ts = new ArrayList<>();
+      for (int t = 0; t < 4; t++) {
+        final int id = t;
+        Thread th = new Thread(() -> {
+          started.countDown();
+          try {
+            while (true) {
+              if (id % 2 == 0) {
+                try (TalusIterator it = db.newIterator()) {
+                  for (it.seekToFirst(); it.isValid(); it.next()) {
+                    it.value();
+                  }
+                }
+              } else {
+                try (Snapshot s = db.getSnapshot(); ReadOptions ro = new ReadOptions()) {
+                  ro.setSnapshot(s);
+                  db.get(ro, b("k5"));
+                  db.put(b("x" + id), new byte[10]);
+                }
+              }
+            }
+          } catch (IllegalStateException e) {
+            // The expected end.
+          } catch (TalusException e) {
+            if (e.getStatus().getCode() != Status.Code.ShutdownInProgress) {
+              bad.compareAndSet(null, e);
+            }
+          } catch (Throwable e) {
+            bad.compareAndSet(null, e);
+          }
+        });
+        th.start();
+        ts.add(th);
+      }
+      started.await();
+      Thread.sleep(30);
+      db.close();
+      for (Thread th : ts) {
+        th.join(30_000);
+        assertFalse(th.isAlive());
+      }
+      if (bad.get() != null) {
+        throw new AssertionError(bad.get());
+      }
+    }
+  }
+
+  /** Regression: writing an empty batch to a closed database returned normally. */
+  @Test
+  void regressionAnEmptyBatchOnAClosedDatabaseThrows() throws Exception {
+    TalusDB db = open();
+    db.close();
+    try (WriteOptions wo = new WriteOptions(); WriteBatch empty = new WriteBatch()) {
+      assertThrows(IllegalStateException.class, () -> db.write(wo, empty));
+    }
+  }
+
+  /**
+   * Regression: numberLevels() read the Options object, so it threw once the caller had closed
+   * the options (allowed after open), and getName(), getOptions(), numberLevels() and
+   * getDefaultColumnFamily() answered on a closed database.
+   */
+  @Test
+  void regressionAccessorsFollowTheDatabaseNotTheOptions() throws Exception {
+    Options o = new Options().setCreateIfMissing(true).setNumLevels(5);
+    TalusDB db = TalusDB.open(o, dir.toString());
+    o.close();
+    assertEquals(5, db.numberLevels());
+    assertEquals(dir.toString(), db.getName());
+    db.close();
+    assertThrows(IllegalStateException.class, db::numberLevels);
+    assertThrows(IllegalStateException.class, db::getName);
+    assertThrows(IllegalStateException.class, db::getOptions);
+    assertThrows(IllegalStateException.class, db::getDefaultColumnFamily);
+  }
+
+  /** Regression: releaseSnapshot() released a snapshot of another database, even when closed. */
+  @Test
+  void releasingASnapshotOfAnotherDatabaseIsRefused() throws Exception {
+    Path otherDir = TestDirs.fresh("misuse-other");
+    try (TalusDB db = open();
+        Options o = new Options().setCreateIfMissing(true);
+        TalusDB other = TalusDB.open(o, otherDir.toString())) {
+      Snapshot s = other.getSnapshot();
+      assertThrows(IllegalArgumentException.class, () -> db.releaseSnapshot(s));
+      assertEquals(s.getSequenceNumber(), s.getSequenceNumber(), "still usable");
+      other.releaseSnapshot(s);
+      assertThrows(IllegalStateException.class, s::getSequenceNumber);
+      db.releaseSnapshot(null);
+    } finally {
+      TestDirs.delete(otherDir);
+    }
+  }
+
+  @Test
+  void nullArgumentsNameTheParameterAndEmptyKeysWork() throws Exception {
+    try (TalusDB db = open(); WriteOptions wo = new WriteOptions()) {
+      NullPointerException e = assertThrows(NullPointerException.class, () -> db.put(null, b("v")));
+      assertTrue(e.getMessage().contains("key"), e.getMessage());
+      e = assertThrows(NullPointerException.class, () -> db.put(b("k"), null));
+      assertTrue(e.getMessage().contains("value"), e.getMessage());
+      assertThrows(NullPointerException.class, () -> db.get((byte[]) null));
+      assertThrows(NullPointerException.class, () -> db.delete((byte[]) null));
+      assertThrows(NullPointerException.class, () -> db.put(null, b("k"), b("v")));
+      assertThrows(NullPointerException.class, () -> db.write(wo, null));
+      assertThrows(NullPointerException.class, () -> db.getProperty(null));
+      assertThrows(NullPointerException.class, () -> TalusDB.open(null, dir.toString()));
+      db.put(new byte[0], new byte[0]);
+      assertArrayEquals(new byte[0], db.get(new byte[0]));
+      db.put(new byte[0], b("v"));
+      assertArrayEquals(b("v"), db.get(new byte[0]));
+      db.delete(new byte[0]);
+      assertNull(db.get(new byte[0]));
+    }
+  }
+
+  @Test
+  void aHundredMegabyteValueRoundTrips() throws Exception {
+    byte[] big = new byte[100 << 20];
+    for (int i = 0; i < big.length; i += 4096) {
+      big[i] = (byte) (i >>> 12);
+    }
+    try (TalusDB db = open(); FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+      db.put(b("big"), big);
+      assertArrayEquals(big, db.get(b("big")));
+      db.flush(fo);
+      assertArrayEquals(big, db.get(b("big")));
+    }
+    try (TalusDB db = open()) {
+      assertArrayEquals(big, db.get(b("big")));
+    }
+  }
+
+  @Test
+  void optionsOutOfRangeAreRejectedClearly() throws Exception {
+    try (Options o = new Options()) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> o.setWriteBufferSize(0));
+      assertTrue(e.getMessage().contains("writeBufferSize"), e.getMessage());
+      assertThrows(IllegalArgumentException.class, () -> o.setWriteBufferSize(-1));
+      assertThrows(IllegalArgumentException.class, () -> o.setMaxWriteBufferNumber(-3));
+      assertThrows(IllegalArgumentException.class, () -> o.setMaxBytesForLevelBase(-1));
+      assertThrows(IllegalArgumentException.class, () -> o.setTargetFileSizeBase(0));
+      assertThrows(IllegalArgumentException.class, () -> o.setNumLevels(0));
+      assertThrows(IllegalArgumentException.class, () -> o.setMaxBackgroundJobs(0));
+      assertThrows(IllegalArgumentException.class, () -> o.setMaxBytesForLevelMultiplier(0.5));
+    }
+    try (TalusDB db = open()) {
+      TalusException e =
+          assertThrows(TalusException.class, () -> db.getProperty("rocksdb.no-such-property"));
+      assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
+      assertTrue(e.getMessage().contains("rocksdb.no-such-property"), e.getMessage());
+      assertThrows(TalusException.class, () -> db.getLongProperty("rocksdb.no-such-property"));
+    }
+  }
+
+  @Test
+  void aRegularFileIsNotADatabaseAndADirectoryOpensOnce() throws Exception {
+    Path file = dir.resolve("plain-file");
+    Files.writeString(file, "not a database");
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, file.toString()));
+      assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
+      assertTrue(e.getMessage().contains("not a directory"), e.getMessage());
+      assertEquals("not a database", Files.readString(file), "the file is left alone");
+      Path db = dir.resolve("db");
+      try (TalusDB first = TalusDB.open(o, db.toString())) {
+        TalusException busy =
+            assertThrows(TalusException.class, () -> TalusDB.open(o, db.toString()));
+        assertEquals(Status.Code.Busy, busy.getStatus().getCode());
+        first.put(b("still"), b("works"));
+      }
+      try (TalusDB again = TalusDB.open(o, db.toString())) {
+        assertArrayEquals(b("works"), again.get(b("still")));
+      }
+    }
+  }
+
+  private static long rssKb() throws Exception {
+    for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+      if (line.startsWith("VmRSS:")) {
+        return Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    throw new AssertionError("no VmRSS in /proc/self/status");
+  }
+
+  private void oneRound(int round) throws Exception {
+    try (Options o = new Options().setCreateIfMissing(true).setWriteBufferSize(256 << 10);
+        TalusDB db = TalusDB.open(o, dir.resolve("leak").toString());
+        WriteOptions wo = new WriteOptions();
+        FlushOptions fo = new FlushOptions().setWaitForFlush(true)) {
+      try (WriteBatch batch = new WriteBatch()) {
+        for (int i = 0; i < 500; i++) {
+          batch.put(b("k" + (i % 300)), new byte[200]);
+        }
+        db.write(wo, batch);
+      }
+      db.flush(fo);
+      try (TalusIterator it = db.newIterator()) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          it.key();
+        }
+      }
+      db.multiGetAsList(List.of(b("k1"), b("k2"), b("none")));
+      // Left open on purpose: closing the database must free them.
+      db.newIterator().seekToFirst();
+      db.getSnapshot();
+      assertThrows(TalusException.class, () -> db.getProperty("rocksdb.nope" + round));
+    }
+  }
+
+  @Test
+  void aHundredRoundsOfOpenUseCloseDoNotLeakNativeMemory() throws Exception {
+    for (int i = 0; i < 10; i++) {
+      oneRound(i); // warm-up: allocator arenas, JIT, class loading
+    }
+    System.gc();
+    long before = rssKb();
+    for (int i = 0; i < 100; i++) {
+      oneRound(i);
+    }
+    System.gc();
+    long after = rssKb();
+    long growthMb = (after - before) / 1024;
+    System.out.println("misuse: RSS " + before / 1024 + " MB -> " + after / 1024
+        + " MB over 100 rounds");
+    assertTrue(growthMb < 64, "RSS grew by " + growthMb + " MB over 100 rounds");
+  }
+}

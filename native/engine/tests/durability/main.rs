@@ -1,0 +1,9 @@
+//! The durability suites of issue 7, one module per behaviour, all on the
+//! in-memory fault-injecting file system `talus::fs::FaultFs` (the kill test
+//! with real processes is `tests/kill.rs`).
+
+mod common;
+mod corruption;
+mod io_errors;
+mod power_loss;
+mod recovery_modes;

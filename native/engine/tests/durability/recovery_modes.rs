@@ -1,0 +1,198 @@
+//! `WalRecoveryMode` as RocksDB documents it, on damaged and torn logs:
+//!
+//! | mode | torn tail (incomplete last record) | damage in the middle |
+//! |---|---|---|
+//! | `TolerateCorruptedTailRecords` (default) | dropped, logged | `Corruption` naming the log |
+//! | `AbsoluteConsistency` | `Corruption` | `Corruption` |
+//! | `PointInTimeRecovery` | dropped; later logs ignored | replay stops there; later logs ignored |
+//! | `SkipAnyCorruptedRecords` | dropped | the damaged block skipped, replay goes on |
+
+use std::path::Path;
+
+use talus::db::FlushOptions;
+use talus::fs::{FaultFs, FileSystem};
+use talus::wal::WalRecoveryMode;
+use talus::{Code, Db, Options, ReadOptions};
+
+use crate::common::*;
+
+fn key(i: usize) -> Vec<u8> {
+    format!("r{i:04}").into_bytes()
+}
+
+fn val(i: usize) -> Vec<u8> {
+    let mut v = format!("value-{i}-").into_bytes();
+    v.resize(1000, b'v');
+    v
+}
+
+/// Writes records 0..100 to one log and, when `two_logs`, 100..200 to a
+/// second one (the first memtable is switched out but not flushed), then
+/// closes. Returns the file system and the logs, oldest first.
+fn build(two_logs: bool) -> (FaultFs, Vec<String>) {
+    let fs = FaultFs::new(21);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let opts = Options {
+        create_if_missing: true,
+        fs: std::sync::Arc::new(fs.clone()),
+        stats_dump_period_sec: 0,
+        ..Options::default()
+    };
+    let db = Db::open(opts, "/db").unwrap();
+    for i in 0..100 {
+        db.put(&wo(false, false), &key(i), &val(i)).unwrap();
+    }
+    if two_logs {
+        db.pause_background_work().unwrap();
+        db.flush(&FlushOptions {
+            wait: false,
+            ..FlushOptions::default()
+        })
+        .unwrap();
+        for i in 100..200 {
+            db.put(&wo(false, false), &key(i), &val(i)).unwrap();
+        }
+    }
+    db.close().unwrap();
+    let mut logs: Vec<String> = fs
+        .list_dir(Path::new("/db"))
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .filter(|n| !fs.contents(&Path::new("/db").join(n)).unwrap().is_empty())
+        .collect();
+    logs.sort();
+    assert_eq!(logs.len(), if two_logs { 2 } else { 1 }, "{logs:?}");
+    (fs, logs)
+}
+
+fn open(fs: &FaultFs, mode: WalRecoveryMode) -> talus::Result<Db> {
+    Db::open(
+        Options {
+            fs: std::sync::Arc::new(fs.clone()),
+            stats_dump_period_sec: 0,
+            wal_recovery_mode: mode,
+            ..Options::default()
+        },
+        "/db",
+    )
+}
+
+fn edit(fs: &FaultFs, log: &str, f: impl FnOnce(&mut Vec<u8>)) {
+    let p = Path::new("/db").join(log);
+    let mut b = fs.contents(&p).unwrap();
+    f(&mut b);
+    fs.set_contents(&p, b).unwrap();
+}
+
+/// Which of records `0..n` the database holds (each with its value).
+fn present(db: &Db, n: usize) -> Vec<bool> {
+    let ro = ReadOptions::default();
+    (0..n)
+        .map(|i| match db.get(&ro, &key(i)).unwrap() {
+            Some(v) => {
+                assert_eq!(v, val(i), "record {i} has a wrong value");
+                true
+            }
+            None => false,
+        })
+        .collect()
+}
+
+fn tear(b: &mut Vec<u8>) {
+    b.truncate(b.len() - 300); // inside the last record
+}
+
+#[expect(
+    clippy::ptr_arg,
+    reason = "the signature of tear(), which truncates: both are damage functions"
+)]
+fn damage_middle(b: &mut Vec<u8>) {
+    // Record 40 or so: inside the second 32 KiB block.
+    b[40 * 1027 + 100] ^= 0x55;
+}
+
+fn log_text(fs: &FaultFs) -> String {
+    info_log_tail(fs, Path::new("/db"), 10_000)
+}
+
+#[test]
+fn tolerate_corrupted_tail_records_drops_a_torn_tail_and_fails_on_damage_in_the_middle() {
+    let (fs, logs) = build(false);
+    edit(&fs, &logs[0], tear);
+    let db = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap();
+    let p = present(&db, 100);
+    assert!(p[..99].iter().all(|&x| x) && !p[99], "{p:?}");
+    assert!(log_text(&fs).contains("Dropped torn tail"));
+    drop(db);
+
+    let (fs, logs) = build(false);
+    edit(&fs, &logs[0], damage_middle);
+    let e = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap_err();
+    assert_eq!(e.code(), Code::Corruption, "{e}");
+    assert!(e.to_string().contains(&logs[0]), "{e}");
+}
+
+#[test]
+fn absolute_consistency_fails_on_a_torn_tail_too() {
+    for damage in [tear as fn(&mut Vec<u8>), damage_middle] {
+        let (fs, logs) = build(false);
+        edit(&fs, &logs[0], damage);
+        let e = open(&fs, WalRecoveryMode::AbsoluteConsistency).unwrap_err();
+        assert_eq!(e.code(), Code::Corruption, "{e}");
+        assert!(e.to_string().contains(&logs[0]), "{e}");
+    }
+    // Undamaged logs open fine.
+    let (fs, _) = build(true);
+    let db = open(&fs, WalRecoveryMode::AbsoluteConsistency).unwrap();
+    assert!(present(&db, 200).iter().all(|&x| x));
+}
+
+#[test]
+fn point_in_time_recovery_stops_at_the_first_damage_and_ignores_later_logs() {
+    let (fs, logs) = build(true);
+    edit(&fs, &logs[0], damage_middle);
+    let db = open(&fs, WalRecoveryMode::PointInTimeRecovery).unwrap();
+    let p = present(&db, 200);
+    let first_lost = p.iter().position(|&x| !x).unwrap();
+    assert!((30..=40).contains(&first_lost), "stopped at {first_lost}");
+    assert!(
+        p[first_lost..].iter().all(|&x| !x),
+        "nothing after the damage, not even from the later log: {p:?}"
+    );
+    assert!(log_text(&fs).contains("Point-in-time recovery"));
+    drop(db);
+
+    // A torn tail in the older log: the newer one is ignored too.
+    let (fs, logs) = build(true);
+    edit(&fs, &logs[0], tear);
+    let db = open(&fs, WalRecoveryMode::PointInTimeRecovery).unwrap();
+    let p = present(&db, 200);
+    assert!(p[..99].iter().all(|&x| x), "{p:?}");
+    assert!(p[99..].iter().all(|&x| !x), "{p:?}");
+    drop(db);
+
+    // A torn tail in the newest log: everything before it.
+    let (fs, logs) = build(true);
+    edit(&fs, &logs[1], tear);
+    let db = open(&fs, WalRecoveryMode::PointInTimeRecovery).unwrap();
+    let p = present(&db, 200);
+    assert!(p[..199].iter().all(|&x| x) && !p[199], "{p:?}");
+}
+
+#[test]
+fn skip_any_corrupted_records_skips_the_damage_and_keeps_the_rest() {
+    let (fs, logs) = build(true);
+    edit(&fs, &logs[0], damage_middle);
+    let db = open(&fs, WalRecoveryMode::SkipAnyCorruptedRecords).unwrap();
+    let p = present(&db, 200);
+    let lost = p.iter().filter(|&&x| !x).count();
+    assert!(p[..30].iter().all(|&x| x), "before the damage: {p:?}");
+    assert!(!p[40], "the damaged record");
+    assert!(
+        p[70..].iter().all(|&x| x),
+        "the blocks after the damaged one: {p:?}"
+    );
+    assert!(lost <= 40, "lost {lost}");
+    assert!(log_text(&fs).contains("Skipping"), "{}", log_text(&fs));
+}
