@@ -51,7 +51,9 @@ class OptionsTest {
       "setLevelCompactionDynamicLevelBytes", "setTargetFileSizeBase",
       "setTargetFileSizeMultiplier", "setCompactionPriority", "setCompactionStyle",
       "setDisableAutoCompactions", "setCompressionType", "setTableFormatConfig",
-      "setBlockBasedTableFactory");
+      "setBlockBasedTableFactory", "setOptimizeLevelStyle", "setRateLimiter", "setStatistics",
+      "setLogger", "setInfoLogLevel", "setMaxLogFileSize", "setKeepLogFileNum",
+      "setStatsDumpPeriodSec");
 
   private static final Set<String> TABLE_SETTERS = Set.of("setBlockCache", "setNoBlockCache",
       "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setFilterPolicy",
@@ -184,6 +186,16 @@ class OptionsTest {
       assertTrue(o.disableAutoCompactions());
       o.setCompressionType(CompressionType.NO_COMPRESSION);
       assertEquals(CompressionType.NO_COMPRESSION, o.compressionType());
+      o.setInfoLogLevel(InfoLogLevel.WARN_LEVEL);
+      assertEquals(InfoLogLevel.WARN_LEVEL, o.infoLogLevel());
+      o.setMaxLogFileSize(1 << 20);
+      assertEquals(1 << 20, o.maxLogFileSize());
+      o.setKeepLogFileNum(3);
+      assertEquals(3, o.keepLogFileNum());
+      o.setStatsDumpPeriodSec(0);
+      assertEquals(0, o.statsDumpPeriodSec());
+      // setRateLimiter, setStatistics and setLogger are exercised with a running database in
+      // StatisticsIntegrationTest and WriteStallGatesTest; setOptimizeLevelStyle in SeedNamesTest.
 
       BlockBasedTableConfig t = new BlockBasedTableConfig();
       assertSame(t, t.setBlockCacheSize(2 << 20));
@@ -258,6 +270,9 @@ class OptionsTest {
       assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(0));
       assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(-2));
       assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(0));
+      assertNames("maxLogFileSize", () -> o.setMaxLogFileSize(-1));
+      assertNames("keepLogFileNum", () -> o.setKeepLogFileNum(0));
+      assertNames("statsDumpPeriodSec", () -> o.setStatsDumpPeriodSec(-1));
       assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(0));
       assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(-5));
       assertNames("delayedWriteRate", () -> o.setDelayedWriteRate(-1));
