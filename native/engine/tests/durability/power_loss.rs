@@ -622,3 +622,21 @@ fn concurrent_writers_recover_to_a_prefix_of_what_was_acknowledged() {
         seeds.end - seeds.start
     );
 }
+
+/// Regression: `2939021` deferred the new WAL's directory fsync to the
+/// first synced write. A power loss could then drop the new log's directory
+/// entry while the manifest (synced by the next flush) already named it as
+/// the live log: these seeds lost acknowledged writes until the fsync moved
+/// back to right after the file is created (`new_wal_locked`).
+#[test]
+fn regression_new_wal_directory_entry_is_durable_before_the_manifest_names_it() {
+    for seed in [13, 16, 25] {
+        let mut t = Totals::default();
+        if let Err(e) = run_seed(seed, &mut t) {
+            panic!("seed {seed}: {e}");
+        }
+        if let Err(e) = run_concurrent_seed(seed) {
+            panic!("concurrent seed {seed}: {e}");
+        }
+    }
+}
