@@ -32,7 +32,11 @@ class PropertiesTest {
     try (Stream<Path> s = Files.list(dir)) {
       for (Path p : (Iterable<Path>) s::iterator) {
         if (p.toString().endsWith(".sst")) {
-          n += Files.size(p);
+          try {
+            n += Files.size(p);
+          } catch (java.nio.file.NoSuchFileException deletedMeanwhile) {
+            // An obsolete table deleted between the listing and the size: not on disk.
+          }
         }
       }
     }
@@ -105,7 +109,17 @@ class PropertiesTest {
       db.enableAutoCompaction();
       db.compactRange();
       db.waitForCompactions();
-      assertEquals(sstBytesOnDisk(dir), db.getLongProperty("rocksdb.total-sst-files-size"));
+      // The compaction's input tables are deleted by the job after it installs its result, so
+      // the last one may still be on disk for a moment after waitForCompactions returns
+      // (regression: CI on c01c552 saw 1,152,496 bytes on disk against 1,125,130 live). Wait
+      // for the deletion, then compare.
+      long live = db.getLongProperty("rocksdb.total-sst-files-size");
+      long deadline = System.nanoTime() + 30_000_000_000L;
+      while (sstBytesOnDisk(dir) != live && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+        live = db.getLongProperty("rocksdb.total-sst-files-size");
+      }
+      assertEquals(sstBytesOnDisk(dir), live);
     }
   }
 
