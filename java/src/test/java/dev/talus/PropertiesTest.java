@@ -99,18 +99,22 @@ class PropertiesTest {
   }
 
   /**
-   * The live table size once the disk matches it. A compaction job deletes its input tables after
-   * installing its result, so the last ones may still be on disk for a moment after the call that
-   * waited for it returns (regression: CI on c01c552 and e2f891a saw one 27,366-byte table more
-   * on disk than live). Waits up to 30 s for the deletion.
+   * Waits (up to 30 s) until the live table size and the {@code .sst} bytes on disk, read
+   * together, agree, and returns the pair as {disk, live}. Background work moves both: a job
+   * writes its output before installing it and deletes its inputs after (regression: CI on
+   * c01c552, e2f891a and 138525b saw one 27,366-byte table on disk but not live, or live but
+   * already gone from the listing).
    */
-  private long liveAfterDeletions(TalusDB db, long live) throws Exception {
+  private long[] diskAndLive(TalusDB db) throws Exception {
     long deadline = System.nanoTime() + 30_000_000_000L;
-    while (sstBytesOnDisk(dir) != live && System.nanoTime() < deadline) {
+    while (true) {
+      long live = db.getLongProperty("rocksdb.total-sst-files-size");
+      long disk = sstBytesOnDisk(dir);
+      if (disk == live || System.nanoTime() > deadline) {
+        return new long[] {disk, live};
+      }
       Thread.sleep(10);
-      live = db.getLongProperty("rocksdb.total-sst-files-size");
     }
-    return live;
   }
 
   @Test
@@ -120,12 +124,13 @@ class PropertiesTest {
       Lsm.layered(db);
       long sst = db.getLongProperty("rocksdb.total-sst-files-size");
       assertTrue(sst > 500_000, "about 1 MB written: " + sst);
-      assertEquals(sstBytesOnDisk(dir), liveAfterDeletions(db, sst));
+      long[] dl = diskAndLive(db);
+      assertEquals(dl[0], dl[1]);
       db.enableAutoCompaction();
       db.compactRange();
       db.waitForCompactions();
-      assertEquals(sstBytesOnDisk(dir),
-          liveAfterDeletions(db, db.getLongProperty("rocksdb.total-sst-files-size")));
+      dl = diskAndLive(db);
+      assertEquals(dl[0], dl[1]);
     }
   }
 
