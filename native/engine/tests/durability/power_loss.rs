@@ -321,6 +321,14 @@ fn count_in_logs(fs: &FaultFs, what: &str) -> usize {
         .sum()
 }
 
+/// Ends the simulated process at once: every later file-system call fails
+/// (so dropping `db` writes nothing), then the crash of kind `how`.
+fn crash_now<T>(fs: &FaultFs, db: T, how: Crash) {
+    fs.freeze();
+    drop(db);
+    fs.crash(how);
+}
+
 fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
     let fs = FaultFs::new(seed);
     fs.create_dir_all(Path::new("/db")).unwrap();
@@ -351,9 +359,7 @@ fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
                 "an operation failed before the crash point",
             ));
         }
-        fs.freeze();
-        drop(db);
-        fs.crash(c.crash);
+        crash_now(&fs, db, c.crash);
         fs.clear_faults();
         totals.faults_survived += c.faults_survived;
         if r.random_bool(0.3) {
@@ -370,9 +376,7 @@ fn run_seed(seed: u64, totals: &mut Totals) -> Result<(), String> {
             };
             fs.freeze_after(r.random_range(1..=80));
             let reopened = Db::open(opts.clone(), "/db");
-            fs.freeze();
-            drop(reopened);
-            fs.crash(second);
+            crash_now(&fs, reopened, second);
             if second != Crash::ProcessKill {
                 c.must_w = c.must_w.min(c.must_w_synced);
             }
@@ -531,9 +535,7 @@ fn run_concurrent_seed(seed: u64) -> Result<(usize, usize), String> {
         .collect();
     let logs: Vec<Vec<(u64, Option<u64>, bool)>> =
         handles.into_iter().map(|h| h.join().unwrap()).collect();
-    fs.freeze();
-    drop(db);
-    fs.crash(crash);
+    crash_now(&fs, db, crash);
     let db = Db::open(opts.clone(), "/db")
         .map_err(|e| format!("concurrent seed {seed}: open after {crash:?}: {e}"))?;
     let ro = talus::ReadOptions::default();
