@@ -154,6 +154,38 @@ pub fn evaluate(i: &StallInputs, l: &StallLimits) -> WriteCondition {
     Normal
 }
 
+/// Whether an explicit flush that does not allow a write stall must wait
+/// before switching the memtable (RocksDB's
+/// `WaitUntilFlushWouldNotStallWrites`): true when one more immutable
+/// memtable (none if the active memtable is empty) and one more L0 file,
+/// at the current pending compaction bytes, would leave writes delayed or
+/// stopped. Never true while fewer than `min_write_buffer_number_to_merge`
+/// memtables wait and L0 is below `l0_compaction_trigger`: then no
+/// background work would run to clear the condition, and waiting would
+/// never end.
+///
+/// This is what keeps an importer that flushes every N rows from piling up
+/// L0 files faster than compaction drains them: its flush waits for the
+/// debt to fall instead of adding to it.
+pub fn flush_would_stall(
+    i: &StallInputs,
+    l: &StallLimits,
+    active_memtable_empty: bool,
+    l0_compaction_trigger: i64,
+) -> bool {
+    if i.unflushed_memtables < l.min_write_buffer_number_to_merge
+        && (i.l0_files as i64) < l0_compaction_trigger
+    {
+        return false;
+    }
+    let after = StallInputs {
+        unflushed_memtables: i.unflushed_memtables + usize::from(!active_memtable_empty),
+        l0_files: i.l0_files + 1,
+        ..*i
+    };
+    evaluate(&after, l) != WriteCondition::Normal
+}
+
 /// Lowest delayed write rate, bytes per second.
 pub const MIN_DELAYED_RATE: u64 = 16 * 1024;
 /// Default `delayed_write_rate` when neither it nor a rate limiter is set.
@@ -359,6 +391,51 @@ mod tests {
             ..l
         };
         assert_eq!(evaluate(&inputs(0, 30, u64::MAX), &l2), Normal);
+    }
+
+    #[test]
+    fn explicit_flush_waits_while_one_more_memtable_or_l0_file_would_stall() {
+        // The importer's shape: 4 buffers, L0 slowdown 20 / stop 36, soft
+        // pending limit 64 GiB, compaction trigger 4.
+        let l = StallLimits {
+            max_write_buffer_number: 4,
+            ..limits()
+        };
+        let trigger = 4;
+        // (imm, l0, pending, active empty) -> must wait
+        let cases: &[(usize, usize, u64, bool, bool)] = &[
+            (0, 0, 0, false, false),
+            // Below both triggers: never waits, even over the soft limit
+            // (no background work would run to clear it).
+            (0, 3, 100 << 30, false, false),
+            (0, 4, 0, false, false),
+            // One more L0 file reaches the slowdown trigger.
+            (0, 18, 0, false, false),
+            (0, 19, 0, false, true),
+            (0, 40, 0, true, true),
+            // Debt over the soft limit: the flush waits for it to fall.
+            (0, 4, 64 << 30, false, true),
+            (0, 4, (64 << 30) - 1, false, false),
+            // One more immutable memtable reaches the memtable delay
+            // (imm >= max - 1 and imm - 1 >= min to merge) ...
+            (1, 0, 0, false, false),
+            (2, 0, 0, false, true),
+            // ... unless the active memtable is empty: nothing to switch.
+            (2, 0, 0, true, false),
+            (3, 0, 0, true, true),
+        ];
+        for &(imm, l0, pending, empty, want) in cases {
+            let i = inputs(imm, l0, pending);
+            assert_eq!(
+                flush_would_stall(&i, &l, empty, trigger),
+                want,
+                "imm {imm} l0 {l0} pending {pending} empty {empty}"
+            );
+        }
+        // Without auto compaction the L0 and debt rules are off.
+        let mut i = inputs(0, 30, 100 << 30);
+        i.auto_compactions = false;
+        assert!(!flush_would_stall(&i, &l, false, trigger));
     }
 
     #[test]

@@ -12,6 +12,7 @@ use crate::iterator::{InternalIterator, MergingIterator};
 use crate::memtable::{MemTable, MemTableIter};
 use crate::range_del::TombstoneSeqs;
 use crate::version::VersionEdit;
+use crate::write_controller::flush_would_stall;
 
 use super::compaction_iter::CompactionIter;
 
@@ -187,20 +188,10 @@ impl DbInner {
     pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
-        if !fo.allow_write_stall {
-            // Do not let this flush's memtable switch stop writes: wait until
-            // one more immutable memtable stays below the limit (RocksDB's
-            // WaitUntilFlushWouldNotStallWrites).
-            let max = self.opts.max_write_buffer_number.max(2) as usize;
-            let mut st = self.state.lock();
-            while st.imm.len() + 1 >= max
-                && st.bg_error.is_none()
-                && st.paused == 0
-                && !self.shutting_down.load(Ordering::Acquire)
-            {
-                self.maybe_schedule_work(&mut st);
-                self.bg_cv.wait(&mut st);
-            }
+        if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes()? {
+            // Waiting took so long that the memtable this flush was asked
+            // for has been switched and flushed by background work.
+            return Ok(());
         }
         self.switch_memtable_in_queue()?;
         let mut st = self.state.lock();
@@ -230,6 +221,63 @@ impl DbInner {
         // The flush job may still be deleting the WALs it made obsolete.
         self.purge_obsolete_files();
         Ok(())
+    }
+
+    /// Before an explicit flush that does not allow a write stall: waits
+    /// until switching the memtable (one more immutable memtable, later one
+    /// more L0 file) would leave writes normal
+    /// ([`crate::write_controller::flush_would_stall`], RocksDB's
+    /// `WaitUntilFlushWouldNotStallWrites`). Writers go on meanwhile, at
+    /// whatever rate the current condition allows. Returns false when the
+    /// memtable that was active on entry has been flushed during the wait
+    /// (the flush has nothing left to do for the caller).
+    fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>) -> Result<bool> {
+        let orig = self.super_version.load().mem.log_number();
+        let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
+        let mut st = self.state.lock();
+        let mut waited = false;
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
+            }
+            if self.shutting_down.load(Ordering::Acquire) {
+                return Err(Error::ShutdownInProgress("the database is closing".into()));
+            }
+            let sv = self.super_version.load();
+            let earliest = st.imm.first().map_or(sv.mem.log_number(), |m| {
+                m.log_number().min(sv.mem.log_number())
+            });
+            if earliest > orig {
+                return Ok(false);
+            }
+            // Paused background work would never clear the condition.
+            if st.paused > 0
+                || !flush_would_stall(
+                    &st.stall.inputs,
+                    &st.stall.limits,
+                    sv.mem.is_empty(),
+                    trigger,
+                )
+            {
+                return Ok(true);
+            }
+            if !waited {
+                waited = true;
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Flush waiting until it would not stall writes: {} immutable memtables, {} L0 files, {} pending compaction bytes",
+                    st.stall.inputs.unflushed_memtables,
+                    st.stall.inputs.l0_files,
+                    st.stall.inputs.pending_compaction_bytes
+                );
+            }
+            self.maybe_schedule_work(&mut st);
+            // Background jobs notify bg_cv when they install a version; the
+            // timeout only bounds a wake-up missed by some other path.
+            self.bg_cv
+                .wait_for(&mut st, std::time::Duration::from_millis(100));
+        }
     }
 
     pub(crate) fn sync_db_dir(&self) -> Result<()> {

@@ -447,6 +447,72 @@ fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
     }
 }
 
+/// A waiting flush that may cause a write stall (`allow_write_stall`).
+fn stalling_flush() -> FlushOptions {
+    FlushOptions {
+        allow_write_stall: true,
+        ..FlushOptions::default()
+    }
+}
+
+#[test]
+fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        write_buffer_size: 64 * 1024,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 4,
+        level0_stop_writes_trigger: 8,
+        soft_pending_compaction_bytes_limit: 0,
+        hard_pending_compaction_bytes_limit: 0,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&stalling_flush()).unwrap();
+    }
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(3));
+    db.put(&wo, b"last", b"v").unwrap();
+    // A fourth L0 file would reach the slowdown trigger: the default flush
+    // (allow_write_stall false) waits for the held compaction.
+    let f = {
+        let db = db.clone();
+        std::thread::spawn(move || db.flush(&FlushOptions::default()))
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !f.is_finished(),
+        "the flush must wait while it would stall writes"
+    );
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(3));
+    assert_eq!(
+        db.int_property("rocksdb.actual-delayed-write-rate"),
+        Some(0)
+    );
+    // Writes go on meanwhile.
+    db.put(&wo, b"during", b"v").unwrap();
+    gate.set_closed(false);
+    f.join().unwrap().unwrap();
+    // The flush waited for the compaction, then flushed what it was asked to.
+    assert!(db.int_property("rocksdb.num-files-at-level0").unwrap() < 3);
+    assert_eq!(
+        db.int_property("rocksdb.num-entries-active-mem-table"),
+        Some(0)
+    );
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    assert!(
+        log.contains("Flush waiting until it would not stall writes"),
+        "{log}"
+    );
+    assert!(!log.contains("Stalling writes"), "{log}");
+}
+
 #[test]
 fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
     let dir = tempfile::tempdir().unwrap();
@@ -466,10 +532,13 @@ fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
     let db = Arc::new(Db::open(o, dir.path()).unwrap());
     gate.set_closed(true);
     let wo = WriteOptions::default();
-    // Explicit flushes add L0 files; the compaction that starts is held at the gate.
+    // Explicit flushes add L0 files; the compaction that starts is held at
+    // the gate. They must allow the stall they cause, or they would wait
+    // for that held compaction.
+    let fo = stalling_flush();
     for i in 0..4u32 {
         db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
-        db.flush(&FlushOptions::default()).unwrap();
+        db.flush(&fo).unwrap();
     }
     assert!(db.int_property("rocksdb.num-files-at-level0").unwrap() >= 4);
     assert!(
@@ -480,7 +549,7 @@ fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
     assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(0));
     for i in 4..6u32 {
         db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
-        db.flush(&FlushOptions::default()).unwrap();
+        db.flush(&fo).unwrap();
     }
     assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(1));
     // no_slowdown writes fail at once with Incomplete.
@@ -606,7 +675,9 @@ fn pending_compaction_bytes_delay_then_stop() {
             db.put(&wo, &i.to_be_bytes(), &v).unwrap();
             i += 1;
         }
-        db.flush(&FlushOptions::default()).unwrap();
+        // Allows the stall: compaction is held, so a flush waiting for the
+        // debt to fall would wait forever.
+        db.flush(&stalling_flush()).unwrap();
         saw_delay |= db
             .int_property("rocksdb.actual-delayed-write-rate")
             .unwrap()
