@@ -360,8 +360,8 @@ pub const FLAGS: &[FlagDef] = &[
     f(
         "cache_size",
         Int,
-        "8388608",
-        "Block cache bytes (≤ 0: no block cache)",
+        "33554432",
+        "Block cache bytes (≤ 0: no block cache); 32 MiB as db_bench 8.x-10.x (7.x: 8 MiB)",
     ),
     f(
         "cache_numshardbits",

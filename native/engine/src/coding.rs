@@ -49,6 +49,13 @@ pub fn get_varint64(src: &[u8]) -> Option<(u64, usize)> {
 /// Decodes a varint that must fit 32 bits.
 #[inline]
 pub fn get_varint32(src: &[u8]) -> Option<(u32, usize)> {
+    // One-byte values (block entry lengths below 128, most of them) skip
+    // the loop.
+    if let Some(&b) = src.first()
+        && b < 0x80
+    {
+        return Some((u32::from(b), 1));
+    }
     let (v, n) = get_varint64(src)?;
     u32::try_from(v).ok().map(|v| (v, n))
 }

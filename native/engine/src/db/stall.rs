@@ -88,6 +88,7 @@ impl DbInner {
         };
         let sc = &mut st.stall;
         let cond = evaluate(&inputs, &sc.limits);
+        let old_rate = sc.rate.rate();
         sc.rate.update(cond, &inputs, &sc.limits);
         match cond {
             WriteCondition::Delayed(c) => sc.delays[c as usize] += 1,
@@ -111,8 +112,13 @@ impl DbInner {
                 >= (bottom_bytes / 8)
                     .max(2 * self.opts.max_bytes_for_level_base)
                     .min(soft / 4);
-        if cond != sc.condition {
+        // Logged on each change of condition, and (as RocksDB logs every
+        // re-evaluation while delayed) each time the delayed rate moves.
+        let rate_moved = matches!(cond, WriteCondition::Delayed(_)) && sc.rate.rate() != old_rate;
+        if cond != sc.condition || rate_moved {
             self.log_condition_change(sc.condition, cond, &inputs, sc.rate.rate());
+        }
+        if cond != sc.condition {
             if !matches!(cond, WriteCondition::Delayed(_)) {
                 sc.pacer.reset();
             }

@@ -207,11 +207,27 @@ impl Block {
     /// as byte ranges, or the reason it is malformed.
     fn entry_at(&self, at: usize) -> std::result::Result<Entry, &'static str> {
         let entries = &self.data[..self.restarts_offset];
-        let mut r = Reader::new(entries.get(at..).ok_or("offset past the entries")?);
-        let shared = r.varint32().ok_or("bad shared length")? as usize;
-        let unshared = r.varint32().ok_or("bad key length")? as usize;
-        let value_len = r.varint32().ok_or("bad value length")? as usize;
-        let key_start = at + r.pos();
+        let src = entries.get(at..).ok_or("offset past the entries")?;
+        // Fast path: shared and unshared lengths below 128 (one byte each,
+        // almost every entry), then the value length (one or two bytes for
+        // values under 16 KiB).
+        let (shared, unshared, value_len, header) = match src {
+            [a, b, c, ..] if (a | b | c) < 0x80 => (*a as usize, *b as usize, *c as usize, 3),
+            [a, b, c, d, ..] if (a | b | d) < 0x80 => (
+                *a as usize,
+                *b as usize,
+                (*c & 0x7f) as usize | (*d as usize) << 7,
+                4,
+            ),
+            _ => {
+                let mut r = Reader::new(src);
+                let shared = r.varint32().ok_or("bad shared length")? as usize;
+                let unshared = r.varint32().ok_or("bad key length")? as usize;
+                let value_len = r.varint32().ok_or("bad value length")? as usize;
+                (shared, unshared, value_len, r.pos())
+            }
+        };
+        let key_start = at + header;
         let value_start = key_start
             .checked_add(unshared)
             .ok_or("key length overflows")?;
@@ -500,6 +516,44 @@ mod tests {
         assert_eq!(got, want);
         let e = BlockBuilder::new(1).finish().to_vec();
         assert_eq!(e, [0, 0, 0, 0, 1, 0, 0, 0], "empty block: one restart at 0");
+    }
+
+    #[test]
+    fn entry_lengths_of_one_two_and_three_varint_bytes_decode() {
+        // The header decoder has fast paths for one-byte key lengths with a
+        // one- or two-byte value length; longer keys and values take the
+        // general path. Every combination must read back the same.
+        let long_key = "k".repeat(300);
+        let mut entries = Vec::new();
+        for (i, vlen) in [0usize, 5, 127, 128, 200, 16_383, 16_384, 40_000]
+            .into_iter()
+            .enumerate()
+        {
+            for (j, key) in [format!("a{i}"), format!("b{i}{long_key}")]
+                .into_iter()
+                .enumerate()
+            {
+                let v: Vec<u8> = (0..vlen).map(|x| (x * 7 + i + j) as u8).collect();
+                entries.push((ik(&key, 5), v));
+            }
+        }
+        entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+        for interval in [1, 16] {
+            let block = build(&entries, interval);
+            let mut it = BlockIter::new(block);
+            it.seek_to_first();
+            for (k, v) in &entries {
+                assert!(it.valid());
+                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+                it.next();
+            }
+            assert!(!it.valid());
+            it.status().unwrap();
+            for (k, v) in &entries {
+                it.seek(k);
+                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+            }
+        }
     }
 
     #[test]

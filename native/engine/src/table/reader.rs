@@ -37,6 +37,17 @@ use crate::perf_context::{F, Laps, PerfLevel};
 use crate::perf_count;
 use crate::statistics::{Histogram, Statistics, Ticker};
 
+/// Largest stored block (with trailer) read into the per-thread scratch
+/// buffer; larger ones get a buffer of their own.
+const READ_SCRATCH_MAX: usize = 256 << 10;
+
+thread_local! {
+    /// Per-thread buffer the stored bytes of a block are read into (see
+    /// `TableReader::read_block_from_file`); grows to the largest block read,
+    /// at most [`READ_SCRATCH_MAX`].
+    static READ_SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
 /// The block cache shared by table readers.
 pub type BlockCache = LruCache<CachedBlock>;
 
@@ -629,7 +640,40 @@ impl TableReader {
                     handle.offset, handle.size
                 ))
             })?;
-        let mut buf = vec![0u8; len + BLOCK_TRAILER_LEN];
+        let total = len + BLOCK_TRAILER_LEN;
+        // The stored block is read into this thread's scratch buffer and
+        // decompressed (or, uncompressed, copied) out of it: no allocation
+        // and no zeroing for the read itself. Blocks above
+        // READ_SCRATCH_MAX (a huge filter, say) get their own buffer, so
+        // that no thread keeps one that size.
+        if total <= READ_SCRATCH_MAX {
+            let from_scratch = READ_SCRATCH.with(|cell| {
+                // Not re-entered today; a nested read would simply not use it.
+                let mut scratch = cell.try_borrow_mut().ok()?;
+                if scratch.len() < total {
+                    scratch.resize(total, 0);
+                }
+                Some(self.read_stored_block(handle, kind, verify, &mut scratch[..total], bad))
+            });
+            if let Some(r) = from_scratch {
+                return r;
+            }
+        }
+        let mut buf = vec![0u8; total];
+        self.read_stored_block(handle, kind, verify, &mut buf, bad)
+    }
+
+    /// [`Self::read_block_from_file`]'s read, checksum and decompression
+    /// into `buf` (stored block + trailer). Returns the block contents.
+    fn read_stored_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+        buf: &mut [u8],
+        bad: impl Fn(String) -> Error,
+    ) -> Result<Vec<u8>> {
+        let len = buf.len() - BLOCK_TRAILER_LEN;
         // METRICS: block read — count, bytes (buf.len()), time; by kind
         // (index / filter reads are counted separately from data reads).
         let read_bytes = buf.len();
@@ -654,7 +698,7 @@ impl TableReader {
             .as_ref()
             .filter(|s| s.is_enabled(Histogram::SstReadMicros))
             .map(|_| std::time::Instant::now());
-        self.file.read_exact_at(handle.offset, &mut buf)?;
+        self.file.read_exact_at(handle.offset, buf)?;
         laps.lap(F::block_read_time);
         if let (Some(st), Some(t)) = (&self.stats, read_start) {
             st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
@@ -663,7 +707,7 @@ impl TableReader {
             if let Some(st) = &self.stats {
                 st.record_tick(Ticker::BlockChecksumComputeCount, 1);
             }
-            verify_block_checksum(&buf).map_err(|(stored, actual)| {
+            verify_block_checksum(buf).map_err(|(stored, actual)| {
                 if let Some(st) = &self.stats {
                     st.record_tick(Ticker::BlockChecksumMismatchCount, 1);
                 }
@@ -674,16 +718,16 @@ impl TableReader {
             laps.lap(F::block_checksum_time);
         }
         let ty = buf[len];
-        buf.truncate(len);
+        let buf = &buf[..len];
         match ty {
-            BLOCK_TYPE_NONE => Ok(buf),
+            BLOCK_TYPE_NONE => Ok(buf.to_vec()),
             BLOCK_TYPE_LZ4 => {
                 let start = self
                     .stats
                     .as_ref()
                     .filter(|s| s.is_enabled(Histogram::DecompressionTimesNanos))
                     .map(|_| std::time::Instant::now());
-                let out = lz4_decompress_block(&buf).map_err(bad);
+                let out = lz4_decompress_block(buf).map_err(&bad);
                 laps.lap(F::block_decompress_time);
                 if let Some(st) = &self.stats {
                     if let Some(t) = start {
