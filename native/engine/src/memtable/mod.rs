@@ -1,15 +1,16 @@
 //! The memtable: a concurrent skiplist of internal keys, written by many
 //! threads at once and read without locks.
 //!
-//! Each entry is one allocation holding the internal key and the value
-//! (`[ikey_len: u32 LE][internal key][value]`), ordered by internal-key order
-//! (user key ascending, sequence descending; see [`crate::key`]). Range
+//! Each entry is one node of an arena skiplist ([`skiplist`]) holding the
+//! internal key and the value inline, ordered by internal-key order (user
+//! key ascending, sequence descending; see [`crate::key`]). Range
 //! tombstones are kept beside the skiplist in a small list, because point
 //! lookups must find every tombstone covering a key, not just one entry.
 //!
 //! Thread-safety contract:
 //! 1. [`MemTable::add`] may run on many threads at once (lock-free skiplist
-//!    inserts; sizes are kept in striped counters).
+//!    inserts into per-stripe arena blocks; sizes are kept in striped
+//!    counters).
 //! 2. Readers never block writers. A reader passes the sequence number it
 //!    reads at; entries with larger sequence numbers are invisible to it, so
 //!    entries inserted concurrently but not yet published are never seen.
@@ -17,154 +18,21 @@
 //!    inserts never replace each other.
 
 mod iter;
+#[expect(
+    unsafe_code,
+    reason = "the arena skiplist's nodes are raw, variable-sized arena memory; audited in skiplist.rs"
+)]
+mod skiplist;
 
-use std::borrow::Borrow;
-use std::cmp::Ordering;
-use std::ops::Bound;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
-use crossbeam_skiplist::SkipMap;
 use parking_lot::RwLock;
 
-use crate::key::{self, SequenceNumber, ValueKind, append_internal_key, compare_internal};
+use crate::key::{self, SequenceNumber, ValueKind};
 use crate::striped::StripedCounter;
+use skiplist::SkipList;
 
 pub use iter::MemTableIter;
-
-/// Approximate per-entry overhead of the skiplist node, the entry header
-/// and allocation headers.
-const NODE_OVERHEAD: usize = 80;
-
-/// One memtable entry: internal key and value in one allocation.
-pub(crate) struct MemEntry {
-    ikey_len: u32,
-    /// `[prefix: 8 bytes][internal key][value]`, see [`PKey`].
-    buf: Box<[u8]>,
-}
-
-/// The order-preserving 8-byte prefix of `user_key`: its first 8 bytes,
-/// zero-padded, as a big-endian integer. `prefix(a) < prefix(b)` implies
-/// `a < b` (a key shorter than 8 bytes pads to at most any key it is a
-/// prefix of); equal prefixes say nothing.
-#[inline]
-fn key_prefix(user_key: &[u8]) -> [u8; 8] {
-    let mut b = [0u8; 8];
-    let n = user_key.len().min(8);
-    b[..n].copy_from_slice(&user_key[..n]);
-    b
-}
-
-/// An internal key preceded by its user key's 8-byte prefix (see
-/// [`key_prefix`]). Its order is internal-key order, decided by one integer
-/// comparison of the prefixes whenever they differ — the common case for
-/// random keys, which keeps `memcmp` out of skiplist searches.
-#[repr(transparent)]
-pub(crate) struct PKey([u8]);
-
-impl PKey {
-    /// Views `bytes` (`[prefix][internal key]`) as a [`PKey`].
-    #[inline]
-    pub(crate) fn new(bytes: &[u8]) -> &PKey {
-        #[expect(
-            unsafe_code,
-            reason = "reference cast between layout-identical unsized types"
-        )]
-        // SAFETY: `PKey` is `repr(transparent)` over `[u8]`, so `*const [u8]`
-        // and `*const PKey` have the same layout and slice metadata; the
-        // result borrows `bytes` for the same lifetime.
-        unsafe {
-            &*(bytes as *const [u8] as *const PKey)
-        }
-    }
-
-    #[inline]
-    fn prefix(&self) -> u64 {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&self.0[..8]);
-        u64::from_be_bytes(b)
-    }
-
-    /// The internal key.
-    #[inline]
-    pub(crate) fn ikey(&self) -> &[u8] {
-        &self.0[8..]
-    }
-}
-
-impl PartialEq for PKey {
-    fn eq(&self, other: &Self) -> bool {
-        self.0 == other.0
-    }
-}
-impl Eq for PKey {}
-impl PartialOrd for PKey {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for PKey {
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        match self.prefix().cmp(&other.prefix()) {
-            Ordering::Equal => compare_internal(self.ikey(), other.ikey()),
-            o => o,
-        }
-    }
-}
-
-impl MemEntry {
-    fn new(user_key: &[u8], seq: SequenceNumber, kind: ValueKind, value: &[u8]) -> Self {
-        let ikey_len = user_key.len() + key::TRAILER_LEN;
-        let mut v = Vec::with_capacity(8 + ikey_len + value.len());
-        v.extend_from_slice(&key_prefix(user_key));
-        append_internal_key(&mut v, user_key, seq, kind as u8);
-        v.extend_from_slice(value);
-        MemEntry {
-            ikey_len: ikey_len as u32,
-            buf: v.into_boxed_slice(),
-        }
-    }
-
-    #[inline]
-    fn pkey(&self) -> &PKey {
-        PKey::new(&self.buf[..8 + self.ikey_len as usize])
-    }
-
-    /// The internal key.
-    #[inline]
-    pub(crate) fn ikey(&self) -> &[u8] {
-        &self.buf[8..8 + self.ikey_len as usize]
-    }
-
-    /// The value bytes (empty for tombstones).
-    #[inline]
-    pub(crate) fn value(&self) -> &[u8] {
-        &self.buf[8 + self.ikey_len as usize..]
-    }
-}
-
-impl PartialEq for MemEntry {
-    fn eq(&self, other: &Self) -> bool {
-        self.ikey() == other.ikey()
-    }
-}
-impl Eq for MemEntry {}
-impl PartialOrd for MemEntry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-impl Ord for MemEntry {
-    #[inline]
-    fn cmp(&self, other: &Self) -> Ordering {
-        self.pkey().cmp(other.pkey())
-    }
-}
-impl Borrow<PKey> for MemEntry {
-    fn borrow(&self) -> &PKey {
-        self.pkey()
-    }
-}
 
 /// A range tombstone: every key in `[begin, end)` with a smaller sequence number is deleted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,7 +66,7 @@ pub enum Lookup {
 
 /// A memtable. See the module docs.
 pub struct MemTable {
-    map: SkipMap<MemEntry, ()>,
+    map: SkipList,
     range_dels: RwLock<Vec<RangeTombstone>>,
     has_range_dels: AtomicBool,
     bytes: StripedCounter,
@@ -228,7 +96,7 @@ impl MemTable {
     /// An empty memtable whose writes go to log `log_number`.
     pub fn new(log_number: u64) -> Self {
         MemTable {
-            map: SkipMap::new(),
+            map: SkipList::new(),
             range_dels: RwLock::new(Vec::new()),
             has_range_dels: AtomicBool::new(false),
             bytes: StripedCounter::new(),
@@ -268,23 +136,29 @@ impl MemTable {
                     end: value.to_vec(),
                     seq,
                 };
+                self.bytes.add(
+                    (user_key.len() + value.len() + std::mem::size_of::<RangeTombstone>()) as u64,
+                );
                 self.range_dels.write().push(t);
                 self.has_range_dels.store(true, AtomicOrdering::Release);
                 self.deletes.add(1);
             }
-            ValueKind::Deletion => {
-                self.deletes.add(1);
-                self.map
-                    .insert(MemEntry::new(user_key, seq, kind, value), ());
-            }
-            ValueKind::Value => {
-                self.map
-                    .insert(MemEntry::new(user_key, seq, kind, value), ());
+            ValueKind::Deletion | ValueKind::Value => {
+                if kind == ValueKind::Deletion {
+                    self.deletes.add(1);
+                }
+                let mut ikey = smallbuf::SmallBuf::new();
+                ikey.extend(user_key);
+                ikey.extend(&key::pack_trailer(seq, kind as u8).to_le_bytes());
+                let height = SkipList::random_height();
+                self.map.insert(height, ikey.as_slice(), value);
+                // What the node takes in the arena: the bytes, a 16-byte
+                // header and 8 bytes per level.
+                self.bytes
+                    .add(SkipList::entry_size(height, ikey.as_slice().len(), value.len()) as u64);
             }
         }
         self.entries.add(1);
-        self.bytes
-            .add((user_key.len() + value.len() + key::TRAILER_LEN + NODE_OVERHEAD) as u64);
         self.first_seq.fetch_min(seq, AtomicOrdering::Relaxed);
         self.last_seq.fetch_max(seq, AtomicOrdering::Relaxed);
     }
@@ -298,17 +172,17 @@ impl MemTable {
         value_out: &mut Vec<u8>,
     ) -> Lookup {
         let seek = SeekKey::new(user_key, snapshot);
-        let Some(e) = self.map.lower_bound(Bound::Included(seek.pkey())) else {
+        let at = self.map.lower_bound(seek.ikey_bytes());
+        let (Some(ikey), Some(value)) = (self.map.key(at), self.map.value(at)) else {
             return Lookup::Absent;
         };
-        let ikey = e.key().ikey();
         if key::user_key(ikey) != user_key {
             return Lookup::Absent;
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(ikey));
         if kind == ValueKind::Value as u8 {
             value_out.clear();
-            value_out.extend_from_slice(e.key().value());
+            value_out.extend_from_slice(value);
             Lookup::Value(seq)
         } else {
             Lookup::Deleted(seq)
@@ -373,7 +247,7 @@ impl MemTable {
     }
 }
 
-/// A [`PKey`] for seeking, on the stack for ordinary key sizes.
+/// A seek key (an internal key), on the stack for ordinary key sizes.
 pub(crate) struct SeekKey {
     buf: smallbuf::SmallBuf,
 }
@@ -383,32 +257,14 @@ impl SeekKey {
     /// `user_key` visible at `snapshot`.
     pub(crate) fn new(user_key: &[u8], snapshot: SequenceNumber) -> Self {
         let mut buf = smallbuf::SmallBuf::new();
-        buf.extend(&key_prefix(user_key));
         buf.extend(user_key);
         buf.extend(&key::pack_trailer(snapshot, ValueKind::SEEK).to_le_bytes());
         SeekKey { buf }
     }
 
-    /// The seek key for an encoded internal key (iterator seeks).
-    pub(crate) fn from_internal(ikey: &[u8]) -> Self {
-        let mut buf = smallbuf::SmallBuf::new();
-        let user = if ikey.len() >= key::TRAILER_LEN {
-            key::user_key(ikey)
-        } else {
-            ikey
-        };
-        buf.extend(&key_prefix(user));
-        buf.extend(ikey);
-        SeekKey { buf }
-    }
-
-    pub(crate) fn pkey(&self) -> &PKey {
-        PKey::new(self.buf.as_slice())
-    }
-
-    /// The internal key alone (for table seeks).
+    /// The internal key.
     pub(crate) fn ikey_bytes(&self) -> &[u8] {
-        &self.buf.as_slice()[8..]
+        self.buf.as_slice()
     }
 }
 
