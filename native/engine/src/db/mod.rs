@@ -177,8 +177,6 @@ pub(crate) struct DbInner {
     /// `stall::NORMAL`, `DELAYED` or `STOPPED`: lets the write leader skip
     /// the DB mutex when writes are not held.
     pub(crate) write_condition: AtomicU8,
-    /// Delayed-write pacing and stall time counters (see `stall.rs`).
-    pub(crate) pacing: Mutex<stall::Pacing>,
     /// Compaction pressure (mirror of `DbState::stall.pressure`).
     pub(crate) compaction_pressure: AtomicBool,
     /// Bytes of the previous write group (charged by the delayed-write pacer).
@@ -385,7 +383,6 @@ impl Db {
             closed: AtomicBool::new(false),
             has_bg_error: AtomicBool::new(false),
             write_condition: AtomicU8::new(stall::NORMAL),
-            pacing: Mutex::new(stall::Pacing::new(&opts)),
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             write_stats: stats::WriteStats::default(),

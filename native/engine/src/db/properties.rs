@@ -95,7 +95,7 @@ impl DbInner {
                 self.state.lock().stall.condition,
                 crate::write_controller::WriteCondition::Stopped(_)
             )),
-            "stall-micros" => self.pacing.lock().total_micros,
+            "stall-micros" => self.state.lock().stall.total_micros,
             "current-super-version-number" => 0,
             "latest-sequence-number" => self.last_sequence.load(Ordering::Acquire),
             _ => return None,
@@ -339,7 +339,7 @@ impl DbInner {
         }
         let micros: Vec<String> = HELD_NAMES
             .iter()
-            .zip(self.pacing.lock().micros.iter())
+            .zip(st.stall.micros.iter())
             .map(|(n, m)| format!("{n}: {m}"))
             .collect();
         let _ = writeln!(out, "Write Stall (micros): {}", micros.join(", "));
@@ -375,7 +375,7 @@ impl DbInner {
     pub(crate) fn dbstats(&self, advance_interval: bool) -> String {
         let mut st = self.state.lock();
         let now = Instant::now();
-        let cum = self.write_stats.totals(self.pacing.lock().total_micros);
+        let cum = self.write_stats.totals(st.stall.total_micros);
         let base = st.stats.interval_writes;
         let uptime = now.duration_since(st.stats.started).as_secs_f64().max(1e-9);
         let interval = now

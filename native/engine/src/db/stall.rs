@@ -2,16 +2,6 @@
 //! re-evaluating the condition whenever a new super version is installed,
 //! logging each change once, pacing or stopping write groups, and counting
 //! stalls per cause.
-//!
-//! Locks: the condition is decided under the DB mutex ([`StallControl`] in
-//! `DbState`) and mirrored, with the rate, into [`Pacing`] under its own
-//! small mutex (order: DB mutex, then pacing). A delayed write group paces
-//! itself with the pacing mutex only: background jobs hold the DB mutex
-//! across a MANIFEST sync, which can take tens of milliseconds while
-//! compactions write, and every delayed group used to wait for it (the bulk
-//! import's puts over 30 ms all fell on a flush or compaction install).
-//! Only stopped writes, `low_pri` writes and `no_slowdown` checks take the
-//! DB mutex.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -37,6 +27,7 @@ pub(crate) struct StallControl {
     pub(crate) condition: WriteCondition,
     pub(crate) inputs: StallInputs,
     pub(crate) rate: DelayedRate,
+    pacer: Pacer,
     low_pri_pacer: Pacer,
     /// More than one compaction may run (RocksDB's "compaction pressure").
     pub(crate) pressure: bool,
@@ -44,35 +35,12 @@ pub(crate) struct StallControl {
     /// (RocksDB's `*-delays` / `*-stops` counters).
     pub(crate) delays: [u64; 3],
     pub(crate) stops: [u64; 3],
-}
-
-/// What pacing a delayed write group needs, and the stall time counters,
-/// under `DbInner::pacing` (see the module docs).
-pub(crate) struct Pacing {
-    /// The condition decided last (a copy of `StallControl::condition`).
-    pub(crate) condition: WriteCondition,
-    /// The delayed write rate decided last, bytes per second.
-    pub(crate) rate: u64,
-    pacer: Pacer,
     /// Microseconds write groups spent held, by [`held_index`] (memtable
     /// limit, L0 slowdown, L0 stop, pending compaction bytes) and in total.
     pub(crate) micros: [u64; 4],
     pub(crate) total_micros: u64,
     /// Write groups that were held at least once.
     pub(crate) stalled_writes: u64,
-}
-
-impl Pacing {
-    pub(crate) fn new(opts: &crate::options::Options) -> Self {
-        Pacing {
-            condition: WriteCondition::Normal,
-            rate: StallControl::new(opts).rate.rate(),
-            pacer: Pacer::default(),
-            micros: [0; 4],
-            total_micros: 0,
-            stalled_writes: 0,
-        }
-    }
 }
 
 impl StallControl {
@@ -87,10 +55,14 @@ impl StallControl {
             condition: WriteCondition::Normal,
             inputs: StallInputs::default(),
             rate: DelayedRate::new(max),
+            pacer: Pacer::default(),
             low_pri_pacer: Pacer::default(),
             pressure: false,
             delays: [0; 3],
             stops: [0; 3],
+            micros: [0; 4],
+            total_micros: 0,
+            stalled_writes: 0,
         }
     }
 
@@ -146,15 +118,12 @@ impl DbInner {
         if cond != sc.condition || rate_moved {
             self.log_condition_change(sc.condition, cond, &inputs, sc.rate.rate());
         }
-        {
-            let mut p = self.pacing.lock();
-            if cond != p.condition && !matches!(cond, WriteCondition::Delayed(_)) {
-                p.pacer.reset();
+        if cond != sc.condition {
+            if !matches!(cond, WriteCondition::Delayed(_)) {
+                sc.pacer.reset();
             }
-            p.condition = cond;
-            p.rate = sc.rate.rate();
+            sc.condition = cond;
         }
-        sc.condition = cond;
         sc.inputs = inputs;
         let code = match cond {
             WriteCondition::Normal => NORMAL,
@@ -238,105 +207,94 @@ impl DbInner {
         let bytes = self.prev_group_bytes.load(Ordering::Relaxed);
         let start = Instant::now();
         let mut cause = None;
-        // Stopped: wait under the DB mutex for background work to change
-        // the condition.
-        if code == STOPPED {
-            let mut st = self.state.lock();
-            loop {
-                if let Some(e) = &st.bg_error {
-                    return Err(e.clone());
-                }
-                self.check_open()?;
-                let WriteCondition::Stopped(c) = st.stall.condition else {
-                    break;
-                };
-                if no_slowdown {
-                    return Err(Error::Incomplete(format!(
-                        "Write stall: writes are stopped ({}); no_slowdown is set",
-                        c.name()
-                    )));
-                }
-                cause = Some(WriteCondition::Stopped(c));
-                self.write_queue
-                    .fail_no_slowdown_waiters(&Error::Incomplete(format!(
-                        "Write stall: writes are stopped ({}); no_slowdown is set",
-                        c.name()
-                    )));
-                self.maybe_schedule_work(&mut st);
-                let _wait = crate::perf_context::PerfTimer::start(
-                    crate::perf_context::F::db_condition_wait_nanos,
-                );
-                self.bg_cv.wait(&mut st);
+        let mut st = self.state.lock();
+        loop {
+            if let Some(e) = &st.bg_error {
+                return Err(e.clone());
             }
-        }
-        // Delayed (possibly right after a stop ended): pace at the rate,
-        // with the pacing mutex only.
-        let (d, delayed) = {
-            let mut p = self.pacing.lock();
-            match p.condition {
-                WriteCondition::Delayed(c) => {
-                    let rate = p.rate;
-                    (p.pacer.delay(bytes, rate, Instant::now()), Some(c))
-                }
-                _ => (Duration::ZERO, None),
-            }
-        };
-        if let Some(c) = delayed
-            && !d.is_zero()
-        {
-            if no_slowdown {
-                return Err(Error::Incomplete(format!(
-                    "Write stall: writes are delayed ({}); no_slowdown is set",
-                    c.name()
-                )));
-            }
-            cause = Some(WriteCondition::Delayed(c));
-            self.write_queue
-                .fail_no_slowdown_waiters(&Error::Incomplete(format!(
-                    "Write stall: writes are delayed ({}); no_slowdown is set",
-                    c.name()
-                )));
-            // Sleep in 1 ms slices, leaving early if the delay clears.
-            let until = Instant::now() + d;
-            loop {
-                let now = Instant::now();
-                if now >= until || self.write_condition.load(Ordering::Acquire) != DELAYED {
-                    break;
-                }
-                std::thread::sleep((until - now).min(Duration::from_micros(1001)));
-            }
-        }
-        if low_pri {
-            let mut st = self.state.lock();
-            if st.stall.condition != WriteCondition::Normal || st.stall.pressure {
-                // Low-priority writes are throttled first: at a quarter of the delayed rate.
-                let rate = (st.stall.rate.rate() / 4).max(1);
-                let d = st.stall.low_pri_pacer.delay(bytes, rate, Instant::now());
-                if !d.is_zero() {
+            self.check_open()?;
+            match st.stall.condition {
+                WriteCondition::Stopped(c) => {
                     if no_slowdown {
-                        return Err(Error::Incomplete(
-                            "Low priority write stall; no_slowdown is set".into(),
-                        ));
+                        return Err(Error::Incomplete(format!(
+                            "Write stall: writes are stopped ({}); no_slowdown is set",
+                            c.name()
+                        )));
                     }
-                    cause = cause.or(Some(WriteCondition::Delayed(
-                        st.stall
-                            .condition
-                            .cause()
-                            .unwrap_or(StallCause::PendingCompactionBytes),
-                    )));
-                    drop(st);
-                    std::thread::sleep(d);
+                    cause = Some(WriteCondition::Stopped(c));
+                    self.write_queue
+                        .fail_no_slowdown_waiters(&Error::Incomplete(format!(
+                            "Write stall: writes are stopped ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    self.maybe_schedule_work(&mut st);
+                    let _wait = crate::perf_context::PerfTimer::start(
+                        crate::perf_context::F::db_condition_wait_nanos,
+                    );
+                    self.bg_cv.wait(&mut st);
                 }
+                WriteCondition::Delayed(c) => {
+                    let rate = st.stall.rate.rate();
+                    let d = st.stall.pacer.delay(bytes, rate, Instant::now());
+                    if d.is_zero() {
+                        break;
+                    }
+                    if no_slowdown {
+                        return Err(Error::Incomplete(format!(
+                            "Write stall: writes are delayed ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    }
+                    cause = Some(WriteCondition::Delayed(c));
+                    self.write_queue
+                        .fail_no_slowdown_waiters(&Error::Incomplete(format!(
+                            "Write stall: writes are delayed ({}); no_slowdown is set",
+                            c.name()
+                        )));
+                    // Sleep in 1 ms slices, leaving early if the delay clears.
+                    let until = Instant::now() + d;
+                    drop(st);
+                    loop {
+                        let now = Instant::now();
+                        if now >= until || self.write_condition.load(Ordering::Acquire) != DELAYED {
+                            break;
+                        }
+                        std::thread::sleep((until - now).min(Duration::from_micros(1001)));
+                    }
+                    st = self.state.lock();
+                    break;
+                }
+                WriteCondition::Normal => break,
+            }
+        }
+        if low_pri && (st.stall.condition != WriteCondition::Normal || st.stall.pressure) {
+            // Low-priority writes are throttled first: at a quarter of the delayed rate.
+            let rate = (st.stall.rate.rate() / 4).max(1);
+            let d = st.stall.low_pri_pacer.delay(bytes, rate, Instant::now());
+            if !d.is_zero() {
+                if no_slowdown {
+                    return Err(Error::Incomplete(
+                        "Low priority write stall; no_slowdown is set".into(),
+                    ));
+                }
+                cause = cause.or(Some(WriteCondition::Delayed(
+                    st.stall
+                        .condition
+                        .cause()
+                        .unwrap_or(StallCause::PendingCompactionBytes),
+                )));
+                drop(st);
+                std::thread::sleep(d);
+                st = self.state.lock();
             }
         }
         let Some(cause) = cause else {
             return Ok(None);
         };
         let micros = start.elapsed().as_micros() as u64;
-        let mut p = self.pacing.lock();
-        p.micros[held_index(cause)] += micros;
-        p.total_micros += micros;
-        p.stalled_writes += 1;
+        st.stall.micros[held_index(cause)] += micros;
+        st.stall.total_micros += micros;
+        st.stall.stalled_writes += 1;
         Ok(Some((micros, cause)))
     }
 }

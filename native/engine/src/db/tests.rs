@@ -642,60 +642,6 @@ fn full_memtable_queue_stops_writes_until_flush() {
 }
 
 #[test]
-fn regression_delayed_writes_do_not_wait_for_the_db_mutex() {
-    // Background jobs hold the DB mutex across a MANIFEST sync (tens of
-    // milliseconds while compactions write). Delayed write groups used to
-    // take the DB mutex to pace themselves, so every put of the bulk import
-    // waited for each flush or compaction install: its puts over 30 ms.
-    let dir = tempfile::tempdir().unwrap();
-    let (fs, gate) = gate::GateFs::new();
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        write_buffer_size: 64 * 1024,
-        level0_file_num_compaction_trigger: 2,
-        level0_slowdown_writes_trigger: 100,
-        level0_stop_writes_trigger: 200,
-        soft_pending_compaction_bytes_limit: 1,
-        hard_pending_compaction_bytes_limit: 0,
-        delayed_write_rate: 1 << 30,
-        ..Options::default()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
-    gate.set_closed(true);
-    let wo = WriteOptions::default();
-    let mut i = 0u32;
-    while db.int_property("rocksdb.actual-delayed-write-rate") == Some(0) {
-        for _ in 0..50 {
-            db.put(&wo, &i.to_be_bytes(), &[7u8; 500]).unwrap();
-            i += 1;
-        }
-        db.flush(&stalling_flush()).unwrap();
-        assert!(i < 100_000, "writes never got delayed");
-    }
-    // Hold the DB mutex as a MANIFEST sync would; delayed puts still go.
-    let held = db.inner.state.lock();
-    let (tx, rx) = std::sync::mpsc::channel();
-    let writer = {
-        let db = db.clone();
-        std::thread::spawn(move || {
-            for k in 0..200u32 {
-                db.put(&WriteOptions::default(), format!("d{k}").as_bytes(), b"v")
-                    .unwrap();
-            }
-            tx.send(()).unwrap();
-        })
-    };
-    let done = rx.recv_timeout(std::time::Duration::from_secs(20));
-    drop(held);
-    writer.join().unwrap();
-    assert!(done.is_ok(), "delayed puts waited for the DB mutex");
-    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(0));
-    gate.set_closed(false);
-    db.wait_for_compactions().unwrap();
-}
-
-#[test]
 fn pending_compaction_bytes_delay_then_stop() {
     let dir = tempfile::tempdir().unwrap();
     let (fs, gate) = gate::GateFs::new();

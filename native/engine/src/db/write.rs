@@ -41,8 +41,8 @@ impl DbInner {
         }
         if wo.no_slowdown && self.write_condition.load(Ordering::Acquire) != super::stall::NORMAL {
             // A stall is in effect: do not even queue behind it.
-            let condition = self.pacing.lock().condition;
-            if let Some(c) = condition.cause() {
+            let st = self.state.lock();
+            if let Some(c) = st.stall.condition.cause() {
                 return Err(Error::Incomplete(format!(
                     "Write stall: writes are held ({}); no_slowdown is set",
                     c.name()
