@@ -45,15 +45,6 @@ pub trait WritableFile: Send {
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         None
     }
-    /// Flushes, then asks the operating system to start writing bytes
-    /// `[offset, offset + len)` to disk, without waiting for them and
-    /// without any durability promise (RocksDB's `RangeSync`, what
-    /// `bytes_per_sync` uses). The default does nothing beyond the flush:
-    /// only [`sync`](Self::sync) makes data durable.
-    fn range_sync(&mut self, offset: u64, len: u64) -> Result<()> {
-        let _ = (offset, len);
-        self.flush()
-    }
 }
 
 /// Makes a file's flushed data durable; usable from any thread.
@@ -151,14 +142,9 @@ pub fn write_file_atomic(fs: &dyn FileSystem, dir: &Path, name: &str, data: &[u8
     fs.sync_dir(dir)
 }
 
-/// Starts writeback of a file every `bytes_per_sync` bytes while it is
-/// written ([`WritableFile::range_sync`]), so a large file reaches the disk
-/// gradually instead of in one burst at its final sync (RocksDB's
-/// `bytes_per_sync`). Not a sync: it neither waits nor makes anything
-/// durable, so it adds no journal commits that a MANIFEST or WAL sync would
-/// queue behind (it used to fdatasync every `bytes_per_sync` bytes; see the
-/// README's bulk-import results). Durability comes from the table's final
-/// sync, before the MANIFEST names it.
+/// Syncs a file every `bytes_per_sync` bytes while it is written, so a
+/// large file is flushed to disk gradually instead of in one burst at the
+/// end (RocksDB's `bytes_per_sync` / `wal_bytes_per_sync`).
 pub struct PeriodicSyncFile {
     inner: Box<dyn WritableFile>,
     bytes_per_sync: u64,
@@ -181,8 +167,7 @@ impl WritableFile for PeriodicSyncFile {
         self.inner.append(data)?;
         self.unsynced += data.len() as u64;
         if self.unsynced >= self.bytes_per_sync {
-            let end = self.inner.len();
-            self.inner.range_sync(end - self.unsynced, self.unsynced)?;
+            self.inner.sync()?;
             self.unsynced = 0;
         }
         Ok(())

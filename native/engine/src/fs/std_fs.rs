@@ -122,12 +122,6 @@ impl WritableFile for StdWritable {
         self.len
     }
 
-    fn range_sync(&mut self, offset: u64, len: u64) -> Result<()> {
-        self.write_out()?;
-        start_writeback(&self.file, offset, len)
-            .map_err(|e| Error::io_path("sync_file_range", &self.path, &e))
-    }
-
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         let file = self.file.try_clone().ok()?;
         Some(Box::new(StdSyncHandle {
@@ -384,67 +378,9 @@ impl FileSystem for StdFileSystem {
     }
 }
 
-/// `sync_file_range(SYNC_FILE_RANGE_WRITE)`: starts writeback of the range
-/// and returns without waiting for it.
-#[cfg(target_os = "linux")]
-#[expect(
-    unsafe_code,
-    reason = "sync_file_range has no std wrapper; one audited FFI call"
-)]
-fn start_writeback(file: &File, offset: u64, len: u64) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    let (Ok(offset), Ok(len)) = (i64::try_from(offset), i64::try_from(len)) else {
-        return Ok(()); // beyond off_t: nothing sensible to ask for
-    };
-    // SAFETY: the descriptor is open for as long as `file` is borrowed;
-    // sync_file_range only reads its integer arguments and touches no
-    // memory of ours.
-    let r = unsafe {
-        libc::sync_file_range(file.as_raw_fd(), offset, len, libc::SYNC_FILE_RANGE_WRITE)
-    };
-    if r == 0 {
-        Ok(())
-    } else {
-        Err(std::io::Error::last_os_error())
-    }
-}
-
-/// Elsewhere: nothing to start (the final sync writes everything).
-#[cfg(not(target_os = "linux"))]
-fn start_writeback(_file: &File, _offset: u64, _len: u64) -> std::io::Result<()> {
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn bytes_per_sync_range_syncs_keep_every_byte() {
-        // PeriodicSyncFile over a real file starts writeback every 64 KiB
-        // (sync_file_range); the contents stay exactly what was appended.
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("000007.sst");
-        let fs = StdFileSystem;
-        let inner = fs.new_writable(&p, WriteFileOptions::default()).unwrap();
-        let mut f = crate::fs::PeriodicSyncFile::new(inner, 64 << 10);
-        let mut want = Vec::new();
-        for i in 0..300u32 {
-            let chunk: Vec<u8> = (0..1000u32).map(|j| (i * 7 + j) as u8).collect();
-            f.append(&chunk).unwrap();
-            want.extend_from_slice(&chunk);
-        }
-        f.sync().unwrap();
-        assert_eq!(f.len(), want.len() as u64);
-        drop(f);
-        assert_eq!(std::fs::read(&p).unwrap(), want);
-        // range_sync on a file with nothing written yet, and past its end.
-        let mut g = fs
-            .new_writable(&dir.path().join("empty"), WriteFileOptions::default())
-            .unwrap();
-        g.range_sync(0, 0).unwrap();
-        g.range_sync(1 << 20, 4096).unwrap();
-    }
 
     #[test]
     fn second_lock_in_same_process_is_busy() {
