@@ -114,11 +114,12 @@ impl DbInner {
                     .min(soft / 4);
         // Logged on each change of condition, and (as RocksDB logs every
         // re-evaluation while delayed) each time the delayed rate moves.
+        let changed = cond != sc.condition;
         let rate_moved = matches!(cond, WriteCondition::Delayed(_)) && sc.rate.rate() != old_rate;
-        if cond != sc.condition || rate_moved {
+        if changed || rate_moved {
             self.log_condition_change(sc.condition, cond, &inputs, sc.rate.rate());
         }
-        if cond != sc.condition {
+        if changed {
             if !matches!(cond, WriteCondition::Delayed(_)) {
                 sc.pacer.reset();
             }

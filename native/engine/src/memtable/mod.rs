@@ -147,15 +147,11 @@ impl MemTable {
                 if kind == ValueKind::Deletion {
                     self.deletes.add(1);
                 }
-                let mut ikey = smallbuf::SmallBuf::new();
-                ikey.extend(user_key);
-                ikey.extend(&key::pack_trailer(seq, kind as u8).to_le_bytes());
-                let height = SkipList::random_height();
-                self.map.insert(height, ikey.as_slice(), value);
-                // What the node takes in the arena: the bytes, a 16-byte
-                // header and 8 bytes per level.
-                self.bytes
-                    .add(SkipList::entry_size(height, ikey.as_slice().len(), value.len()) as u64);
+                let ikey = SeekKey::with_kind(user_key, seq, kind as u8);
+                // Charged what the node takes in the arena: the bytes, a
+                // 16-byte header and 8 bytes per level.
+                let bytes = self.map.insert(ikey.ikey_bytes(), value);
+                self.bytes.add(bytes as u64);
             }
         }
         self.entries.add(1);
@@ -256,9 +252,15 @@ impl SeekKey {
     /// The seek key for `user_key` at `snapshot`: sorts before every entry of
     /// `user_key` visible at `snapshot`.
     pub(crate) fn new(user_key: &[u8], snapshot: SequenceNumber) -> Self {
+        Self::with_kind(user_key, snapshot, ValueKind::SEEK)
+    }
+
+    /// The internal key `user_key`, `seq`, `kind` (also how an entry's key
+    /// is built, on the stack, before the skiplist copies it).
+    pub(crate) fn with_kind(user_key: &[u8], seq: SequenceNumber, kind: u8) -> Self {
         let mut buf = smallbuf::SmallBuf::new();
         buf.extend(user_key);
-        buf.extend(&key::pack_trailer(snapshot, ValueKind::SEEK).to_le_bytes());
+        buf.extend(&key::pack_trailer(seq, kind).to_le_bytes());
         SeekKey { buf }
     }
 

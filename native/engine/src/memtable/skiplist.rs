@@ -257,14 +257,8 @@ impl SkipList {
         node
     }
 
-    /// Bytes a node for this entry takes (what [`insert`](Self::insert)
-    /// allocates), for memory accounting.
-    pub(crate) fn entry_size(height: usize, ikey_len: usize, value_len: usize) -> usize {
-        node_size(height, ikey_len, value_len)
-    }
-
     /// A random tower height: level `l` with probability (1/4)^(l-1)·3/4.
-    pub(crate) fn random_height() -> usize {
+    fn random_height() -> usize {
         thread_local! {
             static RNG: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
         }
@@ -294,9 +288,15 @@ impl SkipList {
         })
     }
 
-    /// Inserts an entry at tower `height` (from [`random_height`]); `ikey`
-    /// must not be in the list. Safe to call from many threads at once.
-    pub(crate) fn insert(&self, height: usize, ikey: &[u8], value: &[u8]) {
+    /// Inserts an entry at a random height; `ikey` must not be in the list.
+    /// Safe to call from many threads at once. Returns the bytes the node
+    /// took in the arena (for memory accounting).
+    pub(crate) fn insert(&self, ikey: &[u8], value: &[u8]) -> usize {
+        self.insert_at(Self::random_height(), ikey, value)
+    }
+
+    /// [`insert`](Self::insert) at tower `height` (1 to [`MAX_HEIGHT`]).
+    fn insert_at(&self, height: usize, ikey: &[u8], value: &[u8]) -> usize {
         debug_assert!((1..=MAX_HEIGHT).contains(&height));
         let node = Self::alloc_node_in(&self.arena, height, ikey, value);
         let mut max = self.max_height.load(AtomicOrdering::Relaxed);
@@ -350,6 +350,7 @@ impl SkipList {
                 next[level] = n;
             }
         }
+        node_size(height, ikey.len(), value.len())
     }
 
     /// From `start` (the head or a node before `ikey`, linked at `level`),
@@ -540,7 +541,7 @@ mod tests {
                 let k = ik(u, seq);
                 if model.insert(OrdKey(k.clone())) {
                     let v = format!("v{seq}").into_bytes();
-                    l.insert(SkipList::random_height(), &k, &v);
+                    l.insert(&k, &v);
                 }
             }
         }
@@ -608,7 +609,7 @@ mod tests {
                         let user = format!("key{:08}", (i * threads + t) * 7919 % 1_000_003);
                         let k = ik(user.as_bytes(), i * threads + t + 1);
                         let v = [user.as_bytes(), b"|v"].concat();
-                        l.insert(SkipList::random_height(), &k, &v);
+                        l.insert(&k, &v);
                     }
                 })
             })
@@ -635,8 +636,8 @@ mod tests {
     fn large_entries_get_their_own_block() {
         let l = SkipList::new();
         let big = vec![7u8; BLOCK];
-        l.insert(3, &ik(b"big", 1), &big);
-        l.insert(1, &ik(b"small", 2), b"x");
+        l.insert_at(3, &ik(b"big", 1), &big);
+        l.insert_at(1, &ik(b"small", 2), b"x");
         let c = l.lower_bound(&ik(b"big", 5));
         assert_eq!(l.value(c), Some(big.as_slice()));
         assert_eq!(l.value(l.next(c)), Some(&b"x"[..]));

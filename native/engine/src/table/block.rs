@@ -500,6 +500,17 @@ mod tests {
         Arc::new(Block::new(data, Arc::from("t.sst"), 0).unwrap())
     }
 
+    /// From the first entry, `it` yields exactly `entries`, then is invalid.
+    fn assert_forward_scan(it: &mut BlockIter, entries: &[(Vec<u8>, Vec<u8>)]) {
+        it.seek_to_first();
+        for (k, v) in entries {
+            assert!(it.valid());
+            assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+            it.next();
+        }
+        assert!(!it.valid());
+    }
+
     #[test]
     fn tiny_block_golden_bytes() {
         let mut b = BlockBuilder::new(16);
@@ -541,13 +552,7 @@ mod tests {
         for interval in [1, 16] {
             let block = build(&entries, interval);
             let mut it = BlockIter::new(block);
-            it.seek_to_first();
-            for (k, v) in &entries {
-                assert!(it.valid());
-                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
-                it.next();
-            }
-            assert!(!it.valid());
+            assert_forward_scan(&mut it, &entries);
             it.status().unwrap();
             for (k, v) in &entries {
                 it.seek(k);
@@ -570,13 +575,7 @@ mod tests {
             let block = build(&entries, interval);
             assert_eq!(block.num_restarts, 200usize.div_ceil(interval));
             let mut it = BlockIter::new(block.clone());
-            it.seek_to_first();
-            for (k, v) in &entries {
-                assert!(it.valid());
-                assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
-                it.next();
-            }
-            assert!(!it.valid());
+            assert_forward_scan(&mut it, &entries);
             it.seek_to_last();
             for (k, v) in entries.iter().rev() {
                 assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
