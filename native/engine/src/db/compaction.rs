@@ -309,7 +309,7 @@ impl DbInner {
         );
         let result = if plan.is_trivial_move {
             let mut st = self.state.lock();
-            let r = st.versions.log_and_apply(plan.trivial_move_edit());
+            let r = self.log_and_apply(&mut st, plan.trivial_move_edit());
             if r.is_ok() {
                 self.refresh_super_version(&mut st);
             }
@@ -500,7 +500,7 @@ impl DbInner {
             edit.add_file(plan.output_level, Arc::new(f));
         }
         let mut st = self.state.lock();
-        let r = st.versions.log_and_apply(edit);
+        let r = self.log_and_apply(&mut st, edit);
         for n in &created {
             st.pending_outputs.remove(n);
         }

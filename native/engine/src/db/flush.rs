@@ -54,8 +54,6 @@ impl DbInner {
         let result = self.write_memtables_to_l0(&mems, number, &snapshots);
 
         let mut st = self.state.lock();
-        st.pending_outputs.remove(&number);
-        st.flush_running = false;
         let mut flushed = (0u64, 0u64, 0u64);
         let outcome = match result {
             Ok((meta, mut stats)) => {
@@ -64,6 +62,8 @@ impl DbInner {
                 self.tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
                 self.hist(crate::statistics::Histogram::FlushTime, stats.micros);
                 st.stats.levels[0].add(&stats);
+                // The DB mutex is released while the manifest is written;
+                // pending_outputs and flush_running stay until it is in.
                 self.install_flush(&mut st, &mems, meta)
             }
             Err(e) => {
@@ -76,6 +76,8 @@ impl DbInner {
                 Err(e)
             }
         };
+        st.pending_outputs.remove(&number);
+        st.flush_running = false;
         match outcome {
             Ok(()) => {
                 info_log!(
@@ -154,7 +156,7 @@ impl DbInner {
     /// Records a finished flush in the manifest and publishes it.
     fn install_flush(
         self: &Arc<Self>,
-        st: &mut DbState,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
         mems: &[Arc<MemTable>],
         meta: Option<crate::version::FileMetaData>,
     ) -> Result<()> {
@@ -169,7 +171,7 @@ impl DbInner {
         edit.log_number = Some(log_number);
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
-        st.versions.log_and_apply(edit)?;
+        self.log_and_apply(st, edit)?;
         st.imm.drain(..mems.len());
         st.imm_wal_bytes.retain(|w| w.0 >= log_number);
         self.imm_wal_bytes.store(

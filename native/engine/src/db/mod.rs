@@ -9,7 +9,8 @@
 //!   version) with atomic loads.
 //! - The *DB mutex* (`DbInner::state`) guards the version set, the immutable
 //!   memtable list and background-job bookkeeping; it is never held during
-//!   table IO. Lock order: DB mutex, then WAL mutex.
+//!   table IO nor during a manifest write ([`DbInner::log_and_apply`]).
+//!   Lock order: DB mutex, then WAL mutex.
 //!
 //! Invariants:
 //! 1. Every entry a reader can see has a sequence number ≤ the published
@@ -836,6 +837,37 @@ impl DbInner {
         self.recalculate_write_stall(st);
         self.compaction_pressure
             .store(st.stall.pressure, Ordering::Relaxed);
+    }
+
+    /// Persists `edit` in the manifest and installs its version, with the
+    /// DB mutex released during the manifest IO (append + sync, or a new
+    /// manifest and `CURRENT`): a sync can take tens of milliseconds while
+    /// flushes and compactions write, and the write path needs this mutex
+    /// to switch memtables and to pace delayed writes.
+    ///
+    /// One edit is written at a time: a caller finding another in flight
+    /// waits for its commit, so every edit is prepared on the version the
+    /// previous one installed. While the lock is released the current
+    /// version is the old one; the files the edit adds count as live (see
+    /// [`VersionSet::prepare_edit`]) and those it removes are still in the
+    /// current version, so the obsolete-file sweep touches neither; the
+    /// caller's own bookkeeping (`pending_outputs`, `being_compacted`,
+    /// `flush_running`) stays set until this returns.
+    pub(crate) fn log_and_apply(
+        &self,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        edit: crate::version::VersionEdit,
+    ) -> Result<Arc<Version>> {
+        while st.versions.manifest_write_pending() {
+            self.bg_cv.wait(st);
+        }
+        let mut pending = st.versions.prepare_edit(edit)?;
+        let written = parking_lot::MutexGuard::unlocked(st, || pending.write());
+        let r = st.versions.commit_edit(pending, written);
+        // Wakes installers waiting above (and every other bg_cv waiter,
+        // which re-checks its own condition).
+        self.bg_cv.notify_all();
+        r
     }
 
     /// Installs a super version with the same active memtable.

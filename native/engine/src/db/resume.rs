@@ -138,7 +138,7 @@ impl DbInner {
         // Step 5: make the manifest definitive again.
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
-        st.versions.log_and_apply(VersionEdit::new())?;
+        self.log_and_apply(&mut st, VersionEdit::new())?;
         self.refresh_super_version(&mut st);
         Ok(())
     }

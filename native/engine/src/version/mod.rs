@@ -14,7 +14,11 @@
 //! 1. [`VersionSet`] is single-owner: every method that changes it takes
 //!    `&mut self`. The DB keeps it inside its mutex (state protected by a
 //!    lock lives in the lock's type), so the compiler checks that nobody
-//!    touches it without the lock.
+//!    touches it without the lock. The one piece of work done outside it is
+//!    the manifest IO of an edit: [`VersionSet::prepare_edit`] (locked)
+//!    hands out a [`PendingEdit`] that writes without the lock, and
+//!    [`VersionSet::commit_edit`] (locked) installs it; one edit is pending
+//!    at a time.
 //! 2. Readers never lock a version: the DB hands out `Arc<Version>` clones
 //!    ([`VersionSet::current`]); a reader, iterator or compaction keeps its
 //!    `Arc` for as long as it reads the files, and the files of every version
@@ -44,4 +48,6 @@ pub use edit::VersionEdit;
 pub use file_meta::FileMetaData;
 pub use filename::{FileType, parse_file_name};
 pub use levels::Version;
-pub use set::{COMPARATOR_NAME, DEFAULT_MAX_MANIFEST_FILE_SIZE, VersionSet};
+pub use set::{
+    COMPARATOR_NAME, DEFAULT_MAX_MANIFEST_FILE_SIZE, PendingEdit, VersionSet, WriteFailure,
+};

@@ -26,9 +26,7 @@ pub const DEFAULT_MAX_MANIFEST_FILE_SIZE: u64 = 64 << 20;
 
 /// The state the DB persists through the manifest. See the module docs.
 pub struct VersionSet {
-    fs: Arc<dyn FileSystem>,
-    dbname: PathBuf,
-    write_opts: WriteFileOptions,
+    dir: ManifestDir,
     current: Arc<Version>,
     /// Every version installed, for [`Self::live_files`]; dead ones are pruned on install.
     versions: Vec<Weak<Version>>,
@@ -53,13 +51,16 @@ pub struct VersionSet {
     /// recovery may find them named. Live until a later `log_and_apply`
     /// succeeds, which writes a new manifest without them.
     uncertain_files: Vec<u64>,
+    /// Tables added by the edit between [`Self::prepare_edit`] and
+    /// [`Self::commit_edit`]; `Some` exactly while one is pending.
+    pending_files: Option<Vec<u64>>,
     recovery_warnings: Vec<String>,
 }
 
 impl std::fmt::Debug for VersionSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VersionSet")
-            .field("dbname", &self.dbname)
+            .field("dbname", &self.dir.dbname)
             .field("current", &self.current.level_summary())
             .field("next_file_number", &self.next_file_number)
             .field("last_sequence", &self.last_sequence)
@@ -78,10 +79,12 @@ impl VersionSet {
         let levels = num_levels(opts);
         let current = Arc::new(Version::new(levels));
         VersionSet {
-            fs,
-            dbname: dbname.to_path_buf(),
-            write_opts: WriteFileOptions {
-                use_fsync: opts.use_fsync,
+            dir: ManifestDir {
+                fs,
+                dbname: dbname.to_path_buf(),
+                write_opts: WriteFileOptions {
+                    use_fsync: opts.use_fsync,
+                },
             },
             versions: vec![Arc::downgrade(&current)],
             current,
@@ -96,6 +99,7 @@ impl VersionSet {
             obsolete_manifests: Vec::new(),
             abandoned_manifests: Vec::new(),
             uncertain_files: Vec::new(),
+            pending_files: None,
             recovery_warnings: Vec::new(),
         }
     }
@@ -111,8 +115,9 @@ impl VersionSet {
         let number = 1;
         let edit = vs.snapshot_edit(number + 1);
         let writer = vs
+            .dir
             .write_new_manifest(number, &edit, None)
-            .map_err(|(e, _)| e)?;
+            .map_err(|f| f.error)?;
         vs.manifest_number = number;
         vs.manifest = Some(writer);
         Ok(vs)
@@ -139,14 +144,14 @@ impl VersionSet {
     pub fn recover(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
         let mut vs = Self::empty(fs, dbname, opts);
         let current_path = dbname.join(CURRENT);
-        if !vs.fs.exists(&current_path) {
+        if !vs.dir.fs.exists(&current_path) {
             return Err(Error::corruption(
                 current_path.display(),
                 0,
                 "CURRENT file is missing",
             ));
         }
-        let contents = read_all(vs.fs.as_ref(), &current_path)?;
+        let contents = read_all(vs.dir.fs.as_ref(), &current_path)?;
         let number = std::str::from_utf8(&contents)
             .ok()
             .and_then(|s| s.strip_suffix('\n'))
@@ -167,7 +172,7 @@ impl VersionSet {
             })?;
         let path = dbname.join(filename::manifest_file_name(number));
         let name = path.display().to_string();
-        if !vs.fs.exists(&path) {
+        if !vs.dir.fs.exists(&path) {
             return Err(Error::corruption(
                 &name,
                 0,
@@ -175,7 +180,7 @@ impl VersionSet {
             ));
         }
 
-        let mut reader = LogReader::new(vs.fs.new_sequential(&path)?);
+        let mut reader = LogReader::new(vs.dir.fs.new_sequential(&path)?);
         let mut builder = VersionBuilder::new(&vs.current, name.as_str());
         let (mut next_file, mut log_number, mut last_seq) = (None, None, None);
         loop {
@@ -240,7 +245,7 @@ impl VersionSet {
 
     /// The database directory.
     pub fn dbname(&self) -> &Path {
-        &self.dbname
+        &self.dir.dbname
     }
 
     /// Number of levels.
@@ -318,7 +323,12 @@ impl VersionSet {
     /// not in this set and below [`Self::next_file_number`] is obsolete,
     /// unless a flush or compaction is still writing it.
     pub fn live_files(&self) -> Vec<u64> {
-        let mut live: BTreeSet<u64> = self.uncertain_files.iter().copied().collect();
+        let mut live: BTreeSet<u64> = self
+            .uncertain_files
+            .iter()
+            .chain(self.pending_files.iter().flatten())
+            .copied()
+            .collect();
         for v in self.versions.iter().filter_map(Weak::upgrade) {
             live.extend(v.live_file_numbers());
         }
@@ -339,7 +349,10 @@ impl VersionSet {
         std::mem::take(&mut self.obsolete_manifests)
     }
 
-    /// Persists `edit` and installs the version it produces.
+    /// Persists `edit` and installs the version it produces: the three steps
+    /// of [`Self::prepare_edit`], [`PendingEdit::write`] and
+    /// [`Self::commit_edit`] in one call, for owners that may hold their lock
+    /// across the manifest IO (open, recovery, tests).
     ///
     /// Fills in `next_file_number` (past every number handed out and every
     /// file the edit adds) and, when the edit leaves them unset,
@@ -359,7 +372,33 @@ impl VersionSet {
     /// new one. An edit whose write failed may still have reached the disk,
     /// so the files it adds stay in [`Self::live_files`] until a later call
     /// succeeds.
-    pub fn log_and_apply(&mut self, mut edit: VersionEdit) -> Result<Arc<Version>> {
+    pub fn log_and_apply(&mut self, edit: VersionEdit) -> Result<Arc<Version>> {
+        let mut pending = self.prepare_edit(edit)?;
+        let written = pending.write();
+        self.commit_edit(pending, written)
+    }
+
+    /// Step one of [`Self::log_and_apply`], under the owner's lock: fills in
+    /// the edit's counters, builds and checks the new version, reserves the
+    /// file numbers the edit and a new manifest need, and takes the manifest
+    /// writer out of the set. The returned [`PendingEdit`] does the IO
+    /// without any lock; [`Self::commit_edit`] must follow, under the lock,
+    /// whatever the write returned.
+    ///
+    /// While an edit is pending (see [`Self::manifest_write_pending`]):
+    /// - no other edit may be prepared (an error says so: the owner waits
+    ///   first), so the current version cannot change under it;
+    /// - the files it adds count as live, so nobody deletes them as
+    ///   obsolete before the version naming them is installed;
+    /// - numbers handed out by [`Self::new_file_number`] lie above every
+    ///   number the edit persists, so a crash cannot make a used number
+    ///   fresh again for anything this edit names.
+    pub fn prepare_edit(&mut self, mut edit: VersionEdit) -> Result<PendingEdit> {
+        if self.pending_files.is_some() {
+            return Err(Error::Busy(
+                "another manifest write is in flight; wait for its commit".into(),
+            ));
+        }
         debug_assert!(
             edit.log_number.is_none_or(|n| n >= self.log_number),
             "log_number going backwards"
@@ -383,62 +422,101 @@ impl VersionSet {
             None => true,
             Some(w) => w.file_size() >= self.max_manifest_file_size,
         };
-        let new_manifest = roll.then(|| {
+        let roll_to = roll.then(|| {
             next += 1;
             next - 1
         });
         edit.next_file_number = Some(next);
+        // Reserved now: a number handed out while the edit is written must
+        // not be the new manifest's or one the edit persists as used.
+        self.next_file_number = next;
+        let target = match roll_to {
+            Some(number) => ManifestTarget::New {
+                number,
+                snapshot: self.snapshot_edit(next),
+                writer: None,
+            },
+            None => ManifestTarget::Append(self.manifest.take().expect("checked above")),
+        };
+        self.pending_files = Some(edit.new_files.iter().map(|(_, f)| f.number).collect());
+        Ok(PendingEdit {
+            dir: self.dir.clone(),
+            edit,
+            version,
+            target,
+        })
+    }
 
-        match new_manifest {
-            Some(number) => {
-                let snapshot = self.snapshot_edit(next);
-                match self.write_new_manifest(number, &snapshot, Some(&edit)) {
-                    Ok(writer) => {
-                        // CURRENT names the new manifest: recovery no longer
-                        // reads the old ones, which may now be deleted.
-                        self.obsolete_manifests.push(self.manifest_number);
-                        self.obsolete_manifests
-                            .append(&mut self.abandoned_manifests);
-                        self.manifest_number = number;
-                        self.manifest = Some(writer);
-                    }
-                    Err((e, file_left)) => {
-                        self.next_file_number = next;
-                        self.manifest = None;
-                        if file_left {
-                            self.abandoned_manifests.push(number);
-                            self.uncertain_files
-                                .extend(edit.new_files.iter().map(|(_, f)| f.number));
-                        }
-                        return Err(e);
-                    }
-                }
+    /// Whether an edit is between [`Self::prepare_edit`] and
+    /// [`Self::commit_edit`]; no other edit may be prepared until it is not.
+    pub fn manifest_write_pending(&self) -> bool {
+        self.pending_files.is_some()
+    }
+
+    /// Step three of [`Self::log_and_apply`], under the owner's lock: with
+    /// the result of [`PendingEdit::write`], installs the new version and
+    /// counters, or — on error — abandons the manifest as described at
+    /// [`Self::log_and_apply`] and returns the error.
+    pub fn commit_edit(
+        &mut self,
+        pending: PendingEdit,
+        written: Result<(), WriteFailure>,
+    ) -> Result<Arc<Version>> {
+        let new_files = self.pending_files.take().unwrap_or_default();
+        let PendingEdit {
+            edit,
+            version,
+            target,
+            ..
+        } = pending;
+        let rolled = match (written, target) {
+            (Ok(()), ManifestTarget::New { number, writer, .. }) => {
+                // CURRENT names the new manifest: recovery no longer reads
+                // the old ones, which may now be deleted.
+                self.obsolete_manifests.push(self.manifest_number);
+                self.obsolete_manifests
+                    .append(&mut self.abandoned_manifests);
+                self.manifest_number = number;
+                self.manifest = writer;
+                true
             }
-            None => {
-                let mut record = Vec::new();
-                edit.encode(&mut record);
-                let w = self.manifest.as_mut().expect("checked above");
-                // The edit is committed once synced; the version is installed
-                // only after, so readers never see state a crash could undo.
-                if let Err(e) = w.add_record(&record).and_then(|()| w.sync()) {
-                    self.manifest = None;
-                    self.uncertain_files
-                        .extend(edit.new_files.iter().map(|(_, f)| f.number));
-                    return Err(e);
-                }
+            (Ok(()), ManifestTarget::Append(writer)) => {
+                self.manifest = Some(writer);
+                false
             }
-        }
+            (
+                Err(WriteFailure {
+                    error,
+                    may_be_durable,
+                }),
+                target,
+            ) => {
+                // The writer is dropped: the next edit starts a new manifest
+                // rather than appending after a possibly torn record.
+                self.manifest = None;
+                if may_be_durable {
+                    if let ManifestTarget::New { number, .. } = target {
+                        self.abandoned_manifests.push(number);
+                    }
+                    self.uncertain_files.extend(new_files);
+                }
+                return Err(error);
+            }
+        };
 
         // A roll succeeded (a failed write always forces one): the new
         // manifest is definitive, and a table only an earlier failed edit
         // named is now an orphan.
-        if new_manifest.is_some() {
+        if rolled {
             self.uncertain_files.clear();
         }
-        self.next_file_number = next;
         self.log_number = edit.log_number.unwrap_or(self.log_number);
         self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
-        self.last_sequence = edit.last_sequence.unwrap_or(self.last_sequence);
+        // The owner may have published a later sequence while the edit was
+        // written; the edit's is a lower bound, never a step back.
+        self.last_sequence = self
+            .last_sequence
+            .max(edit.last_sequence.unwrap_or(self.last_sequence));
         self.apply_cursors(&edit);
         Ok(self.install(version))
     }
@@ -482,17 +560,106 @@ impl VersionSet {
         }
         e
     }
+}
 
+/// Where manifests are written: the parts of a [`VersionSet`] a
+/// [`PendingEdit`] carries out of the owner's lock.
+#[derive(Clone)]
+struct ManifestDir {
+    fs: Arc<dyn FileSystem>,
+    dbname: PathBuf,
+    write_opts: WriteFileOptions,
+}
+
+/// Where a pending edit goes.
+enum ManifestTarget {
+    /// Appended to the open manifest, whose writer the edit holds meanwhile.
+    Append(LogWriter),
+    /// Into a new manifest `number`, after `snapshot` (the state before the
+    /// edit), then `CURRENT` switched to it; `writer` is its writer once
+    /// that succeeded.
+    New {
+        number: u64,
+        snapshot: VersionEdit,
+        writer: Option<LogWriter>,
+    },
+}
+
+/// A failed manifest write.
+#[derive(Debug)]
+pub struct WriteFailure {
+    /// What went wrong.
+    pub error: Error,
+    /// Whether the edit may be on disk anyway (a failed sync after the
+    /// bytes reached the OS, or a `CURRENT` rename that may have happened),
+    /// so the files it adds must stay until a later edit succeeds.
+    pub may_be_durable: bool,
+}
+
+/// An edit prepared by [`VersionSet::prepare_edit`], to be written with
+/// [`Self::write`] (no lock needed) and handed back to
+/// [`VersionSet::commit_edit`]. Dropping it without committing leaves the
+/// set refusing every further edit.
+#[must_use = "a pending edit must be committed"]
+pub struct PendingEdit {
+    dir: ManifestDir,
+    edit: VersionEdit,
+    version: Version,
+    target: ManifestTarget,
+}
+
+impl std::fmt::Debug for PendingEdit {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PendingEdit")
+            .field("edit", &self.edit)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PendingEdit {
+    /// The manifest IO of the edit: append and sync, or a new manifest and
+    /// `CURRENT` (see [`VersionSet::log_and_apply`]). Call at most once.
+    pub fn write(&mut self) -> Result<(), WriteFailure> {
+        let mut record = Vec::new();
+        self.edit.encode(&mut record);
+        match &mut self.target {
+            // The edit is committed once synced; the version is installed
+            // only after (by commit_edit), so readers never see state a
+            // crash could undo.
+            ManifestTarget::Append(w) => {
+                w.add_record(&record)
+                    .and_then(|()| w.sync())
+                    .map_err(|error| WriteFailure {
+                        error,
+                        may_be_durable: true,
+                    })
+            }
+            ManifestTarget::New {
+                number,
+                snapshot,
+                writer,
+            } => {
+                *writer = Some(
+                    self.dir
+                        .write_new_manifest(*number, snapshot, Some(&self.edit))?,
+                );
+                Ok(())
+            }
+        }
+    }
+}
+
+impl ManifestDir {
     /// Writes `MANIFEST-{number}` holding `snapshot` (and `edit`), makes it
     /// durable and points `CURRENT` at it. The order of the steps is what
-    /// recovery relies on; see the comments. The error says whether the new
+    /// recovery relies on; see the comments. The failure says whether the new
     /// file was left behind because `CURRENT` may name it.
     fn write_new_manifest(
         &self,
         number: u64,
         snapshot: &VersionEdit,
         edit: Option<&VersionEdit>,
-    ) -> Result<LogWriter, (Error, bool)> {
+    ) -> Result<LogWriter, WriteFailure> {
         let name = filename::manifest_file_name(number);
         let path = self.dbname.join(&name);
         let written = (|| {
@@ -523,7 +690,10 @@ impl VersionSet {
                 // failing to remove it is harmless (a later directory scan
                 // finds it obsolete).
                 let _ = self.fs.remove_file(&path);
-                return Err((e, false));
+                return Err(WriteFailure {
+                    error: e,
+                    may_be_durable: false,
+                });
             }
         };
         // (3) Switch CURRENT: write CURRENT.dbtmp, sync it, rename it over
@@ -535,8 +705,12 @@ impl VersionSet {
         // definitive again. (4) Only after this returns does the caller
         // forget the old manifest.
         let current = format!("{name}\n");
-        write_file_atomic(self.fs.as_ref(), &self.dbname, CURRENT, current.as_bytes())
-            .map_err(|e| (e, true))?;
+        write_file_atomic(self.fs.as_ref(), &self.dbname, CURRENT, current.as_bytes()).map_err(
+            |error| WriteFailure {
+                error,
+                may_be_durable: true,
+            },
+        )?;
         Ok(w)
     }
 }

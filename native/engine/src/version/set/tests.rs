@@ -487,3 +487,40 @@ fn shared_types_cross_threads() {
     // Owned by the DB inside its mutex: Send is what a Mutex needs.
     send::<VersionSet>();
 }
+
+/// The three steps the DB runs with its mutex released during the write:
+/// while an edit is pending nothing else can be prepared, its tables count
+/// as live, and numbers handed out lie above what it persists.
+#[test]
+fn a_pending_edit_holds_the_manifest_and_its_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let n = vs.new_file_number();
+    let mut e = VersionEdit::new();
+    e.add_file(0, table(n, "a", "b", 3));
+    vs.set_last_sequence(3);
+    let mut pending = vs.prepare_edit(e).unwrap();
+    assert!(vs.manifest_write_pending());
+    let busy = vs.prepare_edit(VersionEdit::new()).unwrap_err();
+    assert_eq!(busy.code(), crate::error::Code::Busy, "{busy}");
+    assert_eq!(vs.live_files(), [n], "not yet in a version, still live");
+    assert_eq!(vs.current().level_summary(), "files[0 0 0 0 0 0 0]");
+    // Allocated during the write (a new WAL, the next flush's table).
+    let later = vs.new_file_number();
+    // The DB publishes a later sequence while the edit is written.
+    vs.set_last_sequence(9);
+    let written = pending.write();
+    vs.commit_edit(pending, written).unwrap();
+    assert!(!vs.manifest_write_pending());
+    assert_eq!(vs.current().level_summary(), "files[1 0 0 0 0 0 0]");
+    assert_eq!(vs.last_sequence(), 9, "a commit never moves it back");
+    assert!(vs.next_file_number() > later);
+    let r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
+    assert_eq!(r.current().level_summary(), "files[1 0 0 0 0 0 0]");
+    assert!(r.next_file_number() > n);
+    assert_eq!(r.last_sequence(), 3, "the edit persisted its own sequence");
+    assert!(
+        r.next_file_number() <= later,
+        "numbers handed out during the write lie above the persisted counter"
+    );
+}
