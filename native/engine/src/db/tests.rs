@@ -602,6 +602,56 @@ fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
     assert!(!log.contains("Stalling writes"), "{log}");
 }
 
+/// A write group slower than 20 ms is named in the LOG with where its
+/// time went (here: the delay of a write slowed down by L0 files).
+#[test]
+fn a_slow_write_group_is_logged_with_its_phases() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 3,
+        level0_stop_writes_trigger: 100,
+        soft_pending_compaction_bytes_limit: 0,
+        hard_pending_compaction_bytes_limit: 0,
+        delayed_write_rate: 1 << 20,
+        ..Options::default()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&stalling_flush()).unwrap();
+    }
+    assert!(
+        db.int_property("rocksdb.actual-delayed-write-rate")
+            .unwrap()
+            > 0
+    );
+    // 64 KiB at 1 MiB/s: about 60 ms of delay per write after the first.
+    let big = vec![1u8; 64 << 10];
+    for i in 0..3u32 {
+        db.put(&wo, &(100 + i).to_be_bytes(), &big).unwrap();
+    }
+    gate.set_closed(false);
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    let line = log
+        .lines()
+        .find(|l| l.contains("Slow write group"))
+        .unwrap_or_else(|| panic!("no slow group logged:\n{log}"));
+    assert!(line.contains("1 writers, 1 entries"), "{line}");
+    let delay: f64 = line
+        .split("delay ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no delay figure: {line}"));
+    assert!(delay >= 20.0, "{line}");
+}
+
 #[test]
 fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
     let dir = tempfile::tempdir().unwrap();

@@ -109,7 +109,9 @@ impl DbInner {
     fn write_group(self: &Arc<Self>, group: &[Arc<Writer>]) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
+        let mut phases = SlowGroupCheck::start();
         self.make_room_for_write()?;
+        phases.mark(0);
         // Groups are uniform in these options (see WriteQueue::build_group).
         let (no_slowdown, low_pri) = {
             let d = group[0].data.lock();
@@ -135,6 +137,7 @@ impl DbInner {
                 micros,
             );
         }
+        phases.mark(1);
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
         let mem = self.super_version.load().mem.clone();
@@ -276,6 +279,7 @@ impl DbInner {
             seq
         };
         laps.lap(F::write_wal_time);
+        phases.mark(2);
         let group_bytes: usize = group
             .iter()
             .map(|w| w.data.lock().batch.size_in_bytes())
@@ -304,6 +308,21 @@ impl DbInner {
         }
         laps.lap(F::write_memtable_time);
         self.last_sequence.store(last, Ordering::Release);
+        phases.mark(3);
+        if let Some(ms) = phases.slow() {
+            info_log!(
+                self.info_log,
+                Warn,
+                "Slow write group: {} writers, {} entries, {:.1} ms (make room {:.1}, delay {:.1}, WAL {:.1}, memtable {:.1})",
+                group.len(),
+                entries,
+                ms[0] + ms[1] + ms[2] + ms[3],
+                ms[0],
+                ms[1],
+                ms[2],
+                ms[3]
+            );
+        }
         Ok(())
     }
 
@@ -353,7 +372,16 @@ impl DbInner {
     /// Leader of a switch request: switches if the memtable holds anything.
     fn switch_memtable_now(self: &Arc<Self>) -> Result<()> {
         self.check_open()?;
+        let asked = std::time::Instant::now();
         let mut st = self.state.lock();
+        let waited = asked.elapsed().as_secs_f64() * 1000.0;
+        if waited >= SLOW_GROUP_MILLIS {
+            info_log!(
+                self.info_log,
+                Warn,
+                "Slow memtable switch: waited {waited:.1} ms for the DB mutex (writers queue meanwhile)"
+            );
+        }
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
@@ -474,6 +502,39 @@ impl DbInner {
             Some(w) => w.sync(),
             None => Ok(()),
         }
+    }
+}
+
+/// A write group's phases timed by its leader, so that a group slower than
+/// [`SLOW_GROUP_MILLIS`] is named in the LOG with where its time went: every
+/// writer queued behind it waited as long (a put's tail latency is a slow
+/// group ahead of it). Four clock readings per group.
+struct SlowGroupCheck {
+    last: std::time::Instant,
+    millis: [f64; 4],
+}
+
+/// A write group at least this slow is logged (milliseconds).
+const SLOW_GROUP_MILLIS: f64 = 20.0;
+
+impl SlowGroupCheck {
+    fn start() -> Self {
+        SlowGroupCheck {
+            last: std::time::Instant::now(),
+            millis: [0.0; 4],
+        }
+    }
+
+    /// Ends phase `i` (make room, delay, WAL, memtable).
+    fn mark(&mut self, i: usize) {
+        let now = std::time::Instant::now();
+        self.millis[i] = now.duration_since(self.last).as_secs_f64() * 1000.0;
+        self.last = now;
+    }
+
+    /// The phase times, when their sum reaches [`SLOW_GROUP_MILLIS`].
+    fn slow(&self) -> Option<[f64; 4]> {
+        (self.millis.iter().sum::<f64>() >= SLOW_GROUP_MILLIS).then_some(self.millis)
     }
 }
 
