@@ -508,10 +508,11 @@ impl DbInner {
 /// A write group's phases timed by its leader, so that a group slower than
 /// [`SLOW_GROUP_MILLIS`] is named in the LOG with where its time went: every
 /// writer queued behind it waited as long (a put's tail latency is a slow
-/// group ahead of it). Four clock readings per group.
+/// group ahead of it). Four readings of the perf-context clock (the
+/// time-stamp counter, about 9 ns each) per group.
 struct SlowGroupCheck {
-    last: std::time::Instant,
-    millis: [f64; 4],
+    last: u64,
+    ticks: [u64; 4],
 }
 
 /// A write group at least this slow is logged (milliseconds).
@@ -520,21 +521,23 @@ const SLOW_GROUP_MILLIS: f64 = 20.0;
 impl SlowGroupCheck {
     fn start() -> Self {
         SlowGroupCheck {
-            last: std::time::Instant::now(),
-            millis: [0.0; 4],
+            last: perf_context::clock::now(),
+            ticks: [0; 4],
         }
     }
 
     /// Ends phase `i` (make room, delay, WAL, memtable).
     fn mark(&mut self, i: usize) {
-        let now = std::time::Instant::now();
-        self.millis[i] = now.duration_since(self.last).as_secs_f64() * 1000.0;
+        let now = perf_context::clock::now();
+        self.ticks[i] = now.saturating_sub(self.last);
         self.last = now;
     }
 
-    /// The phase times, when their sum reaches [`SLOW_GROUP_MILLIS`].
+    /// The phase times in milliseconds, when their sum reaches
+    /// [`SLOW_GROUP_MILLIS`].
     fn slow(&self) -> Option<[f64; 4]> {
-        (self.millis.iter().sum::<f64>() >= SLOW_GROUP_MILLIS).then_some(self.millis)
+        let ms = |t: u64| perf_context::clock::ticks_to_nanos(t) as f64 / 1e6;
+        (ms(self.ticks.iter().sum()) >= SLOW_GROUP_MILLIS).then(|| self.ticks.map(ms))
     }
 }
 

@@ -25,7 +25,7 @@ pub(super) fn warm_up() {
 
 /// A raw reading, never 0 (0 marks a timer that is off).
 #[inline]
-pub(super) fn now() -> u64 {
+pub(crate) fn now() -> u64 {
     clock().raw().max(1)
 }
 
@@ -39,7 +39,7 @@ pub(super) fn ticks_between(start: u64, end: u64) -> u64 {
 }
 
 /// Nanoseconds in `ticks` clock ticks.
-pub(super) fn ticks_to_nanos(ticks: u64) -> u64 {
+pub(crate) fn ticks_to_nanos(ticks: u64) -> u64 {
     if ticks == 0 {
         return 0; // without touching (and calibrating) the clock
     }

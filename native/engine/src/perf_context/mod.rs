@@ -76,7 +76,7 @@
 //! 3. The thread's contribution not yet in the aggregate is
 //!    `pending + (values - folded)` (flat layout, see [`PerfContext`]).
 
-mod clock;
+pub(crate) mod clock;
 #[cfg(test)]
 mod tests;
 
