@@ -2,6 +2,12 @@
 //! and output, so that one command line runs against either engine.
 //! See the README section "talus-bench" and `talus-bench --help`.
 
+/// mimalloc, as the JNI library uses: glibc malloc made readers sleep on
+/// its arena locks (a cache block allocated by one thread and evicted, so
+/// freed, by another), see the README section on the allocator.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod bench;
 mod config;
 mod engine_features;
