@@ -110,7 +110,7 @@ impl DbInner {
     }
 
     pub(crate) fn get_into(
-        &self,
+        self: &Arc<Self>,
         ro: &ReadOptions,
         key: &[u8],
         value_out: &mut Vec<u8>,
@@ -225,7 +225,7 @@ impl DbInner {
     }
 
     pub(crate) fn multi_get(
-        &self,
+        self: &Arc<Self>,
         ro: &ReadOptions,
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {

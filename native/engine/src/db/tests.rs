@@ -353,6 +353,8 @@ mod gate {
     pub struct GateFs {
         pub gate: Arc<Gate>,
         pub manifest_sync: Arc<Gate>,
+        /// Holds every `remove_file` while closed.
+        pub remove: Arc<Gate>,
         inner: StdFileSystem,
     }
 
@@ -363,6 +365,7 @@ mod gate {
                 Arc::new(GateFs {
                     gate: gate.clone(),
                     manifest_sync: Arc::default(),
+                    remove: Arc::default(),
                     inner: StdFileSystem,
                 }),
                 gate,
@@ -448,6 +451,7 @@ mod gate {
             self.inner.list_dir(p)
         }
         fn remove_file(&self, p: &Path) -> Result<()> {
+            self.remove.pass();
             self.inner.remove_file(p)
         }
         fn rename(&self, a: &Path, b: &Path) -> Result<()> {
@@ -534,6 +538,61 @@ fn regression_writes_do_not_wait_for_a_manifest_sync() {
             Some(&value[..])
         );
     }
+}
+
+/// Regression: the first write after an iterator released the last
+/// version naming compacted tables deleted them on the writer's thread (a
+/// directory listing and unlinks of large files: puts of 50-500 ms in the
+/// bulk import). Now the purge runs on the flush pool.
+#[test]
+fn regression_a_write_does_not_delete_obsolete_tables_itself() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, _) = gate::GateFs::new();
+    let remove = fs.remove.clone();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        disable_auto_compactions: true,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    let tables = |d: &std::path::Path| {
+        std::fs::read_dir(d)
+            .unwrap()
+            .filter(|e| {
+                e.as_ref()
+                    .unwrap()
+                    .file_name()
+                    .to_string_lossy()
+                    .ends_with(".sst")
+            })
+            .count()
+    };
+    assert_eq!(tables(dir.path()), 3);
+    // An iterator pins the three L0 tables across the compaction.
+    let it = db.iter(&ReadOptions::default()).unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(tables(dir.path()), 4, "the pinned inputs stay");
+    remove.set_closed(true);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let writer = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            drop(it);
+            db.put(&WriteOptions::default(), b"after", b"v").unwrap();
+            tx.send(()).unwrap();
+        })
+    };
+    let returned = rx.recv_timeout(std::time::Duration::from_secs(20));
+    remove.set_closed(false);
+    writer.join().unwrap();
+    returned.expect("the iterator drop or the put waited for the deletion of obsolete tables");
+    wait_until("the background purge", || tables(dir.path()) == 1);
 }
 
 /// A waiting flush that may cause a write stall (`allow_write_stall`).
