@@ -66,7 +66,9 @@ fn compact_range_deletes_the_tables_it_replaced() {
 /// A job deleted only the tables unused at the moment it finished; a table
 /// still pinned then by a reader (an iterator here, but also a get or a put
 /// holding the current state for a moment) stayed on disk after the reader
-/// let go, until some later job finished.
+/// let go, until some later job finished. Dropping the reader schedules the
+/// purge on the flush pool (it no longer runs on the reader's thread), so
+/// the check waits for it, at most 30 s.
 #[test]
 fn tables_pinned_by_an_iterator_are_deleted_when_it_is_dropped() {
     let dir = tempfile::tempdir().unwrap();
@@ -81,7 +83,16 @@ fn tables_pinned_by_an_iterator_are_deleted_when_it_is_dropped() {
     assert_eq!(it.key(), b"key0000");
     assert_eq!(it.value(), b"value 2 0");
     drop(it);
-    assert_eq!(tables_on_disk(dir.path()), live_tables(&db));
+    let start = std::time::Instant::now();
+    while tables_on_disk(dir.path()) != live_tables(&db) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "the tables the iterator pinned are still on disk: {:?} vs live {:?}",
+            tables_on_disk(dir.path()),
+            live_tables(&db)
+        );
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
 }
 
 /// wait_for_compactions returned once no job was counted as running, but a
