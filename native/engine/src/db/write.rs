@@ -18,7 +18,7 @@ use crate::info_log;
 use crate::key::ValueKind;
 use crate::memtable::MemTable;
 use crate::options::WriteOptions;
-use crate::perf_context::{self, F, Laps, PerfLevel, StallCause};
+use crate::perf_context::{self, F, StallCause};
 use crate::perf_timer;
 use crate::statistics::{Histogram, Ticker};
 use crate::version::filename;
@@ -111,7 +111,7 @@ impl DbInner {
         self.check_bg_error()?;
         let mut phases = SlowGroupCheck::start();
         self.make_room_for_write()?;
-        phases.mark(0);
+        phases.mark(0, None);
         // Groups are uniform in these options (see WriteQueue::build_group).
         let (no_slowdown, low_pri) = {
             let d = group[0].data.lock();
@@ -137,13 +137,12 @@ impl DbInner {
                 micros,
             );
         }
-        phases.mark(1);
+        phases.mark(1, None);
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
         let mem = self.super_version.load().mem.clone();
 
         // Assign sequence numbers and append to the WAL.
-        let mut laps = Laps::start(PerfLevel::EnableWait);
         let first_seq;
         let last = {
             let mut wal = self.wal.lock();
@@ -278,8 +277,7 @@ impl DbInner {
             wal.last_allocated = seq;
             seq
         };
-        laps.lap(F::write_wal_time);
-        phases.mark(2);
+        phases.mark(2, Some(F::write_wal_time));
         let group_bytes: usize = group
             .iter()
             .map(|w| w.data.lock().batch.size_in_bytes())
@@ -306,9 +304,8 @@ impl DbInner {
             apply_batch(&mem, &group[0].data.lock().batch);
             ig.wait_all();
         }
-        laps.lap(F::write_memtable_time);
+        phases.mark(3, Some(F::write_memtable_time));
         self.last_sequence.store(last, Ordering::Release);
-        phases.mark(3);
         if let Some(ms) = phases.slow() {
             info_log!(
                 self.info_log,
@@ -505,11 +502,13 @@ impl DbInner {
     }
 }
 
-/// A write group's phases timed by its leader, so that a group slower than
-/// [`SLOW_GROUP_MILLIS`] is named in the LOG with where its time went: every
-/// writer queued behind it waited as long (a put's tail latency is a slow
-/// group ahead of it). Four readings of the perf-context clock (the
-/// time-stamp counter, about 9 ns each) per group.
+/// A write group's phases timed by its leader: one chain of readings of
+/// the perf-context clock (the time-stamp counter, about 9 ns each), four
+/// per group. The WAL and memtable phases feed the perf context's
+/// `write_wal_time` and `write_memtable_time` when its level records them,
+/// and a group slower than [`SLOW_GROUP_MILLIS`] is named in the LOG with
+/// where its time went: every writer queued behind it waited as long (a
+/// put's tail latency is a slow group ahead of it).
 struct SlowGroupCheck {
     last: u64,
     ticks: [u64; 4],
@@ -526,11 +525,18 @@ impl SlowGroupCheck {
         }
     }
 
-    /// Ends phase `i` (make room, delay, WAL, memtable).
-    fn mark(&mut self, i: usize) {
+    /// Ends phase `i` (make room, delay, WAL, memtable), adding its length
+    /// to the perf-context field `f` if the thread's level records it.
+    #[inline]
+    fn mark(&mut self, i: usize, f: Option<F>) {
         let now = perf_context::clock::now();
         self.ticks[i] = now.saturating_sub(self.last);
         self.last = now;
+        if let Some(f) = f
+            && perf_context::enabled(f.min_level())
+        {
+            perf_context::add_unchecked(f, self.ticks[i]);
+        }
     }
 
     /// The phase times in milliseconds, when their sum reaches
