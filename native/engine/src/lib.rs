@@ -39,6 +39,7 @@ pub mod cache;
 pub mod coding;
 pub mod compaction;
 pub mod db;
+pub mod env;
 pub mod error;
 pub mod fs;
 pub mod iterator;

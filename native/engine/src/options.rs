@@ -10,6 +10,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::env::{Env, Priority};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, StdFileSystem};
 use crate::key::SequenceNumber;
@@ -172,6 +173,9 @@ pub struct Options {
     pub manual_flush_enabled: bool,
     /// The file system all IO goes through.
     pub fs: Arc<dyn FileSystem>,
+    /// The CPU priorities of the background pools ([`crate::env`]). Default
+    /// the process-wide [`Env::default_env`].
+    pub env: Arc<Env>,
     /// Limits the bytes per second of flush and compaction writes; shareable
     /// between databases. Setting one also makes `bytes_per_sync` default to
     /// 1 MiB and `delayed_write_rate` default to its rate, as in RocksDB.
@@ -254,6 +258,7 @@ impl Default for Options {
             max_total_wal_size: 0,
             manual_flush_enabled: false,
             fs: StdFileSystem::shared(),
+            env: Env::default_env(),
             rate_limiter: None,
             statistics: None,
             stats_dump_period_sec: 600,
@@ -524,6 +529,11 @@ impl Options {
                         r.bytes_per_second(),
                         r.mode()
                     ))
+            ),
+            format!(
+                "env: compaction threads at {:?} CPU priority, flush threads at {:?}",
+                self.env.thread_pool_cpu_priority(Priority::Low),
+                self.env.thread_pool_cpu_priority(Priority::High)
             ),
             format!("statistics: {}", self.statistics.is_some()),
             format!("stats_dump_period_sec: {}", self.stats_dump_period_sec),

@@ -79,6 +79,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 pub mod bytes;
 pub mod cache;
 pub mod db;
+pub mod env;
 pub mod error;
 pub mod handle;
 pub mod iterator;

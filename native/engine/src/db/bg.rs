@@ -1,5 +1,7 @@
 //! Background thread pools for flushes (high priority) and compactions (low
-//! priority). Each database owns its pools; closing joins the threads.
+//! priority). Each database owns its pools; closing joins the threads. Each
+//! thread follows the CPU priority its [`Env`] sets for its pool, checked
+//! before every job (see [`crate::env`]).
 //!
 //! Thread-safety: `submit` may be called from any thread; jobs run on the
 //! pool's threads in submission order; `shutdown` waits for running jobs and
@@ -11,6 +13,8 @@ use std::thread::JoinHandle;
 
 use parking_lot::{Condvar, Mutex};
 
+use crate::env::{Env, Priority, ThreadCpuPriority};
+
 type Job = Box<dyn FnOnce() + Send + 'static>;
 
 struct Queue {
@@ -21,6 +25,8 @@ struct Queue {
 struct Shared {
     queue: Mutex<Queue>,
     cv: Condvar,
+    env: Arc<Env>,
+    priority: Priority,
 }
 
 /// A fixed-size pool of named threads.
@@ -30,14 +36,21 @@ pub(crate) struct ThreadPool {
 }
 
 impl ThreadPool {
-    /// Starts `n` threads named `{name}-{i}`.
-    pub(crate) fn new(name: &str, n: usize) -> std::io::Result<ThreadPool> {
+    /// Starts `n` threads named `{name}-{i}`, the `priority` pool of `env`.
+    pub(crate) fn new(
+        name: &str,
+        n: usize,
+        env: Arc<Env>,
+        priority: Priority,
+    ) -> std::io::Result<ThreadPool> {
         let shared = Arc::new(Shared {
             queue: Mutex::new(Queue {
                 jobs: VecDeque::new(),
                 shutdown: false,
             }),
             cv: Condvar::new(),
+            env,
+            priority,
         });
         let mut threads = Vec::with_capacity(n);
         for i in 0..n.max(1) {
@@ -91,6 +104,7 @@ impl ThreadPool {
 }
 
 fn worker(s: &Shared) {
+    let mut cpu = ThreadCpuPriority::new();
     loop {
         let job = {
             let mut q = s.queue.lock();
@@ -104,6 +118,7 @@ fn worker(s: &Shared) {
                 s.cv.wait(&mut q);
             }
         };
+        cpu.follow(s.env.thread_pool_cpu_priority(s.priority));
         job();
     }
 }
@@ -115,7 +130,7 @@ mod tests {
 
     #[test]
     fn runs_jobs_and_shuts_down() {
-        let pool = ThreadPool::new("t", 2).unwrap();
+        let pool = ThreadPool::new("t", 2, Arc::new(Env::new()), Priority::Low).unwrap();
         let n = Arc::new(AtomicUsize::new(0));
         for _ in 0..100 {
             let n = n.clone();
@@ -129,5 +144,27 @@ mod tests {
         pool.shutdown();
         pool.submit(|| panic!("must not run after shutdown"));
         assert_eq!(pool.queue_len(), 0);
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn jobs_run_at_the_cpu_priority_the_env_sets_for_their_pool() {
+        use crate::env::{CpuPriority, current_thread_nice};
+        let env = Arc::new(Env::new());
+        let low = ThreadPool::new("low", 1, env.clone(), Priority::Low).unwrap();
+        let high = ThreadPool::new("high", 1, env.clone(), Priority::High).unwrap();
+        let nice_in = |pool: &ThreadPool| {
+            let (tx, rx) = std::sync::mpsc::channel();
+            pool.submit(move || tx.send(current_thread_nice()).unwrap());
+            rx.recv().unwrap()
+        };
+        let normal = nice_in(&low);
+        assert_eq!(nice_in(&high), normal);
+        // Set while the threads are already running: applies at the next job.
+        env.lower_thread_pool_cpu_priority(Priority::Low, CpuPriority::Low);
+        assert_eq!(nice_in(&low), 19);
+        assert_eq!(nice_in(&high), normal, "the flush pool keeps its priority");
+        low.shutdown();
+        high.shutdown();
     }
 }

@@ -77,6 +77,7 @@ use crate::write_batch::WriteBatch;
 pub use read::DbIterator;
 pub use snapshot::Snapshot;
 
+use crate::env::Priority;
 use bg::ThreadPool;
 use snapshot::SnapshotList;
 use table_cache::TableCache;
@@ -318,8 +319,15 @@ impl Db {
         )?);
         let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
-        let flush_pool = ThreadPool::new("talus-flush", flushes).map_err(spawn_err)?;
-        let compaction_pool = ThreadPool::new("talus-compact", compactions).map_err(spawn_err)?;
+        let flush_pool = ThreadPool::new("talus-flush", flushes, opts.env.clone(), Priority::High)
+            .map_err(spawn_err)?;
+        let compaction_pool = ThreadPool::new(
+            "talus-compact",
+            compactions,
+            opts.env.clone(),
+            Priority::Low,
+        )
+        .map_err(spawn_err)?;
         let wal_syncer = wal_sync::WalSyncer::new().map_err(spawn_err)?;
 
         let versions = if exists {

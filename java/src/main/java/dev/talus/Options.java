@@ -952,6 +952,26 @@ public class Options implements AutoCloseable {
   }
 
   /**
+   * The environment of the background threads. Talus has one, {@link Env#getDefault()}, which is
+   * also the default; this setter exists so RocksJava code that passes it ports unchanged.
+   *
+   * @param env {@link Env#getDefault()}
+   * @return this
+   * @throws NullPointerException if {@code env} is null
+   */
+  public Options setEnv(Env env) {
+    checkOpen();
+    Objects.requireNonNull(env, "env");
+    return this;
+  }
+
+  /** @return {@link Env#getDefault()}, the environment of every database */
+  public Env getEnv() {
+    checkOpen();
+    return Env.getDefault();
+  }
+
+  /**
    * Collects tickers and histograms (shareable between databases). Default none.
    *
    * @param statistics the statistics object

@@ -96,6 +96,12 @@ public final class BulkImport implements Callable<Integer> {
           + "${DEFAULT-VALUE}, as seed 003.")
   long walBytesPerSyncMb = 4;
 
+  @Option(names = "--low-priority-compactions", negatable = true, fallbackValue = "true",
+      description = "Run compaction threads at the lowest CPU priority in both engines"
+          + " (Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW)): writers keep the CPU"
+          + " when there are more of them than cores. Default: ${DEFAULT-VALUE}.")
+  boolean lowPriorityCompactions = false;
+
   @Option(names = "--db", paramLabel = "DIR",
       description = "Database directory. Default: " + DEFAULT_DB + " (recreated on each run;"
           + " another directory that holds files needs --overwrite).")
@@ -219,7 +225,8 @@ public final class BulkImport implements Callable<Integer> {
     }
 
     EngineSettings settings = EngineSettings.seed003(dbDir.toString(),
-        walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb);
+        walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
+        lowPriorityCompactions);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;

@@ -32,6 +32,8 @@ package dev.talus.examples.bulkimport;
  * @param walBytesPerSync WAL bytes between syncs
  * @param blockCacheBytes LRU block cache capacity
  * @param bloomBitsPerKey Bloom filter bits per key (whole-key filtering)
+ * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority ({@code
+ *     Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW)} in both engines)
  */
 record EngineSettings(
     String path,
@@ -53,7 +55,8 @@ record EngineSettings(
     int rateLimitFairness,
     long walBytesPerSync,
     long blockCacheBytes,
-    double bloomBitsPerKey) {
+    double bloomBitsPerKey,
+    boolean lowCpuPriorityCompactions) {
 
   private static final long MIB = 1L << 20;
 
@@ -66,20 +69,22 @@ record EngineSettings(
    * @return the settings
    */
   static EngineSettings seed003(String path, String walDir, long rateLimitMb) {
-    return seed003(path, walDir, rateLimitMb, 4);
+    return seed003(path, walDir, rateLimitMb, 4, false);
   }
 
   /**
-   * The options in force in seed 003's importer, with another {@code walBytesPerSync}.
+   * The options in force in seed 003's importer, with another {@code walBytesPerSync} and
+   * optionally compactions at low CPU priority (the seed leaves them at normal priority).
    *
    * @param path database directory
    * @param walDir WAL directory or null
    * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
    * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
+   * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority
    * @return the settings
    */
   static EngineSettings seed003(String path, String walDir, long rateLimitMb,
-      long walBytesPerSyncMb) {
+      long walBytesPerSyncMb, boolean lowCpuPriorityCompactions) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
     return new EngineSettings(
         path,
@@ -101,7 +106,8 @@ record EngineSettings(
         10, // fairness
         walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
         512 * MIB, // block cache 512 MB
-        10.0); // BloomFilter(10, false), whole-key filtering
+        10.0, // BloomFilter(10, false), whole-key filtering
+        lowCpuPriorityCompactions);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -114,7 +120,7 @@ record EngineSettings(
             + "max_background_flushes=%d target_file_size_base=%dMiB "
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
             + "block_cache=%dMiB(LRU) bloom=%.0fbits(whole key) compression=LZ4 "
-            + "manual_flush(no WAL-size flush) sync=false wal_dir=%s",
+            + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
         level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger,
         softPendingCompactionBytesLimit / MIB, hardPendingCompactionBytesLimit >> 30,
@@ -125,6 +131,7 @@ record EngineSettings(
             : (rateLimitBytesPerSecond / MIB) + "MiB/s(refill " + rateLimitRefillMicros
                 + "us, fairness " + rateLimitFairness + ", writes only)",
         walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey,
+        lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
         walDir == null ? "(db dir)" : walDir);
   }
 }

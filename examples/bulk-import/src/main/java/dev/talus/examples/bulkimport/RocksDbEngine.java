@@ -3,9 +3,11 @@ package dev.talus.examples.bulkimport;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
+import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
 import org.rocksdb.LRUCache;
 import org.rocksdb.Options;
+import org.rocksdb.Priority;
 import org.rocksdb.RateLimiter;
 import org.rocksdb.RateLimiterMode;
 import org.rocksdb.RocksDB;
@@ -69,6 +71,10 @@ final class RocksDbEngine implements Engine {
     }
     if (s.walDir() != null) {
       options.setWalDir(s.walDir());
+    }
+    if (s.lowCpuPriorityCompactions()) {
+      // Process-wide and one-way, in both engines.
+      Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
     db = RocksDB.open(options, s.path());
   }

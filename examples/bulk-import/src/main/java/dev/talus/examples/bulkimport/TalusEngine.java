@@ -3,10 +3,12 @@ package dev.talus.examples.bulkimport;
 import dev.talus.BlockBasedTableConfig;
 import dev.talus.BloomFilter;
 import dev.talus.CompressionType;
+import dev.talus.Env;
 import dev.talus.FlushOptions;
 import dev.talus.LRUCache;
 import dev.talus.Options;
 import dev.talus.PerfLevel;
+import dev.talus.Priority;
 import dev.talus.RateLimiter;
 import dev.talus.RateLimiterMode;
 import dev.talus.Statistics;
@@ -62,6 +64,10 @@ final class TalusEngine implements Engine {
     }
     if (s.walDir() != null) {
       options.setWalDir(s.walDir());
+    }
+    if (s.lowCpuPriorityCompactions()) {
+      // Process-wide and one-way, in both engines.
+      Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
     db = TalusDB.open(options, s.path());
   }

@@ -1,0 +1,89 @@
+package dev.talus;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledOnOs;
+import org.junit.jupiter.api.condition.OS;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link Env}: the pools' CPU priority, lowered in a child JVM (it is process-wide). */
+class EnvTest {
+  @TempDir Path tempDir;
+
+  @Test
+  void badPoolsAreRejectedWithoutChangingAnything() {
+    final Env env = Env.getDefault();
+    final IllegalArgumentException e =
+        assertThrows(
+            IllegalArgumentException.class, () -> env.lowerThreadPoolCPUPriority(Priority.TOTAL));
+    assertTrue(e.getMessage().contains("not a thread pool"), e.getMessage());
+    assertThrows(NullPointerException.class, () -> env.lowerThreadPoolCPUPriority(null));
+    assertThrows(
+        IllegalArgumentException.class, () -> env.isThreadPoolCPUPriorityLowered(Priority.TOTAL));
+    assertSame(env, Env.getDefault());
+    try (Options options = new Options()) {
+      assertSame(options, options.setEnv(env));
+      assertSame(env, options.getEnv());
+      assertThrows(NullPointerException.class, () -> options.setEnv(null));
+    }
+  }
+
+  @Test
+  @EnabledOnOs(OS.LINUX)
+  void loweringTheLowPoolRenicesCompactionThreadsOfAnOpenDatabaseOnly() throws Exception {
+    final Map<String, String> out = runChild(tempDir.resolve("db").toString());
+    assertEquals("false", out.get("loweredBefore"));
+    final List<Integer> before = parse(out.get("compactBefore"));
+    assertTrue(!before.isEmpty() && before.stream().allMatch(n -> n < 19), out.toString());
+    assertEquals("true", out.get("loweredAfter"));
+    assertEquals("false", out.get("highLowered"));
+    // The thread that ran the second compaction lowered itself before that job.
+    assertTrue(parse(out.get("compactAfter")).contains(19), out.toString());
+    assertTrue(parse(out.get("flushAfter")).stream().allMatch(n -> n < 19), out.toString());
+  }
+
+  private static List<Integer> parse(final String list) {
+    final String inner = list.substring(1, list.length() - 1).trim();
+    return inner.isEmpty()
+        ? List.of()
+        : java.util.Arrays.stream(inner.split(",\\s*")).map(Integer::valueOf).toList();
+  }
+
+  private static Map<String, String> runChild(final String db) throws Exception {
+    final List<String> command =
+        List.of(
+            Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
+            "-cp",
+            codeSource(NativeLibrary.class) + File.pathSeparator + codeSource(EnvChild.class),
+            EnvChild.class.getName(),
+            db);
+    final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
+    final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child JVM did not exit");
+    assertEquals(0, child.exitValue(), "child output:\n" + output);
+    final Map<String, String> values = new HashMap<>();
+    for (final String line : output.split("\\R")) {
+      final int eq = line.indexOf('=');
+      if (eq > 0) {
+        values.put(line.substring(0, eq), line.substring(eq + 1));
+      }
+    }
+    return values;
+  }
+
+  private static String codeSource(final Class<?> type) throws Exception {
+    return Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+  }
+}
