@@ -196,6 +196,9 @@ pub struct Options {
 
     // ---- column family ----
     /// Bytes in the active memtable before it is switched. Default 64 MiB.
+    /// Once a memtable has been flushed, up to this many bytes of its arena
+    /// blocks stay allocated for the next memtables (see
+    /// `memtable::block_pool`), freed at close.
     pub write_buffer_size: usize,
     /// Memtables (active + immutable) kept before writes stop. Default 2.
     pub max_write_buffer_number: i32,

@@ -67,6 +67,7 @@ use crate::info_log;
 use crate::key::SequenceNumber;
 use crate::logger::{InfoLog, InfoLogOptions};
 use crate::memtable::MemTable;
+use crate::memtable::block_pool::BlockPool;
 use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::BlockCache;
@@ -165,6 +166,8 @@ pub(crate) struct DbInner {
     pub(crate) table_cache: Arc<TableCache>,
     pub(crate) block_cache: Option<Arc<BlockCache>>,
     pub(crate) super_version: ArcSwap<SuperVersion>,
+    /// Arena blocks recycled between memtables (`memtable::block_pool`).
+    pub(crate) block_pool: Arc<BlockPool>,
     pub(crate) last_sequence: AtomicU64,
     pub(crate) write_queue: WriteQueue,
     pub(crate) wal: Mutex<WalState>,
@@ -342,6 +345,7 @@ impl Db {
         let picker_opts = PickerOptions::from(&opts);
         let disable_auto = opts.disable_auto_compactions;
         let sv_released = Arc::new(AtomicBool::new(false));
+        let block_pool = Arc::new(BlockPool::new(opts.write_buffer_size));
         let inner = Arc::new(DbInner {
             path: path.to_path_buf(),
             wal_dir,
@@ -352,11 +356,12 @@ impl Db {
             table_cache,
             block_cache,
             super_version: ArcSwap::from_pointee(SuperVersion {
-                mem: Arc::new(MemTable::new(0)),
+                mem: Arc::new(MemTable::with_block_pool(0, Some(block_pool.clone()))),
                 imm: Vec::new(),
                 version,
                 released: sv_released.clone(),
             }),
+            block_pool,
             last_sequence: AtomicU64::new(0),
             write_queue: WriteQueue::default(),
             wal: Mutex::new(WalState {
@@ -899,6 +904,14 @@ impl DbInner {
     pub(crate) fn refresh_super_version(&self, st: &mut DbState) {
         let mem = self.super_version.load().mem.clone();
         self.install_super_version(st, mem);
+    }
+
+    /// An empty memtable for WAL `log_number`, its arena on the block pool.
+    pub(crate) fn new_memtable(&self, log_number: u64) -> Arc<MemTable> {
+        Arc::new(MemTable::with_block_pool(
+            log_number,
+            Some(self.block_pool.clone()),
+        ))
     }
 
     /// Schedules a flush and compactions when there is work and room.

@@ -187,7 +187,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     st.versions.log_and_apply(edit)?;
     db.last_sequence.store(last, Ordering::Release);
     db.wal.lock().last_allocated = last;
-    db.install_super_version(&mut st, Arc::new(MemTable::new(wal_number)));
+    db.install_super_version(&mut st, db.new_memtable(wal_number));
     for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
         st.pending_outputs.remove(&n);
     }

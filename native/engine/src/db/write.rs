@@ -436,7 +436,7 @@ impl DbInner {
             number
         );
         st.imm.push(old);
-        self.install_super_version(st, Arc::new(MemTable::new(number)));
+        self.install_super_version(st, self.new_memtable(number));
         self.maybe_schedule_work(st);
         Ok(())
     }

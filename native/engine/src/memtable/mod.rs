@@ -7,6 +7,9 @@
 //! tombstones are kept beside the skiplist in a small list, because point
 //! lookups must find every tombstone covering a key, not just one entry.
 //!
+//! Arena blocks can be recycled between memtables through a
+//! [`block_pool::BlockPool`], so writers do not fault in fresh pages.
+//!
 //! Thread-safety contract:
 //! 1. [`MemTable::add`] may run on many threads at once (lock-free skiplist
 //!    inserts into per-stripe arena blocks; sizes are kept in striped
@@ -17,6 +20,7 @@
 //! 3. Internal keys are unique (each write has its own sequence number), so
 //!    inserts never replace each other.
 
+pub mod block_pool;
 mod iter;
 #[expect(
     unsafe_code,
@@ -24,12 +28,14 @@ mod iter;
 )]
 mod skiplist;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
 use parking_lot::RwLock;
 
 use crate::key::{self, SequenceNumber, ValueKind};
 use crate::striped::StripedCounter;
+use block_pool::BlockPool;
 use skiplist::SkipList;
 
 pub use iter::MemTableIter;
@@ -95,8 +101,14 @@ impl std::fmt::Debug for MemTable {
 impl MemTable {
     /// An empty memtable whose writes go to log `log_number`.
     pub fn new(log_number: u64) -> Self {
+        Self::with_block_pool(log_number, None)
+    }
+
+    /// An empty memtable whose arena takes its blocks from `pool` and gives
+    /// them back when the memtable is dropped ([`block_pool`]).
+    pub fn with_block_pool(log_number: u64, pool: Option<Arc<BlockPool>>) -> Self {
         MemTable {
-            map: SkipList::new(),
+            map: SkipList::with_pool(pool),
             range_dels: RwLock::new(Vec::new()),
             has_range_dels: AtomicBool::new(false),
             bytes: StripedCounter::new(),

@@ -46,8 +46,11 @@ use std::cmp::Ordering;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtomicOrdering};
 
+use std::sync::Arc;
+
 use parking_lot::Mutex;
 
+use super::block_pool::{BLOCK_BYTES, BlockPool};
 use crate::key::{self, compare_internal};
 use crate::striped::{STRIPES, stripe_index};
 
@@ -58,7 +61,7 @@ const BRANCHING: u32 = 4;
 /// Bytes of the fixed node header.
 const HEADER: usize = 16;
 /// Arena block size. Larger nodes get a block of their own.
-const BLOCK: usize = 256 << 10;
+const BLOCK: usize = BLOCK_BYTES;
 
 #[repr(C)]
 struct Node {
@@ -158,13 +161,28 @@ struct ArenaStripe {
 }
 
 /// Bump allocation in 8-byte-aligned blocks, one current block per stripe.
+/// With a pool, standard blocks come from it and go back to it on drop.
 struct Arena {
     stripes: Box<[Mutex<ArenaStripe>]>,
+    pool: Option<Arc<BlockPool>>,
+}
+
+impl Drop for Arena {
+    fn drop(&mut self) {
+        if let Some(pool) = &self.pool {
+            pool.give(
+                self.stripes
+                    .iter_mut()
+                    .flat_map(|s| std::mem::take(&mut s.get_mut().blocks)),
+            );
+        }
+    }
 }
 
 impl Arena {
-    fn new() -> Self {
+    fn new(pool: Option<Arc<BlockPool>>) -> Self {
         Arena {
+            pool,
             stripes: (0..STRIPES)
                 .map(|_| {
                     Mutex::new(ArenaStripe {
@@ -190,7 +208,10 @@ impl Arena {
             return p;
         }
         if s.left < size {
-            let mut b = Vec::<u64>::with_capacity(BLOCK / 8);
+            let mut b = match &self.pool {
+                Some(pool) => pool.take(),
+                None => Vec::<u64>::with_capacity(BLOCK / 8),
+            };
             s.cursor = b.as_mut_ptr().cast::<u8>();
             s.left = BLOCK;
             s.blocks.push(b);
@@ -222,8 +243,15 @@ unsafe impl Send for SkipList {}
 unsafe impl Sync for SkipList {}
 
 impl SkipList {
+    #[cfg(test)]
     pub(crate) fn new() -> Self {
-        let arena = Arena::new();
+        Self::with_pool(None)
+    }
+
+    /// A list whose arena takes its blocks from `pool` and returns them to
+    /// it when the list is dropped.
+    pub(crate) fn with_pool(pool: Option<Arc<BlockPool>>) -> Self {
+        let arena = Arena::new(pool);
         let head = Self::alloc_node_in(&arena, MAX_HEIGHT, &[], &[]);
         SkipList {
             head,

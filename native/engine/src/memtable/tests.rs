@@ -153,3 +153,38 @@ fn key_prefix_shortcut_keeps_internal_key_order() {
     }
     assert_eq!(got, want);
 }
+
+#[test]
+fn a_dropped_memtable_gives_its_blocks_to_the_next_one() {
+    use block_pool::BLOCK_BYTES;
+    let pool = Arc::new(BlockPool::new(64 * BLOCK_BYTES));
+    let value = vec![1u8; 1000];
+    let m = MemTable::with_block_pool(1, Some(pool.clone()));
+    for i in 0..2000u32 {
+        m.add(u64::from(i) + 1, ValueKind::Value, &i.to_be_bytes(), &value);
+    }
+    assert_eq!(pool.retained_bytes(), 0);
+    drop(m);
+    // About 2 MB of entries: 8 full blocks, plus the head's and the last.
+    let kept = pool.retained_bytes();
+    assert!(
+        (8 * BLOCK_BYTES..=12 * BLOCK_BYTES).contains(&kept),
+        "{kept}"
+    );
+    let next = MemTable::with_block_pool(2, Some(pool.clone()));
+    for i in 0..1000u32 {
+        next.add(u64::from(i) + 1, ValueKind::Value, &i.to_be_bytes(), &value);
+    }
+    assert!(
+        kept - pool.retained_bytes() >= 4 * BLOCK_BYTES,
+        "the next memtable took its blocks from the pool"
+    );
+    let mut v = Vec::new();
+    assert_eq!(
+        next.get(&999u32.to_be_bytes(), 10_000, &mut v),
+        Lookup::Value(1000)
+    );
+    assert_eq!(v, value);
+    // A memtable without a pool frees its blocks.
+    drop(MemTable::new(3));
+}

@@ -424,7 +424,9 @@ public class Options implements AutoCloseable {
   // ---------------------------------------------------------------- column family
 
   /**
-   * Bytes of the active memtable before it is switched and queued for flush. Default 64 MiB.
+   * Bytes of the active memtable before it is switched and queued for flush. Default 64 MiB. Once
+   * a memtable has been flushed, up to this many bytes of its memory stay allocated for the next
+   * memtables (so writers do not fault in fresh pages), until the database closes.
    *
    * @param bytes at least 64 KiB, at most 64 GiB
    * @return this
