@@ -61,6 +61,7 @@ use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex};
 
 use crate::compaction::PickerOptions;
+use crate::env::Priority;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
 use crate::info_log;
@@ -78,7 +79,6 @@ use crate::write_batch::WriteBatch;
 pub use read::DbIterator;
 pub use snapshot::Snapshot;
 
-use crate::env::Priority;
 use bg::ThreadPool;
 use snapshot::SnapshotList;
 use table_cache::TableCache;

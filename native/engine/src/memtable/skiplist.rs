@@ -44,9 +44,8 @@
 
 use std::cmp::Ordering;
 use std::ptr;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtomicOrdering};
-
 use std::sync::Arc;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtomicOrdering};
 
 use parking_lot::Mutex;
 

@@ -29,6 +29,7 @@ public final class EnvChild {
                 .setEnv(env)
                 .setLevel0FileNumCompactionTrigger(2);
         TalusDB db = TalusDB.open(options, args[0])) {
+      System.out.println("base=" + niceOfThisThread());
       System.out.println("loweredBefore=" + env.isThreadPoolCPUPriorityLowered(Priority.LOW));
       compactTwoTables(db, "a");
       System.out.println("compactBefore=" + nices("talus-compact"));
@@ -59,6 +60,17 @@ public final class EnvChild {
     }
   }
 
+  /** The nice value of the calling thread (the priority the pool threads start with). */
+  static int niceOfThisThread() throws Exception {
+    return nice(Files.readString(Paths.get("/proc/thread-self/stat")));
+  }
+
+  private static int nice(final String stat) {
+    // Fields after the name start at field 3 (state); nice is field 19.
+    final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+    return Integer.parseInt(fields[19 - 3]);
+  }
+
   /** The nice values of this process's threads whose name starts with {@code prefix}. */
   static List<Integer> nices(final String prefix) throws Exception {
     final List<Integer> out = new ArrayList<>();
@@ -67,9 +79,7 @@ public final class EnvChild {
         final String stat = Files.readString(task.resolve("stat"));
         final String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
         if (name.startsWith(prefix)) {
-          // Fields after the name start at field 3 (state); nice is field 19.
-          final String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-          out.add(Integer.parseInt(fields[19 - 3]));
+          out.add(nice(stat));
         }
       }
     }

@@ -50,7 +50,7 @@ class OptionsTest {
       "setNumLevels", "setMaxBytesForLevelBase", "setMaxBytesForLevelMultiplier",
       "setLevelCompactionDynamicLevelBytes", "setTargetFileSizeBase",
       "setTargetFileSizeMultiplier", "setCompactionPriority", "setCompactionStyle",
-      "setDisableAutoCompactions", "setCompressionType", "setTableFormatConfig",
+      "setDisableAutoCompactions", "setEnv", "setCompressionType", "setTableFormatConfig",
       "setBlockBasedTableFactory", "setOptimizeLevelStyle", "setRateLimiter", "setStatistics",
       "setLogger", "setInfoLogLevel", "setMaxLogFileSize", "setKeepLogFileNum",
       "setStatsDumpPeriodSec");
@@ -113,6 +113,8 @@ class OptionsTest {
       assertTrue(o.createIfMissing());
       o.setErrorIfExists(true);
       assertTrue(o.errorIfExists());
+      assertSame(o, o.setEnv(Env.getDefault()));
+      assertSame(Env.getDefault(), o.getEnv());
       o.setParanoidChecks(false);
       assertFalse(o.paranoidChecks());
       o.setUseFsync(true);
