@@ -6,14 +6,9 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
-import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledOnOs;
 import org.junit.jupiter.api.condition.OS;
@@ -65,28 +60,6 @@ class EnvTest {
   }
 
   private static Map<String, String> runChild(final String db) throws Exception {
-    final List<String> command =
-        List.of(
-            Paths.get(System.getProperty("java.home"), "bin", "java").toString(),
-            "-cp",
-            codeSource(NativeLibrary.class) + File.pathSeparator + codeSource(EnvChild.class),
-            EnvChild.class.getName(),
-            db);
-    final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-    final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child JVM did not exit");
-    assertEquals(0, child.exitValue(), "child output:\n" + output);
-    final Map<String, String> values = new HashMap<>();
-    for (final String line : output.split("\\R")) {
-      final int eq = line.indexOf('=');
-      if (eq > 0) {
-        values.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return values;
-  }
-
-  private static String codeSource(final Class<?> type) throws Exception {
-    return Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    return ChildJvm.run(0, List.of(), EnvChild.class, db);
   }
 }

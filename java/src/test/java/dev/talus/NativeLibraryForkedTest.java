@@ -3,19 +3,14 @@ package dev.talus;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.URISyntaxException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,39 +65,14 @@ class NativeLibraryForkedTest {
     return target.toRealPath();
   }
 
-  /**
-   * Runs {@link LoaderChild} in a new JVM with the jar and the test classes on its class path,
-   * and returns its {@code key=value} output lines.
-   */
+  /** Runs {@link LoaderChild} in a new JVM (with {@code -Xcheck:jni}) in {@code mode}. */
   private static Map<String, String> runChild(
       final int expectedExit, final String libraryPath, final String mode) throws Exception {
-    final List<String> command = new ArrayList<>();
-    command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xcheck:jni");
+    final List<String> flags = new ArrayList<>();
+    flags.add("-Xcheck:jni");
     if (libraryPath != null) {
-      command.add("-D" + NativeLibrary.LIBRARY_PATH_PROPERTY + "=" + libraryPath);
+      flags.add("-D" + NativeLibrary.LIBRARY_PATH_PROPERTY + "=" + libraryPath);
     }
-    command.add("-cp");
-    command.add(codeSource(NativeLibrary.class) + File.pathSeparator + codeSource(LoaderChild.class));
-    command.add(LoaderChild.class.getName());
-    command.add(mode);
-
-    final Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
-    final String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    assertTrue(child.waitFor(60, TimeUnit.SECONDS), "child JVM did not exit");
-    assertEquals(expectedExit, child.exitValue(), "child output:\n" + output);
-
-    final Map<String, String> values = new HashMap<>();
-    for (final String line : output.split("\\R")) {
-      final int eq = line.indexOf('=');
-      if (eq > 0) {
-        values.put(line.substring(0, eq), line.substring(eq + 1));
-      }
-    }
-    return values;
-  }
-
-  private static String codeSource(final Class<?> type) throws URISyntaxException {
-    return Paths.get(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+    return ChildJvm.run(expectedExit, flags, LoaderChild.class, mode);
   }
 }

@@ -61,20 +61,8 @@ record EngineSettings(
   private static final long MIB = 1L << 20;
 
   /**
-   * The options in force in seed 003's importer.
-   *
-   * @param path database directory
-   * @param walDir WAL directory or null
-   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
-   * @return the settings
-   */
-  static EngineSettings seed003(String path, String walDir, long rateLimitMb) {
-    return seed003(path, walDir, rateLimitMb, 4, false);
-  }
-
-  /**
-   * The options in force in seed 003's importer, with another {@code walBytesPerSync} and
-   * optionally compactions at low CPU priority (the seed leaves them at normal priority).
+   * The options in force in seed 003's importer (its values: {@code walBytesPerSyncMb} 4, {@code
+   * lowCpuPriorityCompactions} false), with those two as flags.
    *
    * @param path database directory
    * @param walDir WAL directory or null
