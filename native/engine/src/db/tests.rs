@@ -114,6 +114,73 @@ fn concurrent_writers_all_land_and_sequences_are_dense() {
     assert_eq!(db.get(&ro, b"t7-499").unwrap(), Some(b"499".to_vec()));
 }
 
+/// Puts are copied into the memtable and placed before they queue
+/// (`MemTable::prepare`); this races them with each other on the same keys
+/// and with memtable switches (a 64 KiB write buffer: a switch every few
+/// hundred writes, so many prepared entries find their memtable replaced).
+/// Every write must land, and the newest version of each key must win.
+#[test]
+fn writes_racing_memtable_switches_all_land_and_the_newest_version_wins() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        write_buffer_size: 64 * 1024,
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
+    let rounds = 300;
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let wo = WriteOptions::default();
+                for round in 0..rounds {
+                    for j in 0..5 {
+                        // Keys of different threads share prefixes and
+                        // interleave, so their searches meet.
+                        let hot = format!("hot-{j}-{t}");
+                        db.put(&wo, hot.as_bytes(), format!("{round}").as_bytes())
+                            .unwrap();
+                        let once = format!("once-{j}-{t}-{round}");
+                        db.put(&wo, once.as_bytes(), b"x").unwrap();
+                    }
+                    if round % 50 == 0 {
+                        db.delete(&wo, format!("hot-4-{t}").as_bytes()).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let check = |db: &Db| {
+        let ro = ReadOptions::default();
+        for t in 0..8 {
+            for j in 0..5 {
+                let k = format!("hot-{j}-{t}");
+                assert_eq!(
+                    db.get(&ro, k.as_bytes()).unwrap(),
+                    Some(format!("{}", rounds - 1).into_bytes()),
+                    "{k}"
+                );
+                for round in 0..rounds {
+                    let k = format!("once-{j}-{t}-{round}");
+                    assert_eq!(
+                        db.get(&ro, k.as_bytes()).unwrap(),
+                        Some(b"x".to_vec()),
+                        "{k}"
+                    );
+                }
+            }
+        }
+    };
+    check(&db);
+    assert_eq!(db.latest_sequence_number(), 8 * (rounds * 10 + 6));
+    drop(db);
+    let db = Db::open(o, dir.path()).unwrap();
+    check(&db);
+}
+
 #[test]
 fn disable_wal_writes_are_flushed_by_a_clean_close() {
     let dir = tempfile::tempdir().unwrap();

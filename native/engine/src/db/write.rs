@@ -10,13 +10,13 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::write_thread::{DONE, INSERT, InsertGroup, LEADER, WriteKind, Writer};
+use super::write_thread::{DONE, INSERT, InsertGroup, LEADER, WriteKind, Writer, WriterData};
 use super::{DbInner, DbState};
 use crate::error::{Error, Result};
 use crate::fs::WriteFileOptions;
 use crate::info_log;
 use crate::key::ValueKind;
-use crate::memtable::MemTable;
+use crate::memtable::{MemTable, Prepared};
 use crate::options::WriteOptions;
 use crate::perf_context::{self, F, StallCause};
 use crate::perf_timer;
@@ -51,9 +51,31 @@ impl DbInner {
         }
         let _t = self.timer(Histogram::DbWrite);
         self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
-        let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch));
+        let prepared = self.prepare_single_entry(&batch);
+        let w = Writer::new(batch, *wo, WriteKind::Batch);
+        w.data.lock().prepared = prepared;
+        let r = self.run_writer(w);
         self.maybe_purge_obsolete_files();
         r
+    }
+
+    /// For a batch of one put or delete (the common write), the entry copied
+    /// into the current memtable with its place found, before the writer
+    /// queues: that search is most of an insert's time (cache misses in a
+    /// memtable far larger than the caches), and done here it runs in
+    /// parallel with the leader instead of on the serial write path. When
+    /// the memtable is switched before the write's group runs, the leader
+    /// inserts the batch the ordinary way and the prepared copy is wasted.
+    fn prepare_single_entry(&self, batch: &WriteBatch) -> Option<Prepared> {
+        if batch.count() != 1 {
+            return None;
+        }
+        let (kind, key, value) = match batch.iter().next()? {
+            Ok(BatchOp::Put(k, v)) => (ValueKind::Value, k, v),
+            Ok(BatchOp::Delete(k)) => (ValueKind::Deletion, k, &[][..]),
+            _ => return None,
+        };
+        Some(self.super_version.load().mem.prepare(kind, key, value))
     }
 
     /// Switches the memtable through the write queue, so that it happens
@@ -83,9 +105,9 @@ impl DbInner {
     fn insert_as_member(w: &Writer) {
         perf_timer!(write_memtable_time);
         let group = {
-            let d = w.data.lock();
+            let mut d = w.data.lock();
             let group = d.group.clone().expect("INSERT state without a group");
-            apply_batch(&group.mem, &d.batch);
+            insert_writer(&group.mem, &mut d);
             group
         };
         group.member_done();
@@ -292,8 +314,19 @@ impl DbInner {
         // insert their own batches in parallel only for large groups.
         let entries: u64 = last - first_seq + 1;
         if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
-            for w in group {
-                apply_batch(&mem, &w.data.lock().batch);
+            let mut data: Vec<_> = group.iter().map(|w| w.data.lock()).collect();
+            // Prepared entries only need linking; the others go in one
+            // call, so that the searches of different writers' entries
+            // overlap (MemTable::add_many).
+            let mut rest = Vec::new();
+            for (i, d) in data.iter_mut().enumerate() {
+                let seq = d.batch.sequence();
+                if !d.prepared.take().is_some_and(|p| mem.add_prepared(p, seq)) {
+                    rest.push(i);
+                }
+            }
+            if !rest.is_empty() {
+                mem.add_many(rest.iter().flat_map(|&i| batch_entries(&data[i].batch)));
             }
         } else {
             let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
@@ -301,7 +334,7 @@ impl DbInner {
                 f.data.lock().group = Some(ig.clone());
                 f.set_state(INSERT);
             }
-            apply_batch(&mem, &group[0].data.lock().batch);
+            insert_writer(&mem, &mut group[0].data.lock());
             ig.wait_all();
         }
         phases.mark(3, Some(F::write_memtable_time));
@@ -572,14 +605,28 @@ impl DbInner {
     }
 }
 
+/// Inserts a writer's batch (whose sequence is set) into `mem`: links its
+/// prepared entry if it was prepared in `mem`, else inserts every record.
+fn insert_writer(mem: &MemTable, d: &mut WriterData) {
+    let seq = d.batch.sequence();
+    if !d.prepared.take().is_some_and(|p| mem.add_prepared(p, seq)) {
+        apply_batch(mem, &d.batch);
+    }
+}
+
 /// Inserts every record of `batch` (whose sequence is set) into `mem`.
 pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
-    for (seq, op) in (batch.sequence()..).zip(batch.iter()) {
+    mem.add_many(batch_entries(batch));
+}
+
+/// The records of `batch` (whose sequence is set) as memtable entries.
+fn batch_entries(batch: &WriteBatch) -> impl Iterator<Item = (u64, ValueKind, &[u8], &[u8])> + '_ {
+    (batch.sequence()..).zip(batch.iter()).map(|(seq, op)| {
         // Batches were checked when built or read from the WAL.
         match op.expect("validated write batch") {
-            BatchOp::Put(k, v) => mem.add(seq, ValueKind::Value, k, v),
-            BatchOp::Delete(k) => mem.add(seq, ValueKind::Deletion, k, &[]),
-            BatchOp::DeleteRange(b, e) => mem.add(seq, ValueKind::RangeDeletion, b, e),
+            BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
+            BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
+            BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
         }
-    }
+    })
 }

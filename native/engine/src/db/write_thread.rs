@@ -1,4 +1,6 @@
-//! Group commit: concurrent writers queue up; the writer at the front becomes
+//! Group commit: a writer of one entry first copies it into the memtable
+//! and finds its place there, in parallel with the other writers (see
+//! [`MemTable::prepare`]); then writers queue up; the writer at the front becomes
 //! the *leader*, takes a group of the writers behind it, writes all their
 //! batches to the WAL in one append (and one sync if any asked for it),
 //! inserts them into the memtable — itself for groups of small batches,
@@ -26,7 +28,7 @@ use std::thread::Thread;
 use parking_lot::Mutex;
 
 use crate::error::Result;
-use crate::memtable::MemTable;
+use crate::memtable::{MemTable, Prepared};
 use crate::options::WriteOptions;
 use crate::write_batch::WriteBatch;
 
@@ -83,6 +85,10 @@ pub(crate) struct WriterData {
     pub(crate) opts: WriteOptions,
     pub(crate) result: Option<Result<()>>,
     pub(crate) group: Option<Arc<InsertGroup>>,
+    /// The batch's one entry, already copied into the memtable that was
+    /// current before the writer queued, with its place found
+    /// ([`MemTable::prepare`]).
+    pub(crate) prepared: Option<Prepared>,
 }
 
 /// One pending write.
@@ -123,6 +129,7 @@ impl Writer {
                 opts,
                 result: None,
                 group: None,
+                prepared: None,
             }),
         })
     }

@@ -36,6 +36,13 @@
 //! 3. Nodes are never freed before the list: a `*const Node` obtained from
 //!    the list stays valid while the list is alive (the memtable iterator
 //!    holds the memtable through an `Arc` for that reason).
+//! 4. [`SkipList::prepare`] writes a node and finds its neighbours before
+//!    the entry has a sequence number; [`SkipList::insert_prepared`] sets
+//!    the number and links it with the same compare-and-swaps as an insert.
+//!    Its precondition: the number is larger than that of every entry
+//!    linked before `prepare` ran (the write path hands numbers out after
+//!    it). A prepared node names its list by an id no other list reuses, so
+//!    one prepared in a list since replaced is refused, never linked.
 //!
 //! The arena hands out memory from per-thread-stripe blocks under a
 //! per-stripe mutex (uncontended: threads keep their stripe), so inserts do
@@ -45,7 +52,7 @@
 use std::cmp::Ordering;
 use std::ptr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
 
 use parking_lot::Mutex;
 
@@ -226,6 +233,9 @@ impl Arena {
 
 /// See the module docs.
 pub(crate) struct SkipList {
+    /// Unique among the lists of this process (a [`PreparedNode`] names the
+    /// list it was prepared in by this id, which no later list reuses).
+    id: u64,
     /// A node of height [`MAX_HEIGHT`] with no bytes, before every entry.
     head: *mut Node,
     /// Height of the tallest node inserted (at least 1).
@@ -251,16 +261,28 @@ impl SkipList {
     /// it when the list is dropped.
     pub(crate) fn with_pool(pool: Option<Arc<BlockPool>>) -> Self {
         let arena = Arena::new(pool);
-        let head = Self::alloc_node_in(&arena, MAX_HEIGHT, &[], &[]);
+        static NEXT_ID: AtomicU64 = AtomicU64::new(1);
+        let head = Self::alloc_node_in(&arena, MAX_HEIGHT, &[], &[], &[]);
         SkipList {
+            id: NEXT_ID.fetch_add(1, AtomicOrdering::Relaxed),
             head,
             max_height: AtomicUsize::new(1),
             arena,
         }
     }
 
-    fn alloc_node_in(arena: &Arena, height: usize, ikey: &[u8], value: &[u8]) -> *mut Node {
-        let size = node_size(height, ikey.len(), value.len());
+    /// A node of `height` whose internal key is `key_head` followed by
+    /// `key_tail` (a user key and its trailer, written in place), and whose
+    /// value is `value`. Not linked.
+    fn alloc_node_in(
+        arena: &Arena,
+        height: usize,
+        key_head: &[u8],
+        key_tail: &[u8],
+        value: &[u8],
+    ) -> *mut Node {
+        let ikey_len = key_head.len() + key_tail.len();
+        let size = node_size(height, ikey_len, value.len());
         let p = arena.alloc(size);
         let node = p.cast::<Node>();
         // SAFETY: `p` is 8-aligned and `size` bytes long (Arena::alloc),
@@ -268,7 +290,7 @@ impl SkipList {
         // Nothing else can see the node yet.
         unsafe {
             node.write(Node {
-                ikey_len: ikey.len() as u32,
+                ikey_len: ikey_len as u32,
                 value_len: value.len() as u32,
                 height: height as u32,
                 _pad: 0,
@@ -278,8 +300,9 @@ impl SkipList {
                 tower.add(level).write(AtomicPtr::new(ptr::null_mut()));
             }
             let bytes = p.add(HEADER + 8 * height);
-            ptr::copy_nonoverlapping(ikey.as_ptr(), bytes, ikey.len());
-            ptr::copy_nonoverlapping(value.as_ptr(), bytes.add(ikey.len()), value.len());
+            ptr::copy_nonoverlapping(key_head.as_ptr(), bytes, key_head.len());
+            ptr::copy_nonoverlapping(key_tail.as_ptr(), bytes.add(key_head.len()), key_tail.len());
+            ptr::copy_nonoverlapping(value.as_ptr(), bytes.add(ikey_len), value.len());
         }
         node
     }
@@ -325,7 +348,27 @@ impl SkipList {
     /// [`insert`](Self::insert) at tower `height` (1 to [`MAX_HEIGHT`]).
     fn insert_at(&self, height: usize, ikey: &[u8], value: &[u8]) -> usize {
         debug_assert!((1..=MAX_HEIGHT).contains(&height));
-        let node = Self::alloc_node_in(&self.arena, height, ikey, value);
+        let node = Self::alloc_node_in(&self.arena, height, ikey, &[], value);
+        let top = self.raise_max_height(height);
+        let key_prefix = prefix(ikey);
+        let mut prev = [self.head; MAX_HEIGHT];
+        let mut next = [ptr::null_mut::<Node>(); MAX_HEIGHT];
+        // Neighbours at every level, top-down, each level starting from the
+        // node found on the level above.
+        let mut x = self.head;
+        for level in (0..top).rev() {
+            let (p, n) = self.find_at_level(ikey, key_prefix, x, level);
+            prev[level] = p;
+            next[level] = n;
+            x = p;
+        }
+        self.link(node, height, ikey, key_prefix, &mut prev, &mut next);
+        node_size(height, ikey.len(), value.len())
+    }
+
+    /// Makes `max_height` at least `height`; returns the levels a search
+    /// must start from (the larger of the two).
+    fn raise_max_height(&self, height: usize) -> usize {
         let mut max = self.max_height.load(AtomicOrdering::Relaxed);
         while height > max {
             match self.max_height.compare_exchange_weak(
@@ -334,23 +377,25 @@ impl SkipList {
                 AtomicOrdering::Relaxed,
                 AtomicOrdering::Relaxed,
             ) {
-                Ok(_) => break,
+                Ok(_) => return height,
                 Err(m) => max = m,
             }
         }
-        let key_prefix = prefix(ikey);
-        let mut prev = [self.head; MAX_HEIGHT];
-        let mut next = [ptr::null_mut::<Node>(); MAX_HEIGHT];
-        // Neighbours at every level, top-down, each level starting from the
-        // node found on the level above.
-        let top = self.max_height.load(AtomicOrdering::Relaxed).max(height);
-        let mut x = self.head;
-        for level in (0..top).rev() {
-            let (p, n) = self.find_at_level(ikey, key_prefix, x, level);
-            prev[level] = p;
-            next[level] = n;
-            x = p;
-        }
+        max
+    }
+
+    /// Links `node` (of `height`, key `ikey`) at every level from 0 up,
+    /// between the neighbours `prev`/`next` found for it; where another
+    /// insert got there first, re-finds the neighbours on that level.
+    fn link(
+        &self,
+        node: *mut Node,
+        height: usize,
+        ikey: &[u8],
+        key_prefix: u64,
+        prev: &mut [*mut Node; MAX_HEIGHT],
+        next: &mut [*mut Node; MAX_HEIGHT],
+    ) {
         for level in 0..height {
             loop {
                 // SAFETY: `node` has height `height` > level; prev[level] is
@@ -377,7 +422,129 @@ impl SkipList {
                 next[level] = n;
             }
         }
-        node_size(height, ikey.len(), value.len())
+    }
+
+    /// Writes a node for `user_key` and `value` (its trailer to be set by
+    /// [`insert_prepared`](Self::insert_prepared)) and finds its neighbours,
+    /// ahead of the write that will link it: the search, a chain of cache
+    /// misses, runs on the writer's thread before it queues, in parallel
+    /// with the write-group leader, instead of on the leader's serial path.
+    ///
+    /// The search is for the user key's seek key (the highest sequence
+    /// number), which sorts before every entry of `user_key` in the list.
+    /// Every entry already in the list was written before this write gets
+    /// its sequence number, so has a smaller one: the node's final key
+    /// sorts before them too, and the neighbours found still bracket it.
+    /// Nodes inserted meanwhile between them make the link's
+    /// compare-and-swap fail, which re-finds the neighbours on that level.
+    pub(crate) fn prepare(&self, user_key: &[u8], value: &[u8]) -> PreparedNode {
+        let height = Self::random_height();
+        let seek_trailer = key::pack_trailer(key::MAX_SEQUENCE, crate::key::ValueKind::SEEK);
+        let node = Self::alloc_node_in(
+            &self.arena,
+            height,
+            user_key,
+            &seek_trailer.to_le_bytes(),
+            value,
+        );
+        let top = self.raise_max_height(height);
+        // SAFETY: written above, not yet shared.
+        let ikey = unsafe { Node::ikey(node) };
+        let key_prefix = prefix(ikey);
+        let mut p = PreparedNode {
+            list: self.id,
+            node,
+            height,
+            prev: [self.head; MAX_HEIGHT],
+            next: [ptr::null_mut(); MAX_HEIGHT],
+        };
+        let mut x = self.head;
+        for level in (0..top).rev() {
+            let (prev, next) = self.find_at_level(ikey, key_prefix, x, level);
+            p.prev[level] = prev;
+            p.next[level] = next;
+            x = prev;
+        }
+        p
+    }
+
+    /// Sets the trailer of a node from [`prepare`](Self::prepare) and links
+    /// it. Returns the bytes it took, or `None` when it was prepared in
+    /// another list (the memtable was switched meanwhile; the unlinked node
+    /// stays unused in that list's arena).
+    pub(crate) fn insert_prepared(&self, mut p: PreparedNode, trailer: u64) -> Option<usize> {
+        if p.list != self.id {
+            return None;
+        }
+        // SAFETY: `p.node` was written by prepare() in this list (same id,
+        // and ids are never reused), which is alive, and is not linked yet:
+        // no other thread can see it, so its trailer can still change.
+        let ikey = unsafe {
+            let n = &*p.node;
+            let at = p
+                .node
+                .cast::<u8>()
+                .add(HEADER + 8 * n.height as usize + n.ikey_len as usize - key::TRAILER_LEN);
+            ptr::copy_nonoverlapping(trailer.to_le_bytes().as_ptr(), at, key::TRAILER_LEN);
+            Node::ikey(p.node)
+        };
+        let key_prefix = prefix(ikey);
+        self.link(p.node, p.height, ikey, key_prefix, &mut p.prev, &mut p.next);
+        // SAFETY: as above.
+        let value_len = unsafe { (*p.node).value_len } as usize;
+        Some(node_size(p.height, ikey.len(), value_len))
+    }
+
+    /// Inserts entries (user key, trailer, value), each at a random height;
+    /// no internal key may be in the list or twice in `entries`. Safe to
+    /// call from many threads at once. Returns the bytes the nodes took.
+    ///
+    /// Same result as one [`insert`](Self::insert) per entry, but faster
+    /// for a list larger than the CPU caches: a search is a chain of cache
+    /// misses (each node's header must arrive before the next pointer is
+    /// known), so searches for up to [`INTERLEAVE`] entries take turns, one
+    /// node each, and each prefetches the node it will compare next while
+    /// the others run. Their misses overlap instead of adding up.
+    pub(crate) fn insert_many(&self, entries: &[(&[u8], u64, &[u8])]) -> usize {
+        let mut bytes = 0;
+        for chunk in entries.chunks(INTERLEAVE) {
+            bytes += self.insert_chunk(chunk);
+        }
+        bytes
+    }
+
+    fn insert_chunk(&self, chunk: &[(&[u8], u64, &[u8])]) -> usize {
+        debug_assert!(chunk.len() <= INTERLEAVE);
+        let mut searches: [Search; INTERLEAVE] = std::array::from_fn(|_| Search::idle(self.head));
+        let mut bytes = 0;
+        let mut top = 1;
+        for (s, &(user_key, trailer, value)) in searches.iter_mut().zip(chunk) {
+            let height = Self::random_height();
+            s.node =
+                Self::alloc_node_in(&self.arena, height, user_key, &trailer.to_le_bytes(), value);
+            s.height = height;
+            s.prefix = prefix_of_user_key(user_key);
+            bytes += node_size(height, user_key.len() + key::TRAILER_LEN, value.len());
+            top = top.max(self.raise_max_height(height));
+        }
+        let searches = &mut searches[..chunk.len()];
+        for s in searches.iter_mut() {
+            s.start(top);
+        }
+        let mut running = searches.len();
+        while running > 0 {
+            for s in searches.iter_mut() {
+                if s.level.is_some() && s.step(top) {
+                    running -= 1;
+                }
+            }
+        }
+        for s in searches.iter_mut() {
+            // SAFETY: `s.node` was written by alloc_node_in above.
+            let ikey = unsafe { Node::ikey(s.node) };
+            self.link(s.node, s.height, ikey, s.prefix, &mut s.prev, &mut s.next);
+        }
+        bytes
     }
 
     /// From `start` (the head or a node before `ikey`, linked at `level`),
@@ -471,6 +638,133 @@ impl SkipList {
 
     fn cursor_of(&self, x: *mut Node) -> Cursor {
         Cursor(if x == self.head { ptr::null_mut() } else { x })
+    }
+}
+
+/// A node written and its neighbours found by [`SkipList::prepare`], to be
+/// linked by [`SkipList::insert_prepared`] once its sequence number is
+/// known.
+pub(crate) struct PreparedNode {
+    /// Id of the list the node and the neighbours belong to.
+    list: u64,
+    node: *mut Node,
+    height: usize,
+    prev: [*mut Node; MAX_HEIGHT],
+    next: [*mut Node; MAX_HEIGHT],
+}
+
+// SAFETY: the pointers are only dereferenced by insert_prepared, on the
+// list named by `list` (checked first), which is alive while that call
+// runs; until then they are plain addresses that any thread may carry.
+unsafe impl Send for PreparedNode {}
+
+/// Entries whose searches [`SkipList::insert_many`] interleaves: enough
+/// misses in flight to cover a memory latency, few enough that the
+/// searches' state stays in registers and L1.
+const INTERLEAVE: usize = 8;
+
+/// One entry's search for its neighbours in [`SkipList::insert_many`],
+/// advanced one node per [`Search::step`].
+struct Search {
+    /// The new node (written, not linked) and its height and key prefix.
+    node: *mut Node,
+    height: usize,
+    prefix: u64,
+    /// The level being walked; `None` when idle or done.
+    level: Option<usize>,
+    /// The last node before the key on `level`, and the node after it,
+    /// prefetched, to compare at the next step.
+    x: *mut Node,
+    n: *mut Node,
+    prev: [*mut Node; MAX_HEIGHT],
+    next: [*mut Node; MAX_HEIGHT],
+}
+
+impl Search {
+    fn idle(head: *mut Node) -> Self {
+        Search {
+            node: ptr::null_mut(),
+            height: 0,
+            prefix: 0,
+            level: None,
+            x: head,
+            n: ptr::null_mut(),
+            prev: [head; MAX_HEIGHT],
+            next: [ptr::null_mut(); MAX_HEIGHT],
+        }
+    }
+
+    /// Starts at the head on level `top - 1`.
+    fn start(&mut self, top: usize) {
+        self.level = Some(top - 1);
+        // SAFETY: `x` is the head, which has every level.
+        self.n = unsafe { Node::next_slot(self.x, top - 1).load(AtomicOrdering::Acquire) };
+        prefetch_node(self.n);
+    }
+
+    /// Compares the key with the prefetched node `n`: moves right to it,
+    /// or records the neighbours on this level and goes down one. Returns
+    /// true when level 0 is done (all neighbours known).
+    fn step(&mut self, top: usize) -> bool {
+        let level = self.level.expect("a running search");
+        // A node found not before the key on the level above is not before
+        // it here either: no need to compare it again.
+        let known_after = level + 1 < top && self.n == self.next[level + 1];
+        // SAFETY: `node` is ours (fully written); a non-null `n` was
+        // published by a release CAS our acquire load observed (contract 2
+        // of the module docs).
+        let before = !self.n.is_null()
+            && !known_after
+            && compare(unsafe { Node::ikey(self.node) }, self.prefix, unsafe {
+                Node::ikey(self.n)
+            }) == Ordering::Greater;
+        if before {
+            self.x = self.n;
+        } else {
+            self.prev[level] = self.x;
+            self.next[level] = self.n;
+            if level == 0 {
+                self.level = None;
+                return true;
+            }
+            self.level = Some(level - 1);
+        }
+        let level = self.level.expect("set above");
+        // SAFETY: `x` is the head or a node reached on the level it is
+        // walked at, or on a level above, so its height is above `level`.
+        self.n = unsafe { Node::next_slot(self.x, level).load(AtomicOrdering::Acquire) };
+        prefetch_node(self.n);
+        false
+    }
+}
+
+/// The 8-byte prefix [`prefix`] gives for an internal key of `user_key`.
+#[inline]
+fn prefix_of_user_key(user_key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = user_key.len().min(8);
+    b[..n].copy_from_slice(&user_key[..n]);
+    u64::from_be_bytes(b)
+}
+
+/// Asks the CPU to fetch the cache lines a comparison with `node` reads:
+/// its header and, for nodes of height 1 or 2 (15 in 16), the first 8
+/// bytes of its key (offsets 24 to 39 at most, so two lines cover them).
+#[inline]
+fn prefetch_node(node: *const Node) {
+    if node.is_null() {
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let p = node.cast::<i8>();
+        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is a
+        // hint that never faults and reads nothing, whatever the address.
+        unsafe {
+            _mm_prefetch::<_MM_HINT_T0>(p);
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(39));
+        }
     }
 }
 
@@ -657,6 +951,221 @@ mod tests {
             c = l.next(c);
         }
         assert_eq!(n, threads * per);
+    }
+
+    /// Every level of `l` is sorted and every node on a level above 0 is
+    /// also reachable on the level below (the towers are consistent).
+    fn check_levels(l: &SkipList) {
+        let mut below: Option<BTreeSet<usize>> = None;
+        for level in 0..MAX_HEIGHT {
+            let mut at = BTreeSet::new();
+            let mut last: Option<&[u8]> = None;
+            // SAFETY: the head has every level; nodes reached on a level
+            // have a tower above it (contract 2).
+            let mut x = unsafe { Node::next_slot(l.head, level).load(AtomicOrdering::Acquire) };
+            while !x.is_null() {
+                let k = unsafe { Node::ikey(x) };
+                if let Some(p) = last {
+                    assert_eq!(ordered(p, k), Ordering::Less, "level {level} out of order");
+                }
+                last = Some(k);
+                at.insert(x as usize);
+                x = unsafe { Node::next_slot(x, level).load(AtomicOrdering::Acquire) };
+            }
+            if let Some(b) = &below {
+                assert!(at.is_subset(b), "level {level} has nodes missing below it");
+            }
+            below = Some(at);
+        }
+    }
+
+    #[test]
+    fn insert_many_matches_a_btreeset_with_neighbours_inside_one_chunk() {
+        let l = SkipList::new();
+        let mut model = BTreeSet::new();
+        let mut seq = 0u64;
+        // Rounds of chunks whose entries are each other's neighbours
+        // (versions of one user key, consecutive keys, short keys sharing
+        // the zero-padded prefix), mixed with single inserts.
+        for round in 0..200u32 {
+            let users: Vec<Vec<u8>> = match round % 4 {
+                0 => (0..8)
+                    .map(|_| format!("same{round:04}").into_bytes())
+                    .collect(),
+                1 => (0..13)
+                    .map(|i| format!("run{round:04}-{i:02}").into_bytes())
+                    .collect(),
+                2 => (0..5).map(|i| vec![b'a'; i]).collect(),
+                _ => (0..8u32)
+                    .map(|i| (round * 7919 + i * 104_729).to_be_bytes().to_vec())
+                    .collect(),
+            };
+            let entries: Vec<(Vec<u8>, u64, Vec<u8>)> = users
+                .into_iter()
+                .map(|u| {
+                    seq += 1;
+                    let v = format!("v{seq}").into_bytes();
+                    (u, key::pack_trailer(seq, ValueKind::Value as u8), v)
+                })
+                .collect();
+            let refs: Vec<(&[u8], u64, &[u8])> = entries
+                .iter()
+                .map(|(u, t, v)| (u.as_slice(), *t, v.as_slice()))
+                .collect();
+            let bytes = l.insert_many(&refs);
+            assert!(bytes >= refs.len() * (HEADER + 8), "bytes {bytes}");
+            for (u, t, _) in &entries {
+                model.insert(OrdKey(ik(u, *t >> 8)));
+            }
+            seq += 1;
+            let single = ik(format!("single{round}").as_bytes(), seq);
+            l.insert(&single, b"s");
+            model.insert(OrdKey(single));
+        }
+        let want: Vec<Vec<u8>> = model.iter().map(|k| k.0.clone()).collect();
+        assert_eq!(collect(&l), want);
+        check_levels(&l);
+        for k in &want {
+            let c = l.lower_bound(k);
+            assert_eq!(l.key(c), Some(k.as_slice()));
+            let v = l.value(c).unwrap();
+            assert!(v == b"s" || v == format!("v{}", key::sequence(k)).as_bytes());
+        }
+    }
+
+    #[test]
+    fn concurrent_insert_many_all_land_in_order_with_their_values() {
+        let l = Arc::new(SkipList::new());
+        let threads = 8u64;
+        let per = 20_000u64;
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let l = l.clone();
+                std::thread::spawn(move || {
+                    let mut i = 0;
+                    while i < per {
+                        // Chunks of 1 to 11 entries, keys interleaved with
+                        // the other threads' and close to each other.
+                        let n = (1 + i % 11).min(per - i);
+                        let entries: Vec<(Vec<u8>, u64, Vec<u8>)> = (i..i + n)
+                            .map(|j| {
+                                let user =
+                                    format!("key{:08}", (j * threads + t) * 7919 % 1_000_003);
+                                let v = [user.as_bytes(), b"|v"].concat();
+                                let seq = j * threads + t + 1;
+                                (user.into_bytes(), key::pack_trailer(seq, 1), v)
+                            })
+                            .collect();
+                        let refs: Vec<(&[u8], u64, &[u8])> = entries
+                            .iter()
+                            .map(|(u, s, v)| (u.as_slice(), *s, v.as_slice()))
+                            .collect();
+                        l.insert_many(&refs);
+                        i += n;
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let got = collect(&l);
+        assert_eq!(got.len() as u64, threads * per);
+        for w in got.windows(2) {
+            assert_eq!(ordered(&w[0], &w[1]), Ordering::Less);
+        }
+        let mut c = l.front();
+        while let (Some(k), Some(v)) = (l.key(c), l.value(c)) {
+            assert_eq!(v, [key::user_key(k), b"|v"].concat().as_slice());
+            c = l.next(c);
+        }
+        check_levels(&l);
+    }
+
+    #[test]
+    fn prepared_nodes_land_in_order_after_inserts_made_since_they_were_prepared() {
+        let l = SkipList::new();
+        let mut model = BTreeSet::new();
+        let mut add = |l: &SkipList, k: Vec<u8>| {
+            l.insert(&k, b"old");
+            model.insert(OrdKey(k));
+        };
+        for (i, u) in [&b"a"[..], b"m", b"m", b"z"].iter().enumerate() {
+            add(&l, ik(u, i as u64 + 1));
+        }
+        // Prepared against the list as it is now...
+        let p_m = l.prepare(b"m", b"new-m");
+        let p_m2 = l.prepare(b"m", b"newer-m");
+        let p_b = l.prepare(b"b", b"new-b");
+        let p_end = l.prepare(b"zz", b"new-zz");
+        // ...then other writes land between the neighbours found: versions
+        // of the same user key with higher sequence numbers, and keys right
+        // beside the prepared ones.
+        add(&l, ik(b"m", 10));
+        add(&l, ik(b"ba", 11));
+        add(&l, ik(b"b", 12));
+        add(&l, ik(b"zzz", 13));
+        for (p, u, seq) in [
+            (p_m, &b"m"[..], 20),
+            (p_b, b"b", 21),
+            (p_end, b"zz", 22),
+            (p_m2, b"m", 23),
+        ] {
+            let bytes = l.insert_prepared(p, key::pack_trailer(seq, 1)).unwrap();
+            assert!(bytes > u.len() + HEADER);
+            model.insert(OrdKey(ik(u, seq)));
+        }
+        let want: Vec<Vec<u8>> = model.iter().map(|k| k.0.clone()).collect();
+        assert_eq!(collect(&l), want);
+        check_levels(&l);
+        assert_eq!(l.value(l.lower_bound(&ik(b"m", 20))), Some(&b"new-m"[..]));
+        assert_eq!(l.value(l.lower_bound(&ik(b"m", 23))), Some(&b"newer-m"[..]));
+    }
+
+    #[test]
+    fn a_node_prepared_in_another_list_is_refused_and_not_linked() {
+        let old = SkipList::new();
+        let new = SkipList::new();
+        new.insert(&ik(b"j", 1), b"v");
+        let p = old.prepare(b"k", b"v");
+        assert_eq!(new.insert_prepared(p, key::pack_trailer(7, 1)), None);
+        assert_eq!(collect(&new), vec![ik(b"j", 1)]);
+        assert!(collect(&old).is_empty());
+    }
+
+    #[test]
+    fn concurrent_prepared_inserts_all_land_in_order_with_their_values() {
+        let l = Arc::new(SkipList::new());
+        // Sequence numbers are handed out after prepare(), as the write
+        // path does (its precondition).
+        let last_seq = Arc::new(AtomicU64::new(0));
+        let threads = 8u64;
+        let per = 20_000u64;
+        let hs: Vec<_> = (0..threads)
+            .map(|t| {
+                let l = l.clone();
+                let last_seq = last_seq.clone();
+                std::thread::spawn(move || {
+                    for i in 0..per {
+                        // Few user keys, so that versions of one key race.
+                        let user = format!("key{:05}", (i * threads + t) * 7919 % 5_003);
+                        let v = [user.as_bytes(), b"|v"].concat();
+                        let p = l.prepare(user.as_bytes(), &v);
+                        let seq = last_seq.fetch_add(1, AtomicOrdering::Relaxed) + 1;
+                        l.insert_prepared(p, key::pack_trailer(seq, 1)).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let got = collect(&l);
+        assert_eq!(got.len() as u64, threads * per);
+        for w in got.windows(2) {
+            assert_eq!(ordered(&w[0], &w[1]), Ordering::Less);
+        }
+        check_levels(&l);
     }
 
     #[test]
