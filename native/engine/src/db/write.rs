@@ -445,7 +445,7 @@ impl DbInner {
     fn switch_memtable_inner(self: &Arc<Self>, st: &mut DbState, abandon_wal: bool) -> Result<()> {
         let number = st.versions.new_file_number();
         let switch_started = std::time::Instant::now();
-        let old_wal_size = match self.new_wal(number, abandon_wal) {
+        let switched = match self.new_wal(number, abandon_wal) {
             Ok(n) => n,
             Err(e) => {
                 self.set_bg_error(st, &e);
@@ -453,7 +453,7 @@ impl DbInner {
             }
         };
         let old = self.super_version.load().mem.clone();
-        st.imm_wal_bytes.push((old.log_number(), old_wal_size));
+        st.imm_wal_bytes.push((old.log_number(), switched.old_size));
         let switch_ms = switch_started.elapsed().as_secs_f64() * 1000.0;
         self.imm_wal_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
@@ -462,11 +462,14 @@ impl DbInner {
         info_log!(
             self.info_log,
             Info,
-            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms)",
+            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL sync {:.1}, new WAL create {:.1}, directory sync {:.1})",
             old.num_entries(),
             old.approximate_memory_usage(),
             old.log_number(),
-            number
+            number,
+            switched.sync_ms,
+            switched.create_ms,
+            switched.dir_sync_ms
         );
         st.imm.push(old);
         self.install_super_version(st, self.new_memtable(number));
@@ -475,13 +478,14 @@ impl DbInner {
     }
 
     /// Starts WAL `number`, syncing the old one first. Returns the old
-    /// WAL's size in bytes (0 when there was none).
+    /// WAL's size in bytes (0 when there was none) and how long each step
+    /// took (for the LOG: a switch holds up the write queue).
     ///
     /// With `abandon_old` (only from `resume()`, after the old WAL failed)
     /// the old WAL is dropped without a sync: its durability is unknown, so
     /// `resume()` flushes the memtables that hold its writes before any new
     /// write is accepted. Any failure here marks the WAL failed.
-    pub(crate) fn new_wal(&self, number: u64, abandon_old: bool) -> Result<u64> {
+    pub(crate) fn new_wal(&self, number: u64, abandon_old: bool) -> Result<WalSwitch> {
         let mut wal = self.wal.lock();
         let r = self.new_wal_locked(&mut wal, number, abandon_old);
         if r.is_err() {
@@ -495,10 +499,12 @@ impl DbInner {
         wal: &mut super::WalState,
         number: u64,
         abandon_old: bool,
-    ) -> Result<u64> {
-        let mut old_size = 0;
+    ) -> Result<WalSwitch> {
+        let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
+        let mut switched = WalSwitch::default();
+        let t = std::time::Instant::now();
         if let Some(old) = wal.writer.as_mut() {
-            old_size = old.file_size();
+            switched.old_size = old.file_size();
             if !abandon_old {
                 // The old log must be durable before writes land in the new
                 // one, or a power loss could keep later writes and lose
@@ -506,6 +512,8 @@ impl DbInner {
                 old.sync()?;
             }
         }
+        switched.sync_ms = ms_since(t);
+        let t = std::time::Instant::now();
         let path = self.wal_dir.join(filename::log_file_name(number));
         let file = self.fs.new_writable(
             &path,
@@ -513,16 +521,19 @@ impl DbInner {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
+        switched.create_ms = ms_since(t);
+        let t = std::time::Instant::now();
         // The new file's directory entry must be durable before any byte
         // written to it can be: otherwise a power loss could keep this log
         // and lose the entry of the one before it (synced above, but its own
         // entry may not be), a hole in the history. The same sync makes the
         // entry durable before the manifest names this log.
         self.fs.sync_dir(&self.wal_dir)?;
+        switched.dir_sync_ms = ms_since(t);
         wal.writer = Some(LogWriter::new(file, number));
         wal.unsynced_bytes = 0;
         wal.failed = false;
-        Ok(old_size)
+        Ok(switched)
     }
 
     /// Syncs the current WAL (its directory entry is durable since
@@ -533,6 +544,17 @@ impl DbInner {
             None => Ok(()),
         }
     }
+}
+
+/// What [`DbInner::new_wal`] did: the old WAL's size in bytes, and the
+/// milliseconds its sync, the new file's creation and the directory sync
+/// took.
+#[derive(Debug, Default)]
+pub(crate) struct WalSwitch {
+    pub(crate) old_size: u64,
+    sync_ms: f64,
+    create_ms: f64,
+    dir_sync_ms: f64,
 }
 
 /// A write group's phases timed by its leader: one chain of readings of
