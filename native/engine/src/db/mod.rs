@@ -121,18 +121,12 @@ pub(crate) struct DbState {
     pub(crate) versions: VersionSet,
     /// Immutable memtables, oldest first.
     pub(crate) imm: Vec<Arc<MemTable>>,
-    /// How many of the oldest `imm` running flushes are writing (each
-    /// flush takes the idle ones after those already taken).
+    /// How many of the oldest `imm` a running flush is writing.
     pub(crate) imm_flushing: usize,
     /// Flush every immutable memtable even below `min_write_buffer_number_to_merge`.
     pub(crate) flush_requested: bool,
     pub(crate) flush_scheduled: bool,
-    /// Flushes running, at most `max_background_flushes`; they may finish
-    /// in any order but install their tables oldest first (`flush.rs`).
-    pub(crate) flushes_running: usize,
-    /// Flushes that failed since open: a flush waiting to install after an
-    /// older one gives up when this moves.
-    pub(crate) flush_failures: u64,
+    pub(crate) flush_running: bool,
     pub(crate) compactions_scheduled: usize,
     pub(crate) compactions_running: usize,
     pub(crate) manual_compactions: usize,
@@ -382,8 +376,7 @@ impl Db {
                 imm_flushing: 0,
                 flush_requested: false,
                 flush_scheduled: false,
-                flushes_running: 0,
-                flush_failures: 0,
+                flush_running: false,
                 compactions_scheduled: 0,
                 compactions_running: 0,
                 manual_compactions: 0,
@@ -752,8 +745,7 @@ impl DbInner {
         let mut result = self.begin_close();
         {
             let mut st = self.state.lock();
-            while st.flushes_running > 0 || st.compactions_running > 0 || st.manual_compactions > 0
-            {
+            while st.flush_running || st.compactions_running > 0 || st.manual_compactions > 0 {
                 self.bg_cv.wait(&mut st);
             }
         }
@@ -890,7 +882,7 @@ impl DbInner {
     /// [`VersionSet::prepare_edit`]) and those it removes are still in the
     /// current version, so the obsolete-file sweep touches neither; the
     /// caller's own bookkeeping (`pending_outputs`, `being_compacted`,
-    /// `flushes_running`) stays set until this returns.
+    /// `flush_running`) stays set until this returns.
     pub(crate) fn log_and_apply(
         &self,
         st: &mut parking_lot::MutexGuard<'_, DbState>,
@@ -932,8 +924,7 @@ impl DbInner {
         if st.bg_error.is_some() && !st.resuming {
             return;
         }
-        let (max_flushes, _) = self.opts.background_threads();
-        if !st.flush_scheduled && st.flushes_running < max_flushes && self.flush_needed(st) {
+        if !st.flush_scheduled && !st.flush_running && self.flush_needed(st) {
             st.flush_scheduled = true;
             let me = self.clone();
             self.flush_pool.submit(move || me.background_flush());
@@ -964,7 +955,7 @@ impl DbInner {
         self.check_open()?;
         let mut st = self.state.lock();
         st.paused += 1;
-        while st.flushes_running > 0 || st.compactions_running > 0 {
+        while st.flush_running || st.compactions_running > 0 {
             self.bg_cv.wait(&mut st);
         }
         Ok(())
@@ -994,7 +985,7 @@ impl DbInner {
                 return Err(Error::ShutdownInProgress("the database is closed".into()));
             }
             let busy = st.flush_scheduled
-                || st.flushes_running > 0
+                || st.flush_running
                 || st.compactions_scheduled > 0
                 || st.compactions_running > 0
                 || (st.paused == 0 && self.flush_needed(&st))

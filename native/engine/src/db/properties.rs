@@ -79,7 +79,7 @@ impl DbInner {
                 .as_ref()
                 .map_or(0, |c| c.pinned_usage() as u64),
             "estimate-table-readers-mem" => 0,
-            "num-running-flushes" => self.state.lock().flushes_running as u64,
+            "num-running-flushes" => u64::from(self.state.lock().flush_running),
             "num-running-compactions" => self.state.lock().compactions_running as u64,
             "mem-table-flush-pending" => {
                 let st = self.state.lock();

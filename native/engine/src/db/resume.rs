@@ -73,7 +73,7 @@ impl DbInner {
                 ));
             }
             st.resuming = true;
-            while st.flushes_running > 0 || st.compactions_running > 0 {
+            while st.flush_running || st.compactions_running > 0 {
                 self.bg_cv.wait(&mut st);
             }
             info_log!(
@@ -119,7 +119,7 @@ impl DbInner {
         let errors_before = st.bg_error_count;
         st.flush_requested = true;
         self.maybe_schedule_work(&mut st);
-        while !st.imm.is_empty() || st.flushes_running > 0 || st.flush_scheduled {
+        while !st.imm.is_empty() || st.flush_running || st.flush_scheduled {
             if st.bg_error_count != errors_before {
                 return Err(st
                     .last_bg_error

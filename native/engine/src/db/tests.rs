@@ -420,12 +420,6 @@ mod gate {
     pub struct GateFs {
         pub gate: Arc<Gate>,
         pub manifest_sync: Arc<Gate>,
-        /// Holds the appends of the next table a flush creates, once armed
-        /// by `gate_next_flush_table`.
-        pub flush_table: Arc<Gate>,
-        pub gate_next_flush_table: std::sync::atomic::AtomicBool,
-        /// The held flush table's appends fail once its gate opens.
-        pub fail_flush_table: Arc<std::sync::atomic::AtomicBool>,
         /// Holds every `remove_file` while closed.
         pub remove: Arc<Gate>,
         inner: StdFileSystem,
@@ -438,9 +432,6 @@ mod gate {
                 Arc::new(GateFs {
                     gate: gate.clone(),
                     manifest_sync: Arc::default(),
-                    flush_table: Arc::default(),
-                    gate_next_flush_table: std::sync::atomic::AtomicBool::new(false),
-                    fail_flush_table: Arc::default(),
                     remove: Arc::default(),
                     inner: StdFileSystem,
                 }),
@@ -454,26 +445,12 @@ mod gate {
         inner: Box<dyn WritableFile>,
         gate: Option<Arc<Gate>>,
         sync_gate: Option<Arc<Gate>>,
-        /// When set, appends fail after passing the gate.
-        fail: Option<Arc<std::sync::atomic::AtomicBool>>,
     }
 
     impl WritableFile for GatedFile {
         fn append(&mut self, data: &[u8]) -> Result<()> {
             if let Some(g) = &self.gate {
                 g.pass();
-            }
-            if self
-                .fail
-                .as_ref()
-                .is_some_and(|f| f.load(std::sync::atomic::Ordering::Acquire))
-            {
-                return Err(crate::error::Error::Io {
-                    context: "injected append failure".into(),
-                    kind: std::io::ErrorKind::Other,
-                    errno: None,
-                    message: "injected".into(),
-                });
             }
             self.inner.append(data)
         }
@@ -503,35 +480,17 @@ mod gate {
             let manifest = p
                 .file_name()
                 .is_some_and(|n| n.to_string_lossy().starts_with("MANIFEST-"));
-            let flushing = std::thread::current()
-                .name()
-                .is_some_and(|n| n.starts_with("talus-flush"));
-            let table = p.extension().is_some_and(|e| e == "sst");
-            if compacting && table {
+            if compacting && p.extension().is_some_and(|e| e == "sst") {
                 Ok(Box::new(GatedFile {
                     inner: f,
                     gate: Some(self.gate.clone()),
                     sync_gate: None,
-                    fail: None,
-                }))
-            } else if flushing
-                && table
-                && self
-                    .gate_next_flush_table
-                    .swap(false, std::sync::atomic::Ordering::AcqRel)
-            {
-                Ok(Box::new(GatedFile {
-                    inner: f,
-                    gate: Some(self.flush_table.clone()),
-                    sync_gate: None,
-                    fail: Some(self.fail_flush_table.clone()),
                 }))
             } else if manifest {
                 Ok(Box::new(GatedFile {
                     inner: f,
                     gate: None,
                     sync_gate: Some(self.manifest_sync.clone()),
-                    fail: None,
                 }))
             } else {
                 Ok(f)
@@ -692,120 +651,6 @@ fn regression_writes_do_not_wait_for_a_manifest_sync() {
             Some(&value[..])
         );
     }
-}
-
-/// Two flushes at once (`max_background_flushes` = 2, as RocksDB runs
-/// them): the newer one finishes first but installs its table only after
-/// the older one's, so L0 stays ordered by age and the newer value wins.
-/// Before, one flush ran at a time and memtables filling meanwhile waited.
-#[test]
-fn a_newer_flush_finishing_first_installs_after_the_older_one() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fs, _) = gate::GateFs::new();
-    let held = fs.flush_table.clone();
-    held.set_closed(true);
-    fs.gate_next_flush_table
-        .store(true, std::sync::atomic::Ordering::Release);
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        max_background_flushes: 2,
-        max_write_buffer_number: 4,
-        disable_auto_compactions: true,
-        ..Options::default()
-    };
-    let db = Db::open(o.clone(), dir.path()).unwrap();
-    let wo = WriteOptions::default();
-    let no_wait = FlushOptions {
-        wait: false,
-        allow_write_stall: true,
-    };
-    db.put(&wo, b"k", b"old").unwrap();
-    db.put(&wo, b"a", b"1").unwrap();
-    db.flush(&no_wait).unwrap();
-    wait_until("the older flush is held", || held.waiting() == 1);
-    db.put(&wo, b"k", b"new").unwrap();
-    db.put(&wo, b"b", b"2").unwrap();
-    db.flush(&no_wait).unwrap();
-    wait_until("two flushes running", || {
-        db.int_property("rocksdb.num-running-flushes") == Some(2)
-    });
-    // The newer flush has a table to install well within this; it must not.
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
-    assert_eq!(db.int_property("rocksdb.num-running-flushes"), Some(2));
-    held.set_closed(false);
-    wait_until("both flushes installed", || {
-        db.int_property("rocksdb.num-files-at-level0") == Some(2)
-            && db.int_property("rocksdb.num-running-flushes") == Some(0)
-    });
-    let ro = ReadOptions::default();
-    let check = |db: &Db| {
-        assert_eq!(db.get(&ro, b"k").unwrap().as_deref(), Some(&b"new"[..]));
-        assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"1"[..]));
-        assert_eq!(db.get(&ro, b"b").unwrap().as_deref(), Some(&b"2"[..]));
-    };
-    check(&db);
-    db.close().unwrap();
-    let db = Db::open(o, dir.path()).unwrap();
-    check(&db);
-    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(2));
-}
-
-/// The older of two concurrent flushes fails: the newer one, already
-/// written, must not be installed (L0 would hold newer data with a hole
-/// before it); the error is latched, close works, and a reopen replays
-/// every write from the WALs.
-#[test]
-fn a_newer_flush_is_not_installed_when_the_older_one_fails() {
-    let dir = tempfile::tempdir().unwrap();
-    let (fs, _) = gate::GateFs::new();
-    let held = fs.flush_table.clone();
-    let fail = fs.fail_flush_table.clone();
-    held.set_closed(true);
-    fs.gate_next_flush_table
-        .store(true, std::sync::atomic::Ordering::Release);
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        max_background_flushes: 2,
-        max_write_buffer_number: 4,
-        disable_auto_compactions: true,
-        ..Options::default()
-    };
-    let db = Db::open(o.clone(), dir.path()).unwrap();
-    let wo = WriteOptions::default();
-    let no_wait = FlushOptions {
-        wait: false,
-        allow_write_stall: true,
-    };
-    db.put(&wo, b"k", b"old").unwrap();
-    db.put(&wo, b"a", b"1").unwrap();
-    db.flush(&no_wait).unwrap();
-    wait_until("the older flush is held", || held.waiting() == 1);
-    db.put(&wo, b"k", b"new").unwrap();
-    db.put(&wo, b"b", b"2").unwrap();
-    db.flush(&no_wait).unwrap();
-    wait_until("two flushes running", || {
-        db.int_property("rocksdb.num-running-flushes") == Some(2)
-    });
-    fail.store(true, std::sync::atomic::Ordering::Release);
-    held.set_closed(false);
-    wait_until("both flushes stopped", || {
-        db.int_property("rocksdb.num-running-flushes") == Some(0)
-    });
-    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
-    assert!(db.put(&wo, b"c", b"3").is_err(), "the error is latched");
-    db.close().unwrap();
-    let o = Options {
-        fs: Arc::new(crate::fs::StdFileSystem),
-        ..o
-    };
-    let db = Db::open(o, dir.path()).unwrap();
-    let ro = ReadOptions::default();
-    assert_eq!(db.get(&ro, b"k").unwrap().as_deref(), Some(&b"new"[..]));
-    assert_eq!(db.get(&ro, b"a").unwrap().as_deref(), Some(&b"1"[..]));
-    assert_eq!(db.get(&ro, b"b").unwrap().as_deref(), Some(&b"2"[..]));
 }
 
 /// Regression: the first write after an iterator released the last
