@@ -113,6 +113,7 @@ impl DbInner {
             WriteBatch::new(),
             WriteOptions::default(),
             WriteKind::Resume,
+            None,
         ))?;
         // Step 4: flush every immutable memtable.
         let mut st = self.state.lock();

@@ -52,9 +52,7 @@ impl DbInner {
         let _t = self.timer(Histogram::DbWrite);
         self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
         let prepared = self.prepare_single_entry(&batch);
-        let w = Writer::new(batch, *wo, WriteKind::Batch);
-        w.data.lock().prepared = prepared;
-        let r = self.run_writer(w);
+        let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch, prepared));
         self.maybe_purge_obsolete_files();
         r
     }
@@ -85,6 +83,7 @@ impl DbInner {
             WriteBatch::new(),
             WriteOptions::default(),
             WriteKind::SwitchMemtable,
+            None,
         ))
     }
 
@@ -313,24 +312,9 @@ impl DbInner {
         // a few entries, so the leader inserts small groups itself; members
         // insert their own batches in parallel only for large groups.
         let entries: u64 = last - first_seq + 1;
-        if group.len() == 1 {
-            // Most groups (1.1 writers per group in fillrandom with 8
-            // threads): no list of writers to build.
-            insert_writer(&mem, &mut group[0].data.lock());
-        } else if entries < PARALLEL_INSERT_MIN_ENTRIES {
-            let mut data: Vec<_> = group.iter().map(|w| w.data.lock()).collect();
-            // Prepared entries only need linking; the others go in one
-            // call, so that the searches of different writers' entries
-            // overlap (MemTable::add_many).
-            let mut rest = Vec::new();
-            for (i, d) in data.iter_mut().enumerate() {
-                let seq = d.batch.sequence();
-                if !d.prepared.take().is_some_and(|p| mem.add_prepared(p, seq)) {
-                    rest.push(i);
-                }
-            }
-            if !rest.is_empty() {
-                mem.add_many(rest.iter().flat_map(|&i| batch_entries(&data[i].batch)));
+        if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
+            for w in group {
+                insert_writer(&mem, &mut w.data.lock());
             }
         } else {
             let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
@@ -642,17 +626,12 @@ fn insert_writer(mem: &MemTable, d: &mut WriterData) {
 
 /// Inserts every record of `batch` (whose sequence is set) into `mem`.
 pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
-    mem.add_many(batch_entries(batch));
-}
-
-/// The records of `batch` (whose sequence is set) as memtable entries.
-fn batch_entries(batch: &WriteBatch) -> impl Iterator<Item = (u64, ValueKind, &[u8], &[u8])> + '_ {
-    (batch.sequence()..).zip(batch.iter()).map(|(seq, op)| {
+    mem.add_many((batch.sequence()..).zip(batch.iter()).map(|(seq, op)| {
         // Batches were checked when built or read from the WAL.
         match op.expect("validated write batch") {
             BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
             BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
             BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
         }
-    })
+    }));
 }

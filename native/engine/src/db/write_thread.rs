@@ -119,7 +119,12 @@ fn spin_then_park(mut ready: impl FnMut() -> bool) {
 const SPIN_ROUNDS: u32 = 64;
 
 impl Writer {
-    pub(crate) fn new(batch: WriteBatch, opts: WriteOptions, kind: WriteKind) -> Arc<Writer> {
+    pub(crate) fn new(
+        batch: WriteBatch,
+        opts: WriteOptions,
+        kind: WriteKind,
+        prepared: Option<Prepared>,
+    ) -> Arc<Writer> {
         Arc::new(Writer {
             state: AtomicU8::new(WAITING),
             thread: std::thread::current(),
@@ -129,7 +134,7 @@ impl Writer {
                 opts,
                 result: None,
                 group: None,
-                prepared: None,
+                prepared,
             }),
         })
     }

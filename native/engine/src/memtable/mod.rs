@@ -144,36 +144,37 @@ impl MemTable {
         self.log_number
     }
 
-    /// Inserts one entry. Safe to call from many threads at once.
+    /// Inserts one entry (the value of a range deletion is its end key).
+    /// Safe to call from many threads at once.
     pub fn add(&self, seq: SequenceNumber, kind: ValueKind, user_key: &[u8], value: &[u8]) {
-        match kind {
-            ValueKind::RangeDeletion => {
-                let t = RangeTombstone {
-                    begin: user_key.to_vec(),
-                    end: value.to_vec(),
-                    seq,
-                };
-                self.bytes.add(
-                    (user_key.len() + value.len() + std::mem::size_of::<RangeTombstone>()) as u64,
-                );
-                self.range_dels.write().push(t);
-                self.has_range_dels.store(true, AtomicOrdering::Release);
-                self.deletes.add(1);
-            }
-            ValueKind::Deletion | ValueKind::Value => {
-                if kind == ValueKind::Deletion {
-                    self.deletes.add(1);
-                }
-                let ikey = SeekKey::with_kind(user_key, seq, kind as u8);
-                // Charged what the node takes in the arena: the bytes, a
-                // 16-byte header and 8 bytes per level.
-                let bytes = self.map.insert(ikey.ikey_bytes(), value);
-                self.bytes.add(bytes as u64);
-            }
+        self.add_many(std::iter::once((seq, kind, user_key, value)));
+    }
+
+    fn add_range_deletion(&self, seq: SequenceNumber, begin: &[u8], end: &[u8]) {
+        let bytes = (begin.len() + end.len() + std::mem::size_of::<RangeTombstone>()) as u64;
+        self.range_dels.write().push(RangeTombstone {
+            begin: begin.to_vec(),
+            end: end.to_vec(),
+            seq,
+        });
+        self.has_range_dels.store(true, AtomicOrdering::Release);
+        let mut added = Added::default();
+        added.note(seq, ValueKind::RangeDeletion);
+        self.account(bytes, &added);
+    }
+
+    /// Adds entries just inserted to the memtable's counters. Point
+    /// entries are charged what their nodes take in the arena: the bytes,
+    /// a 16-byte header and 8 bytes per level.
+    fn account(&self, bytes: u64, added: &Added) {
+        self.bytes.add(bytes);
+        self.entries.add(added.entries);
+        if added.deletes > 0 {
+            self.deletes.add(added.deletes);
         }
-        self.entries.add(1);
-        self.first_seq.fetch_min(seq, AtomicOrdering::Relaxed);
-        self.last_seq.fetch_max(seq, AtomicOrdering::Relaxed);
+        self.first_seq
+            .fetch_min(added.first, AtomicOrdering::Relaxed);
+        self.last_seq.fetch_max(added.last, AtomicOrdering::Relaxed);
     }
 
     /// Does the expensive part of inserting a point entry (a value or a
@@ -196,28 +197,22 @@ impl MemTable {
     /// replaced it meanwhile): insert the entry with [`MemTable::add`].
     #[must_use]
     pub fn add_prepared(&self, p: Prepared, seq: SequenceNumber) -> bool {
-        let kind = p.kind;
         let Some(bytes) = self
             .map
-            .insert_prepared(p.node, key::pack_trailer(seq, kind as u8))
+            .insert_prepared(p.node, key::pack_trailer(seq, p.kind as u8))
         else {
             return false;
         };
-        self.bytes.add(bytes as u64);
-        if kind == ValueKind::Deletion {
-            self.deletes.add(1);
-        }
-        self.entries.add(1);
-        self.first_seq.fetch_min(seq, AtomicOrdering::Relaxed);
-        self.last_seq.fetch_max(seq, AtomicOrdering::Relaxed);
+        let mut added = Added::default();
+        added.note(seq, p.kind);
+        self.account(bytes as u64, &added);
         true
     }
 
     /// Inserts entries (sequence, kind, user key, value; the value of a
-    /// range deletion is its end key) as [`MemTable::add`] would one by one,
-    /// but point entries go to the skiplist eight at a time, whose searches
-    /// overlap their cache misses ([`SkipList::insert_many`]). Safe to call
-    /// from many threads at once.
+    /// range deletion is its end key). Point entries go to the skiplist
+    /// eight at a time, whose searches overlap their cache misses
+    /// ([`SkipList::insert_many`]). Safe to call from many threads at once.
     pub fn add_many<'a>(
         &self,
         entries: impl IntoIterator<Item = (SequenceNumber, ValueKind, &'a [u8], &'a [u8])>,
@@ -225,36 +220,24 @@ impl MemTable {
         const CHUNK: usize = 8;
         let mut chunk: [(&[u8], u64, &[u8]); CHUNK] = [(&[], 0, &[]); CHUNK];
         let mut len = 0;
-        let mut stats = ChunkStats::default();
+        let mut added = Added::default();
         for (seq, kind, user_key, value) in entries {
             if kind == ValueKind::RangeDeletion {
-                self.add(seq, kind, user_key, value);
+                self.add_range_deletion(seq, user_key, value);
                 continue;
             }
             chunk[len] = (user_key, key::pack_trailer(seq, kind as u8), value);
             len += 1;
-            stats.note(seq, kind);
+            added.note(seq, kind);
             if len == CHUNK {
-                self.insert_chunk(&chunk, &mut stats);
+                self.account(self.map.insert_many(&chunk) as u64, &added);
+                added = Added::default();
                 len = 0;
             }
         }
         if len > 0 {
-            self.insert_chunk(&chunk[..len], &mut stats);
+            self.account(self.map.insert_many(&chunk[..len]) as u64, &added);
         }
-    }
-
-    fn insert_chunk(&self, chunk: &[(&[u8], u64, &[u8])], stats: &mut ChunkStats) {
-        let bytes = self.map.insert_many(chunk);
-        self.bytes.add(bytes as u64);
-        self.entries.add(chunk.len() as u64);
-        if stats.deletes > 0 {
-            self.deletes.add(stats.deletes);
-        }
-        self.first_seq
-            .fetch_min(stats.first, AtomicOrdering::Relaxed);
-        self.last_seq.fetch_max(stats.last, AtomicOrdering::Relaxed);
-        *stats = ChunkStats::default();
     }
 
     /// Finds the newest entry for `user_key` with sequence ≤ `snapshot`. A
@@ -349,30 +332,34 @@ pub struct Prepared {
     kind: ValueKind,
 }
 
-/// Counts for one chunk of [`MemTable::add_many`].
-struct ChunkStats {
+/// What entries inserted together add to a memtable's counters
+/// ([`MemTable::account`]).
+struct Added {
+    entries: u64,
+    deletes: u64,
     first: SequenceNumber,
     last: SequenceNumber,
-    deletes: u64,
 }
 
-impl Default for ChunkStats {
+impl Default for Added {
     fn default() -> Self {
-        ChunkStats {
+        Added {
+            entries: 0,
+            deletes: 0,
             first: u64::MAX,
             last: 0,
-            deletes: 0,
         }
     }
 }
 
-impl ChunkStats {
+impl Added {
     fn note(&mut self, seq: SequenceNumber, kind: ValueKind) {
-        self.first = self.first.min(seq);
-        self.last = self.last.max(seq);
-        if kind == ValueKind::Deletion {
+        self.entries += 1;
+        if kind != ValueKind::Value {
             self.deletes += 1;
         }
+        self.first = self.first.min(seq);
+        self.last = self.last.max(seq);
     }
 }
 
@@ -385,15 +372,9 @@ impl SeekKey {
     /// The seek key for `user_key` at `snapshot`: sorts before every entry of
     /// `user_key` visible at `snapshot`.
     pub(crate) fn new(user_key: &[u8], snapshot: SequenceNumber) -> Self {
-        Self::with_kind(user_key, snapshot, ValueKind::SEEK)
-    }
-
-    /// The internal key `user_key`, `seq`, `kind` (also how an entry's key
-    /// is built, on the stack, before the skiplist copies it).
-    pub(crate) fn with_kind(user_key: &[u8], seq: SequenceNumber, kind: u8) -> Self {
         let mut buf = smallbuf::SmallBuf::new();
         buf.extend(user_key);
-        buf.extend(&key::pack_trailer(seq, kind).to_le_bytes());
+        buf.extend(&key::pack_trailer(snapshot, ValueKind::SEEK).to_le_bytes());
         SeekKey { buf }
     }
 

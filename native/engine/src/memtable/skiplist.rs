@@ -139,12 +139,17 @@ impl Node {
 /// big-endian integer (zero-padded when the user key is shorter).
 #[inline]
 fn prefix(ikey: &[u8]) -> u64 {
-    let user = ikey.len().saturating_sub(key::TRAILER_LEN);
-    if user >= 8 {
-        u64::from_be_bytes(ikey[..8].try_into().expect("8 bytes"))
+    prefix_of_user_key(&ikey[..ikey.len().saturating_sub(key::TRAILER_LEN)])
+}
+
+/// [`prefix`] of the internal keys of `user_key`.
+#[inline]
+fn prefix_of_user_key(user_key: &[u8]) -> u64 {
+    if user_key.len() >= 8 {
+        u64::from_be_bytes(user_key[..8].try_into().expect("8 bytes"))
     } else {
         let mut b = [0u8; 8];
-        b[..user].copy_from_slice(&ikey[..user]);
+        b[..user_key.len()].copy_from_slice(user_key);
         u64::from_be_bytes(b)
     }
 }
@@ -340,21 +345,38 @@ impl SkipList {
 
     /// Inserts an entry at a random height; `ikey` must not be in the list.
     /// Safe to call from many threads at once. Returns the bytes the node
-    /// took in the arena (for memory accounting).
+    /// took in the arena (for memory accounting). The memtable inserts
+    /// through [`insert_many`](Self::insert_many) and
+    /// [`insert_prepared`](Self::insert_prepared); this one-at-a-time
+    /// insert is what the tests check those against.
+    #[cfg(test)]
     pub(crate) fn insert(&self, ikey: &[u8], value: &[u8]) -> usize {
         self.insert_at(Self::random_height(), ikey, value)
     }
 
     /// [`insert`](Self::insert) at tower `height` (1 to [`MAX_HEIGHT`]).
+    #[cfg(test)]
     fn insert_at(&self, height: usize, ikey: &[u8], value: &[u8]) -> usize {
         debug_assert!((1..=MAX_HEIGHT).contains(&height));
         let node = Self::alloc_node_in(&self.arena, height, ikey, &[], value);
         let top = self.raise_max_height(height);
         let key_prefix = prefix(ikey);
+        let (mut prev, mut next) = self.find_neighbours(ikey, key_prefix, top);
+        self.link(node, height, ikey, key_prefix, &mut prev, &mut next);
+        node_size(height, ikey.len(), value.len())
+    }
+
+    /// The neighbours of `ikey` on every level below `top`, found top-down,
+    /// each level starting from the node found on the level above (the
+    /// head and null above `top`).
+    fn find_neighbours(
+        &self,
+        ikey: &[u8],
+        key_prefix: u64,
+        top: usize,
+    ) -> ([*mut Node; MAX_HEIGHT], [*mut Node; MAX_HEIGHT]) {
         let mut prev = [self.head; MAX_HEIGHT];
         let mut next = [ptr::null_mut::<Node>(); MAX_HEIGHT];
-        // Neighbours at every level, top-down, each level starting from the
-        // node found on the level above.
         let mut x = self.head;
         for level in (0..top).rev() {
             let (p, n) = self.find_at_level(ikey, key_prefix, x, level);
@@ -362,8 +384,7 @@ impl SkipList {
             next[level] = n;
             x = p;
         }
-        self.link(node, height, ikey, key_prefix, &mut prev, &mut next);
-        node_size(height, ikey.len(), value.len())
+        (prev, next)
     }
 
     /// Makes `max_height` at least `height`; returns the levels a search
@@ -450,22 +471,14 @@ impl SkipList {
         let top = self.raise_max_height(height);
         // SAFETY: written above, not yet shared.
         let ikey = unsafe { Node::ikey(node) };
-        let key_prefix = prefix(ikey);
-        let mut p = PreparedNode {
+        let (prev, next) = self.find_neighbours(ikey, prefix(ikey), top);
+        PreparedNode {
             list: self.id,
             node,
             height,
-            prev: [self.head; MAX_HEIGHT],
-            next: [ptr::null_mut(); MAX_HEIGHT],
-        };
-        let mut x = self.head;
-        for level in (0..top).rev() {
-            let (prev, next) = self.find_at_level(ikey, key_prefix, x, level);
-            p.prev[level] = prev;
-            p.next[level] = next;
-            x = prev;
+            prev,
+            next,
         }
-        p
     }
 
     /// Sets the trailer of a node from [`prepare`](Self::prepare) and links
@@ -738,15 +751,6 @@ impl Search {
     }
 }
 
-/// The 8-byte prefix [`prefix`] gives for an internal key of `user_key`.
-#[inline]
-fn prefix_of_user_key(user_key: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    let n = user_key.len().min(8);
-    b[..n].copy_from_slice(&user_key[..n]);
-    u64::from_be_bytes(b)
-}
-
 /// Asks the CPU to fetch the cache lines a comparison with `node` reads:
 /// its header and, for nodes of height 1 or 2 (15 in 16), the first 8
 /// bytes of its key (offsets 24 to 39 at most, so two lines cover them).
@@ -979,6 +983,16 @@ mod tests {
         }
     }
 
+    /// `l` holds `n` entries, strictly ordered on every level.
+    fn assert_holds_in_order(l: &SkipList, n: u64) {
+        let got = collect(l);
+        assert_eq!(got.len() as u64, n);
+        for w in got.windows(2) {
+            assert_eq!(ordered(&w[0], &w[1]), Ordering::Less);
+        }
+        check_levels(l);
+    }
+
     #[test]
     fn insert_many_matches_a_btreeset_with_neighbours_inside_one_chunk() {
         let l = SkipList::new();
@@ -1069,17 +1083,12 @@ mod tests {
         for h in hs {
             h.join().unwrap();
         }
-        let got = collect(&l);
-        assert_eq!(got.len() as u64, threads * per);
-        for w in got.windows(2) {
-            assert_eq!(ordered(&w[0], &w[1]), Ordering::Less);
-        }
+        assert_holds_in_order(&l, threads * per);
         let mut c = l.front();
         while let (Some(k), Some(v)) = (l.key(c), l.value(c)) {
             assert_eq!(v, [key::user_key(k), b"|v"].concat().as_slice());
             c = l.next(c);
         }
-        check_levels(&l);
     }
 
     #[test]
@@ -1160,12 +1169,7 @@ mod tests {
         for h in hs {
             h.join().unwrap();
         }
-        let got = collect(&l);
-        assert_eq!(got.len() as u64, threads * per);
-        for w in got.windows(2) {
-            assert_eq!(ordered(&w[0], &w[1]), Ordering::Less);
-        }
-        check_levels(&l);
+        assert_holds_in_order(&l, threads * per);
     }
 
     #[test]
