@@ -84,6 +84,23 @@ pub fn user_key(ikey: &[u8]) -> &[u8] {
     &ikey[..ikey.len() - TRAILER_LEN]
 }
 
+/// The first 8 bytes of `user_key` as a big-endian integer, zero-padded
+/// when shorter. Monotonic in bytewise order (`a < b` implies
+/// `user_key_prefix(a) <= user_key_prefix(b)`), so one integer comparison
+/// settles most key comparisons: unequal prefixes order the keys, equal
+/// ones need the full comparison. Used by the memtable skiplist and the
+/// index-block search samples.
+#[inline]
+pub fn user_key_prefix(user_key: &[u8]) -> u64 {
+    if user_key.len() >= 8 {
+        u64::from_be_bytes(user_key[..8].try_into().expect("8 bytes"))
+    } else {
+        let mut b = [0u8; 8];
+        b[..user_key.len()].copy_from_slice(user_key);
+        u64::from_be_bytes(b)
+    }
+}
+
 /// The trailer of an internal key. Precondition: `ikey.len() >= 8`.
 #[inline]
 pub fn trailer(ikey: &[u8]) -> u64 {

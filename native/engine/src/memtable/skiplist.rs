@@ -135,23 +135,11 @@ impl Node {
     }
 }
 
-/// The order-preserving 8-byte prefix of an internal key's user key, as a
-/// big-endian integer (zero-padded when the user key is shorter).
+/// The order-preserving 8-byte prefix of an internal key's user key
+/// ([`key::user_key_prefix`]).
 #[inline]
 fn prefix(ikey: &[u8]) -> u64 {
-    prefix_of_user_key(&ikey[..ikey.len().saturating_sub(key::TRAILER_LEN)])
-}
-
-/// [`prefix`] of the internal keys of `user_key`.
-#[inline]
-fn prefix_of_user_key(user_key: &[u8]) -> u64 {
-    if user_key.len() >= 8 {
-        u64::from_be_bytes(user_key[..8].try_into().expect("8 bytes"))
-    } else {
-        let mut b = [0u8; 8];
-        b[..user_key.len()].copy_from_slice(user_key);
-        u64::from_be_bytes(b)
-    }
+    key::user_key_prefix(&ikey[..ikey.len().saturating_sub(key::TRAILER_LEN)])
 }
 
 /// Internal-key order with the prefix shortcut.
@@ -536,7 +524,7 @@ impl SkipList {
             s.node =
                 Self::alloc_node_in(&self.arena, height, user_key, &trailer.to_le_bytes(), value);
             s.height = height;
-            s.prefix = prefix_of_user_key(user_key);
+            s.prefix = key::user_key_prefix(user_key);
             bytes += node_size(height, user_key.len() + key::TRAILER_LEN, value.len());
             top = top.max(self.raise_max_height(height));
         }

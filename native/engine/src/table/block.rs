@@ -16,6 +16,24 @@
 //! points and decode forward from one. A block always has at least one
 //! restart point (offset 0), even when it has no entries.
 //!
+//! # Search samples (index blocks)
+//!
+//! A seek binary-searches the restart array, and each probe decodes a
+//! restart key somewhere in the block: in an index block (one restart point
+//! per entry, thousands of entries) every probe is a cache miss or two, and
+//! a point lookup pays that once per table it visits. So an index block, when
+//! loaded ([`Block::with_search_samples`]), also keeps the 8-byte key prefix
+//! ([`crate::key::user_key_prefix`]) of every [`SAMPLE_EVERY`]-th restart
+//! key in one small array: a seek first finds the window of
+//! `SAMPLE_EVERY` restart points that can hold its answer there (integers,
+//! contiguous, cache-resident), then binary-searches only that window. A
+//! prefix strictly below the target's prefix means that restart key sorts
+//! before the target, strictly above means after; equal prefixes decide
+//! nothing, so keys sharing their first 8 bytes widen the window up to the
+//! plain search. Samples are derived at load time and never stored in the
+//! file; they cost 8 bytes per `SAMPLE_EVERY` index entries (about 4 bytes
+//! per MiB of table data at 4 KiB blocks), charged with the block.
+//!
 //! Keys are internal keys ([`crate::key`]), at least 8 bytes long, strictly
 //! increasing in internal-key order. Decoding checks every length against the
 //! block bounds and reports violations as `Corruption` naming the file and
@@ -27,7 +45,7 @@ use std::sync::Arc;
 use crate::coding::{Reader, decode_fixed32, put_varint32};
 use crate::error::{Error, Result};
 use crate::iterator::InternalIterator;
-use crate::key::{TRAILER_LEN, compare_internal};
+use crate::key::{self, TRAILER_LEN, compare_internal};
 
 /// Builds one block. Keys must be added in strictly increasing order (the
 /// table builder checks that).
@@ -112,10 +130,16 @@ impl BlockBuilder {
     }
 }
 
+/// Restart points per search sample (module docs).
+pub const SAMPLE_EVERY: usize = 16;
+
 /// A parsed, validated block: its bytes plus where the restart array starts.
 /// Immutable; shared through `Arc` by the cache and iterators.
 pub struct Block {
     data: Vec<u8>,
+    /// `samples[j]` is the key prefix of restart key `j * SAMPLE_EVERY`;
+    /// empty unless built by [`Block::with_search_samples`].
+    samples: Box<[u64]>,
     /// End of the entries, start of the restart array.
     restarts_offset: usize,
     num_restarts: usize,
@@ -174,6 +198,7 @@ impl Block {
         }
         Ok(Block {
             data,
+            samples: Box::default(),
             restarts_offset,
             num_restarts,
             file,
@@ -181,9 +206,45 @@ impl Block {
         })
     }
 
+    /// Adds the search samples (module docs): for index blocks, whose
+    /// seeks dominate point lookups. Decodes every sampled restart key, so
+    /// a damaged one fails here, at load.
+    pub fn with_search_samples(mut self) -> Result<Block> {
+        if self.num_restarts > SAMPLE_EVERY {
+            let samples = (0..self.num_restarts)
+                .step_by(SAMPLE_EVERY)
+                .map(|i| Ok(key::user_key_prefix(key::user_key(self.restart_key(i)?))))
+                .collect::<Result<Box<[u64]>>>()?;
+            self.samples = samples;
+        }
+        Ok(self)
+    }
+
     /// Memory charged for this block in the block cache.
     pub fn size_in_bytes(&self) -> usize {
-        self.data.capacity() + std::mem::size_of::<Block>()
+        self.data.capacity() + 8 * self.samples.len() + std::mem::size_of::<Block>()
+    }
+
+    /// The restart points `[lo, hi]` that can hold the last restart key
+    /// below `target` (0 when none is): all of them without samples, else
+    /// the window the samples leave (module docs).
+    fn restart_window(&self, target: &[u8]) -> (usize, usize) {
+        let last = self.num_restarts - 1;
+        if self.samples.is_empty() {
+            return (0, last);
+        }
+        let p = key::user_key_prefix(key::user_key(target));
+        // Samples before `below` sort before `target`; samples from
+        // `above` on sort after it.
+        let below = self.samples.partition_point(|&s| s < p);
+        let above = below + self.samples[below..].partition_point(|&s| s == p);
+        let lo = below.saturating_sub(1) * SAMPLE_EVERY;
+        let hi = if above < self.samples.len() {
+            (above * SAMPLE_EVERY).saturating_sub(1)
+        } else {
+            last
+        };
+        (lo, hi)
     }
 
     /// Offset of the block in its file.
@@ -362,7 +423,7 @@ impl BlockIter {
 
     /// Index of the last restart point whose key is < `target`, or 0.
     fn find_restart(&mut self, target: &[u8]) -> Option<usize> {
-        let (mut lo, mut hi) = (0usize, self.block.num_restarts - 1);
+        let (mut lo, mut hi) = self.block.restart_window(target);
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
             match self.block.restart_key(mid) {
@@ -509,6 +570,116 @@ mod tests {
             it.next();
         }
         assert!(!it.valid());
+    }
+
+    #[test]
+    fn search_samples_land_every_seek_where_the_plain_search_does() {
+        // Index-like blocks (a restart point per entry) whose user keys mix
+        // the cases the samples must get right: distinct 8-byte prefixes,
+        // runs sharing one prefix across many windows (ties widen the
+        // window), keys shorter than 8 bytes (zero-padded prefixes, and a
+        // key that is a prefix of the next), and several versions of a key.
+        let mut uks: Vec<Vec<u8>> = Vec::new();
+        for i in 0u64..300 {
+            let mut k = (i * 1000).to_be_bytes().to_vec();
+            k.extend_from_slice(b"-tail");
+            uks.push(k);
+        }
+        for i in 0..100 {
+            uks.push(format!("samepref{i:03}").into_bytes());
+        }
+        for k in [
+            "",
+            "a",
+            "a\0",
+            "a\0\0b",
+            "ab",
+            "abcdefg",
+            "abcdefgh",
+            "abcdefgh\0",
+        ] {
+            uks.push(k.as_bytes().to_vec());
+        }
+        uks.sort();
+        uks.dedup();
+        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (i, uk) in uks.iter().enumerate() {
+            for seq in [90u64, 50, 10].into_iter().take(1 + i % 3) {
+                let ik = make_internal_key(uk, seq, ValueKind::Value);
+                entries.push((ik, i.to_le_bytes().to_vec()));
+            }
+        }
+        let plain = build(&entries, 1);
+        let sampled = Arc::new(
+            Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+                .unwrap()
+                .with_search_samples()
+                .unwrap(),
+        );
+        assert_eq!(sampled.samples.len(), entries.len().div_ceil(SAMPLE_EVERY));
+        assert!(sampled.size_in_bytes() > plain.size_in_bytes());
+        // Targets: every entry, every user key at seqs above, between and
+        // below its versions, and keys between and around the user keys.
+        let mut targets: Vec<Vec<u8>> = entries.iter().map(|(k, _)| k.clone()).collect();
+        let mut probes: Vec<Vec<u8>> = uks.clone();
+        for uk in &uks {
+            let mut after = uk.clone();
+            after.push(0);
+            probes.push(after);
+            let mut bumped = uk.clone();
+            if let Some(last) = bumped.last_mut() {
+                *last = last.wrapping_add(1);
+            }
+            probes.push(bumped);
+        }
+        probes.push(vec![0xff; 12]);
+        for uk in &probes {
+            for seq in [100u64, 70, 50, 30, 10, 0] {
+                let mut t = Vec::new();
+                crate::key::append_internal_key(&mut t, uk, seq, ValueKind::SEEK);
+                targets.push(t);
+            }
+        }
+        let (mut a, mut b) = (
+            BlockIter::new(plain.clone()),
+            BlockIter::new(sampled.clone()),
+        );
+        for t in &targets {
+            // The window holds the plain search's restart point, and is
+            // one or two windows wide where prefixes are distinct.
+            let (lo, hi) = sampled.restart_window(t);
+            let r = a.find_restart(t).unwrap();
+            assert!(lo <= r && r <= hi, "{r} outside [{lo}, {hi}] for {t:?}");
+            if !key::user_key(t).starts_with(b"samepref") && key::user_key(t).len() >= 8 {
+                assert!(hi - lo < 2 * SAMPLE_EVERY, "[{lo}, {hi}] for {t:?}");
+            }
+            a.seek(t);
+            b.seek(t);
+            let want = entries
+                .iter()
+                .find(|(k, _)| compare_internal(k, t) != Ordering::Less);
+            assert_eq!(a.valid(), want.is_some(), "plain seek to {t:?}");
+            assert_eq!(b.valid(), want.is_some(), "sampled seek to {t:?}");
+            if let Some((k, _)) = want {
+                assert_eq!(a.key(), k.as_slice());
+                assert_eq!(b.key(), k.as_slice(), "sampled seek to {t:?}");
+            }
+            b.status().unwrap();
+        }
+    }
+
+    #[test]
+    fn small_blocks_and_data_blocks_keep_no_samples() {
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = (0..SAMPLE_EVERY)
+            .map(|i| (ik(&format!("k{i:03}"), 1), Vec::new()))
+            .collect();
+        let b = build(&entries, 1);
+        let b = Block::new(b.data.clone(), Arc::from("t.sst"), 0)
+            .unwrap()
+            .with_search_samples()
+            .unwrap();
+        assert!(b.samples.is_empty(), "one window: nothing to narrow");
+        assert!(build(&entries, 1).samples.is_empty(), "only asked for");
     }
 
     #[test]

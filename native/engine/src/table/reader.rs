@@ -566,11 +566,11 @@ impl TableReader {
                 handle.offset,
             )?)),
             _ => {
-                let b = Arc::new(Block::new(raw, self.file_name.clone(), handle.offset)?);
+                let b = Block::new(raw, self.file_name.clone(), handle.offset)?;
                 if kind == BlockKind::Index {
-                    CachedBlock::Index(b)
+                    CachedBlock::Index(Arc::new(b.with_search_samples()?))
                 } else {
-                    CachedBlock::Data(b)
+                    CachedBlock::Data(Arc::new(b))
                 }
             }
         };
