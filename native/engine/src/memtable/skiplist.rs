@@ -560,6 +560,17 @@ impl SkipList {
     ) -> (*mut Node, *mut Node) {
         let mut x = start;
         loop {
+            if level > 0 {
+                // When the node after `x` at `level` turns out not to be
+                // before `ikey`, the search goes down from `x` and compares
+                // the node after it one level down next: fetch that node
+                // now, so its cache miss overlaps this comparison's.
+                // SAFETY: `x`'s height is above `level` (below), so it has a
+                // slot at `level - 1`; the pointer is only a prefetch hint.
+                prefetch_node(unsafe {
+                    Node::next_slot(x, level - 1).load(AtomicOrdering::Relaxed)
+                });
+            }
             // SAFETY: `x` is the head or a node reached at `level`, so its
             // height is above `level` (contract 2 of the module docs).
             let n = unsafe { Node::next_slot(x, level).load(AtomicOrdering::Acquire) };
