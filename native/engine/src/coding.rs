@@ -18,21 +18,6 @@ pub fn put_varint32(dst: &mut Vec<u8>, v: u32) {
     put_varint64(dst, u64::from(v));
 }
 
-/// `v` as a LEB128 varint in a stack buffer: `(bytes, length)`, for writing
-/// into a slice rather than appending.
-#[inline]
-pub fn encode_varint32(v: u32) -> ([u8; 5], usize) {
-    let mut b = [0u8; 5];
-    let (mut v, mut n) = (v, 0);
-    while v >= 0x80 {
-        b[n] = (v as u8) | 0x80;
-        v >>= 7;
-        n += 1;
-    }
-    b[n] = v as u8;
-    (b, n + 1)
-}
-
 /// Number of bytes `put_varint64(v)` writes.
 #[inline]
 pub fn varint_len(mut v: u64) -> usize {

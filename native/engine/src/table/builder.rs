@@ -94,11 +94,7 @@ impl BlockWriter {
             .as_ref()
             .filter(|s| try_lz4 && s.is_enabled(Histogram::CompressionTimesNanos))
             .map(|_| std::time::Instant::now());
-        let lz4 = if try_lz4 {
-            lz4_compress_block(raw, &mut self.scratch)
-        } else {
-            None
-        };
+        let lz4 = try_lz4 && lz4_compress_block(raw, &mut self.scratch);
         if let Some(st) = &self.stats
             && try_lz4
         {
@@ -108,15 +104,16 @@ impl BlockWriter {
                     t.elapsed().as_nanos() as u64,
                 );
             }
-            if let Some(n) = lz4 {
+            if lz4 {
                 st.record_tick(Ticker::NumberBlockCompressed, 1);
                 st.record_tick(Ticker::BytesCompressedFrom, raw.len() as u64);
-                st.record_tick(Ticker::BytesCompressedTo, n as u64);
+                st.record_tick(Ticker::BytesCompressedTo, self.scratch.len() as u64);
             }
         }
-        let (stored, ty) = match lz4 {
-            Some(n) => (&self.scratch[..n], BLOCK_TYPE_LZ4),
-            None => (raw, BLOCK_TYPE_NONE),
+        let (stored, ty) = if lz4 {
+            (&self.scratch[..], BLOCK_TYPE_LZ4)
+        } else {
+            (raw, BLOCK_TYPE_NONE)
         };
         let trailer = block_trailer(stored, ty);
         self.file.append(stored)?;

@@ -2,7 +2,7 @@
 //! footer. **Everything here is part of the table format**; the layouts are
 //! drawn in [`super`] and pinned by the golden-byte tests below.
 
-use crate::coding::{Reader, encode_varint32, put_varint64};
+use crate::coding::{Reader, put_varint32, put_varint64};
 use crate::error::{Error, Result};
 use crate::options::CompressionType;
 
@@ -216,22 +216,25 @@ pub fn verify_block_checksum(buf: &[u8]) -> std::result::Result<(), (u32, u32)> 
     }
 }
 
-/// Compresses `raw` with LZ4 into `out[..n]` in the stored form of a type-4
-/// block and returns `n`, but only when that saves at least 1/8 of the size
-/// (`None` otherwise; `out` is then unspecified). `out` is a scratch buffer
-/// whose length only grows: bytes past `n` are left from earlier calls, so
-/// a table builder does not zero a block's worth of memory per block (that
-/// memset was 8% of a flush's CPU in a profile of fillrandom).
-pub fn lz4_compress_block(raw: &[u8], out: &mut Vec<u8>) -> Option<usize> {
-    let raw_len = u32::try_from(raw.len()).ok()?;
-    let (head, header) = encode_varint32(raw_len);
-    let need = header + lz4_flex::block::get_maximum_output_size(raw.len());
-    if out.len() < need {
-        out.resize(need, 0);
-    }
-    out[..header].copy_from_slice(&head[..header]);
-    let n = header + lz4_flex::block::compress_into(raw, &mut out[header..need]).ok()?;
-    (n <= raw.len() - raw.len() / 8).then_some(n)
+/// Compresses `raw` with LZ4 into `out` (replacing its contents) in the
+/// stored form of a type-4 block, but only when that saves at least 1/8 of
+/// the size. Returns false (and leaves `out` unspecified) otherwise.
+pub fn lz4_compress_block(raw: &[u8], out: &mut Vec<u8>) -> bool {
+    let Ok(raw_len) = u32::try_from(raw.len()) else {
+        return false;
+    };
+    out.clear();
+    put_varint32(out, raw_len);
+    let header = out.len();
+    out.resize(
+        header + lz4_flex::block::get_maximum_output_size(raw.len()),
+        0,
+    );
+    let Ok(n) = lz4_flex::block::compress_into(raw, &mut out[header..]) else {
+        return false;
+    };
+    out.truncate(header + n);
+    out.len() <= raw.len() - raw.len() / 8
 }
 
 /// Upper bound of the LZ4 expansion ratio: one input byte yields at most 255
@@ -263,7 +266,6 @@ pub fn lz4_decompress_block(stored: &[u8]) -> std::result::Result<Vec<u8>, Strin
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::coding::put_varint32;
 
     #[test]
     fn footer_golden_bytes() {
@@ -362,22 +364,11 @@ mod tests {
     #[test]
     fn lz4_framing_round_trips_and_keeps_only_real_savings() {
         let raw: Vec<u8> = b"abcdefgh".iter().cycle().take(4000).copied().collect();
-        let mut scratch = Vec::new();
-        let n = lz4_compress_block(&raw, &mut scratch).expect("compressible");
-        let out = &scratch[..n];
+        let mut out = Vec::new();
+        assert!(lz4_compress_block(&raw, &mut out));
         assert!(out.len() < raw.len() / 8);
         assert_eq!(&out[..2], &[0xa0, 0x1f], "varint32 of 4000 leads");
-        assert_eq!(lz4_decompress_block(out).unwrap(), raw);
-        // The scratch buffer is reused without clearing: a smaller block
-        // after a larger one comes out whole, whatever is left past it.
-        let small: Vec<u8> = b"xyz".iter().cycle().take(300).copied().collect();
-        let m = lz4_compress_block(&small, &mut scratch).expect("compressible");
-        assert!(
-            scratch.len() > m,
-            "the tail of the previous block is still there"
-        );
-        assert_eq!(&scratch[..2], &[0xac, 0x02], "varint32 of 300 leads");
-        assert_eq!(lz4_decompress_block(&scratch[..m]).unwrap(), small);
+        assert_eq!(lz4_decompress_block(&out).unwrap(), raw);
         // Incompressible data is stored raw.
         let mut x = 0x2545_f491_4f6c_dd1du64;
         let noise: Vec<u8> = (0..4000)
@@ -388,7 +379,7 @@ mod tests {
                 (x >> 32) as u8
             })
             .collect();
-        assert!(lz4_compress_block(&noise, &mut scratch).is_none());
+        assert!(!lz4_compress_block(&noise, &mut out));
         // A lying length is rejected before any big allocation.
         let mut bad = Vec::new();
         put_varint32(&mut bad, u32::MAX);
