@@ -638,7 +638,18 @@ impl SkipList {
     pub(crate) fn next(&self, c: Cursor) -> Cursor {
         debug_assert!(!c.0.is_null());
         // SAFETY: a valid cursor points to a linked node of this list.
-        Cursor(unsafe { Node::next_slot(c.0, 0).load(AtomicOrdering::Acquire) })
+        let n = unsafe { Node::next_slot(c.0, 0).load(AtomicOrdering::Acquire) };
+        if !n.is_null() {
+            // A scan (a flush above all) reads the entry at `n` next and
+            // then steps to the one after it, a cache miss each in a list
+            // built in random order. The node after `n` is fetched now, so
+            // its miss overlaps the caller's work on `n`; `n` itself was
+            // fetched the same way one step earlier.
+            // SAFETY: `n` is a linked node (height ≥ 1); the pointer is
+            // only a prefetch hint.
+            prefetch_node(unsafe { Node::next_slot(n, 0).load(AtomicOrdering::Relaxed) });
+        }
+        Cursor(n)
     }
 
     /// The entry before `c` (which must be valid): a search, as the list has
