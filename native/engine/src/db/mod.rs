@@ -188,6 +188,9 @@ pub(crate) struct DbInner {
     pub(crate) compaction_pressure: AtomicBool,
     /// Bytes of the previous write group (charged by the delayed-write pacer).
     pub(crate) prev_group_bytes: AtomicU64,
+    /// Entries the running flush has read so far (updated every 1024 by
+    /// the flush thread; see `StallControl::flush_started`).
+    pub(crate) flush_entries_done: AtomicU64,
     /// Write-path totals (`rocksdb.dbstats`).
     pub(crate) write_stats: stats::WriteStats,
     /// Sum of `DbState::imm_wal_bytes` sizes, for the write leader.
@@ -403,6 +406,7 @@ impl Db {
             write_condition: AtomicU8::new(stall::NORMAL),
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
+            flush_entries_done: AtomicU64::new(0),
             write_stats: stats::WriteStats::default(),
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),
