@@ -211,12 +211,21 @@ impl DbInner {
     pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
+        // One explicit flush at a time from the stall check to the switch:
+        // the check asks whether one more immutable memtable would stall
+        // writes, which holds only if no other flush switches in between.
+        // Without this, flushes waiting on the same stall all passed the
+        // check when it cleared and each switched a memtable (the last ones
+        // of one entry), so six became immutable and writes stopped for
+        // 1.7 s (20M-row import, 17:41 UTC, `8a45671`).
+        let one_at_a_time = self.explicit_flush.lock();
         if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes()? {
             // Waiting took so long that the memtable this flush was asked
             // for has been switched and flushed by background work.
             return Ok(());
         }
         self.switch_memtable_in_queue()?;
+        drop(one_at_a_time);
         let mut st = self.state.lock();
         let Some(target) = st.imm.last().cloned() else {
             return Ok(());

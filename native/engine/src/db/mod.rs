@@ -191,6 +191,10 @@ pub(crate) struct DbInner {
     /// Entries the running flush has read so far (updated every 1024 by
     /// the flush thread; see `StallControl::flush_started`).
     pub(crate) flush_entries_done: AtomicU64,
+    /// Held by an explicit flush from its stall check to its memtable
+    /// switch, so that concurrent explicit flushes check one at a time,
+    /// each seeing the memtables the one before it switched.
+    pub(crate) explicit_flush: parking_lot::Mutex<()>,
     /// Write-path totals (`rocksdb.dbstats`).
     pub(crate) write_stats: stats::WriteStats,
     /// Sum of `DbState::imm_wal_bytes` sizes, for the write leader.
@@ -407,6 +411,7 @@ impl Db {
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             flush_entries_done: AtomicU64::new(0),
+            explicit_flush: parking_lot::Mutex::new(()),
             write_stats: stats::WriteStats::default(),
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),

@@ -774,6 +774,61 @@ fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
     assert!(!log.contains("Stalling writes"), "{log}");
 }
 
+/// Explicit flushes waiting on the same stall check and switch one at a
+/// time (`DbInner::explicit_flush`): all of them return when it clears,
+/// none deadlocks against the others or the writers, and each flushed
+/// the key its thread wrote.
+#[test]
+fn concurrent_explicit_flushes_waiting_on_a_stall_all_finish() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        write_buffer_size: 64 * 1024,
+        level0_file_num_compaction_trigger: 2,
+        level0_slowdown_writes_trigger: 4,
+        level0_stop_writes_trigger: 20,
+        soft_pending_compaction_bytes_limit: 0,
+        hard_pending_compaction_bytes_limit: 0,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&stalling_flush()).unwrap();
+    }
+    let flushers: Vec<_> = (0..4u32)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                let key = format!("flusher-{t}");
+                db.put(&WriteOptions::default(), key.as_bytes(), b"v")
+                    .unwrap();
+                db.flush(&FlushOptions::default()).unwrap();
+                key
+            })
+        })
+        .collect();
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert!(
+        flushers.iter().all(|f| !f.is_finished()),
+        "a fourth L0 file would slow writes: every flush waits"
+    );
+    db.put(&wo, b"during", b"v").unwrap();
+    gate.set_closed(false);
+    for f in flushers {
+        let key = f.join().unwrap();
+        assert_eq!(
+            db.get(&ReadOptions::default(), key.as_bytes()).unwrap(),
+            Some(b"v".to_vec())
+        );
+    }
+    assert_eq!(db.int_property("rocksdb.num-immutable-mem-table"), Some(0));
+}
+
 /// A write group slower than 20 ms is named in the LOG with where its
 /// time went (here: the delay of a write slowed down by L0 files).
 #[test]
