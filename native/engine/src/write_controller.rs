@@ -21,21 +21,6 @@
 //! ceiling `delayed_write_rate`), and [`Pacer`] turns the rate into per-write
 //! sleeps: a credit refilled every millisecond, a write beyond it waiting
 //! for its shortfall at the rate.
-//!
-//! # Talus's addition: pacing to the running flush at the memtable limit
-//!
-//! RocksDB slows writers at rule 4 to the delayed write rate (by default the
-//! rate limiter's rate, 16 MiB/s without one), then cuts it ×0.8 at each
-//! re-evaluation. Those come only when a memtable is switched or a job
-//! finishes, so when writers ingest below that rate and a flush is slow (a
-//! flush sharing two cores with four compactions took 7 s in the bulk
-//! import), the last write buffer fills before the rate bites and writes
-//! stop until the flush ends (puts of 0.5–1.6 s). Talus also caps the rate
-//! at rule 4 by [`memtable_limit_rate`]: the active memtable's remaining
-//! room spread over the running flush's expected time left, measured from
-//! its progress, so that the room lasts until the flush frees memtables.
-//! RocksDB documents that it "may decide to slow down more" than
-//! `delayed_write_rate`; this is such a decision, only ever slower.
 
 use std::time::{Duration, Instant};
 
@@ -292,56 +277,6 @@ impl DelayedRate {
 /// One refill period of the [`Pacer`].
 const REFILL_PERIOD: Duration = Duration::from_millis(1);
 
-/// Share of the active memtable's room [`memtable_limit_rate`] plans to
-/// use before the flush ends: writers are charged their batches' bytes, a
-/// memtable grows by a little more per entry (its node and tower), and the
-/// flush's speed is an estimate.
-pub const MEMTABLE_LIMIT_MARGIN: f64 = 0.75;
-
-/// Flush progress below which its own speed is not trusted yet (entries,
-/// seconds): the previous flush's speed stands in.
-const MIN_PROGRESS: (u64, f64) = (4096, 0.02);
-
-/// The running flush, as [`memtable_limit_rate`] sees it.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct FlushProgress {
-    /// Entries the flush reads in all.
-    pub total: u64,
-    /// Entries read so far.
-    pub done: u64,
-    /// Seconds since it started.
-    pub elapsed: f64,
-}
-
-/// The write rate (bytes/s) at which `room` bytes left in the active
-/// memtable last until the running flush ends (module docs), or `None`
-/// when there is nothing to go by: no flush running, or no speed known
-/// (the flush has barely started and no flush finished before).
-/// `last_entries_per_sec` is the previous flush's speed. Never below
-/// [`MIN_DELAYED_RATE`].
-pub fn memtable_limit_rate(
-    room: u64,
-    flush: Option<FlushProgress>,
-    last_entries_per_sec: Option<f64>,
-) -> Option<u64> {
-    let f = flush?;
-    let done = f.done.min(f.total);
-    let speed = if done >= MIN_PROGRESS.0 && f.elapsed >= MIN_PROGRESS.1 {
-        done as f64 / f.elapsed
-    } else {
-        last_entries_per_sec?
-    };
-    if speed <= 0.0 || !speed.is_finite() {
-        return None;
-    }
-    let secs_left = (f.total - done) as f64 / speed;
-    if secs_left <= 0.0 {
-        return None;
-    }
-    let rate = room as f64 * MEMTABLE_LIMIT_MARGIN / secs_left;
-    Some((rate.min(u64::MAX as f64) as u64).max(MIN_DELAYED_RATE))
-}
-
 /// Per-write pacing at a rate, on RocksDB's scheme: a credit of bytes,
 /// refilled when a write arrives at or after `next_refill` with the time
 /// since then plus one refill period (1 ms) at the rate. A write the credit
@@ -403,68 +338,6 @@ impl Pacer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn memtable_limit_rate_spreads_the_room_over_the_flushs_time_left() {
-        let mib = 1u64 << 20;
-        let f = |total, done, elapsed| {
-            Some(FlushProgress {
-                total,
-                done,
-                elapsed,
-            })
-        };
-        // (room, flush, previous flush's speed) -> rate
-        type Case = (u64, Option<FlushProgress>, Option<f64>, Option<u64>);
-        let cases: &[Case] = &[
-            // No flush running, or nothing to estimate its speed by.
-            (100 * mib, None, Some(1e6), None),
-            (100 * mib, f(1_000_000, 0, 0.0), None, None),
-            (100 * mib, f(1_000_000, 1000, 0.5), None, None),
-            // Its own speed once past 4096 entries and 20 ms: 250k
-            // entries in 1 s, 750k left = 3 s; 0.75 * 96 MiB / 3 s.
-            (
-                96 * mib,
-                f(1_000_000, 250_000, 1.0),
-                Some(1e9),
-                Some(24 * mib),
-            ),
-            // Before that, the previous flush's speed: 1M left at 500k/s.
-            (
-                96 * mib,
-                f(1_000_000, 0, 0.0),
-                Some(500_000.0),
-                Some(36 * mib),
-            ),
-            (
-                96 * mib,
-                f(1_000_000, 4095, 0.5),
-                Some(500_000.0),
-                Some(37_903_952),
-            ),
-            // A full memtable or a crawling flush: the floor, never zero.
-            (0, f(1_000_000, 250_000, 1.0), None, Some(MIN_DELAYED_RATE)),
-            (
-                mib,
-                f(1_000_000, 5000, 1000.0),
-                None,
-                Some(MIN_DELAYED_RATE),
-            ),
-            // Done (or a count past the total): nothing left to wait for.
-            (96 * mib, f(1_000_000, 1_000_000, 1.0), None, None),
-            (96 * mib, f(1_000_000, 2_000_000, 1.0), None, None),
-        ];
-        for &(room, flush, last, want) in cases {
-            let got = memtable_limit_rate(room, flush, last);
-            match (got, want) {
-                (Some(g), Some(w)) => assert!(
-                    g.abs_diff(w) <= w / 1000,
-                    "room {room} {flush:?} last {last:?}: {g} != {w}"
-                ),
-                _ => assert_eq!(got, want, "room {room} {flush:?} last {last:?}"),
-            }
-        }
-    }
     use StallCause::*;
     use WriteCondition::*;
 

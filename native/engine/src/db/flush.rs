@@ -56,12 +56,9 @@ impl DbInner {
         let number = st.versions.new_file_number();
         st.pending_outputs.insert(number);
         let snapshots = self.snapshots.list();
-        let started = std::time::Instant::now();
-        let entries: u64 = mems.iter().map(|m| m.num_entries()).sum();
-        self.flush_entries_done.store(0, Ordering::Relaxed);
-        st.stall.flush_started = Some((started, entries));
         drop(st);
 
+        let started = std::time::Instant::now();
         let result = self.write_memtables_to_l0(&mems, number, &snapshots);
 
         let mut st = self.state.lock();
@@ -89,11 +86,6 @@ impl DbInner {
         };
         st.pending_outputs.remove(&number);
         st.flush_running = false;
-        st.stall.flush_started = None;
-        let secs = started.elapsed().as_secs_f64();
-        if outcome.is_ok() && entries > 0 && secs > 0.0 {
-            st.stall.last_flush_speed = Some(entries as f64 / secs);
-        }
         match outcome {
             Ok(()) => {
                 info_log!(
@@ -154,11 +146,6 @@ impl DbInner {
         let mut out = OutputWriter::new(self, true, u64::MAX, tombstones, Some(number));
         while it.advance() {
             out.add(it.key(), it.value())?;
-            if it.entries_in.is_multiple_of(1024) {
-                // Progress for pacing writes at the memtable limit.
-                self.flush_entries_done
-                    .store(it.entries_in, Ordering::Relaxed);
-            }
         }
         it.input().status()?;
         let mut files = out.finish()?;

@@ -188,9 +188,6 @@ pub(crate) struct DbInner {
     pub(crate) compaction_pressure: AtomicBool,
     /// Bytes of the previous write group (charged by the delayed-write pacer).
     pub(crate) prev_group_bytes: AtomicU64,
-    /// Entries the running flush has read so far (updated every 1024 by
-    /// the flush thread; see `StallControl::flush_started`).
-    pub(crate) flush_entries_done: AtomicU64,
     /// Held by an explicit flush from its stall check to its memtable
     /// switch, so that concurrent explicit flushes check one at a time,
     /// each seeing the memtables the one before it switched.
@@ -410,7 +407,6 @@ impl Db {
             write_condition: AtomicU8::new(stall::NORMAL),
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
-            flush_entries_done: AtomicU64::new(0),
             explicit_flush: parking_lot::Mutex::new(()),
             write_stats: stats::WriteStats::default(),
             imm_wal_bytes: AtomicU64::new(0),

@@ -12,8 +12,8 @@ use crate::compaction::estimated_pending_compaction_bytes;
 use crate::error::{Error, Result};
 use crate::info_log;
 use crate::write_controller::{
-    DEFAULT_DELAYED_RATE, DelayedRate, FlushProgress, Pacer, StallCause, StallInputs, StallLimits,
-    WriteCondition, evaluate, memtable_limit_rate,
+    DEFAULT_DELAYED_RATE, DelayedRate, Pacer, StallCause, StallInputs, StallLimits, WriteCondition,
+    evaluate,
 };
 
 /// `write_condition` values.
@@ -41,12 +41,6 @@ pub(crate) struct StallControl {
     pub(crate) total_micros: u64,
     /// Write groups that were held at least once.
     pub(crate) stalled_writes: u64,
-    /// The running flush's start and entry count, for pacing writes at
-    /// the memtable limit ([`crate::write_controller::memtable_limit_rate`]);
-    /// its progress is `DbInner::flush_entries_done`.
-    pub(crate) flush_started: Option<(Instant, u64)>,
-    /// Entries per second of the last finished flush.
-    pub(crate) last_flush_speed: Option<f64>,
 }
 
 impl StallControl {
@@ -69,8 +63,6 @@ impl StallControl {
             micros: [0; 4],
             total_micros: 0,
             stalled_writes: 0,
-            flush_started: None,
-            last_flush_speed: None,
         }
     }
 
@@ -200,23 +192,6 @@ impl DbInner {
         }
     }
 
-    /// Talus's cap on the delayed rate at the memtable limit: the active
-    /// memtable's room spread over the running flush's time left
-    /// ([`memtable_limit_rate`], module docs of `write_controller`).
-    fn memtable_limit_rate(&self, st: &DbState) -> Option<u64> {
-        let flush = st
-            .stall
-            .flush_started
-            .map(|(started, total)| FlushProgress {
-                total,
-                done: self.flush_entries_done.load(Ordering::Relaxed),
-                elapsed: started.elapsed().as_secs_f64(),
-            });
-        let used = self.super_version.load().mem.approximate_memory_usage();
-        let room = (self.opts.write_buffer_size as u64).saturating_sub(used);
-        memtable_limit_rate(room, flush, st.stall.last_flush_speed)
-    }
-
     /// Holds a write group while writes are stopped or delayed; the pacer
     /// charges the previous group's size, as RocksDB does. Returns the
     /// microseconds spent held and the condition that held the group.
@@ -260,12 +235,7 @@ impl DbInner {
                     self.bg_cv.wait(&mut st);
                 }
                 WriteCondition::Delayed(c) => {
-                    let mut rate = st.stall.rate.rate();
-                    if c == StallCause::MemtableLimit
-                        && let Some(cap) = self.memtable_limit_rate(&st)
-                    {
-                        rate = rate.min(cap);
-                    }
+                    let rate = st.stall.rate.rate();
                     let d = st.stall.pacer.delay(bytes, rate, Instant::now());
                     if d.is_zero() {
                         break;
