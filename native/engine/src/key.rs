@@ -101,6 +101,14 @@ pub fn user_key_prefix(user_key: &[u8]) -> u64 {
     }
 }
 
+/// [`user_key_prefix`] of an internal key's user key. Total: a slice
+/// shorter than a trailer (not an internal key) gets the prefix of its
+/// bytes rather than a panic.
+#[inline]
+pub fn internal_key_prefix(ikey: &[u8]) -> u64 {
+    user_key_prefix(&ikey[..ikey.len().saturating_sub(TRAILER_LEN)])
+}
+
 /// The trailer of an internal key. Precondition: `ikey.len() >= 8`.
 #[inline]
 pub fn trailer(ikey: &[u8]) -> u64 {

@@ -716,9 +716,10 @@ fn stalling_flush() -> FlushOptions {
     }
 }
 
-#[test]
-fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
-    let dir = tempfile::tempdir().unwrap();
+/// A database whose compactions wait at a closed gate, holding three L0
+/// files (compaction trigger 2, slowdown trigger 4): one more L0 file
+/// would slow writes. Open the gate to let the compaction run.
+fn three_l0_files_behind_a_held_compaction(dir: &std::path::Path) -> (Arc<Db>, Arc<gate::Gate>) {
     let (fs, gate) = gate::GateFs::new();
     let o = Options {
         create_if_missing: true,
@@ -731,13 +732,21 @@ fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
         hard_pending_compaction_bytes_limit: 0,
         ..Options::default()
     };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let db = Arc::new(Db::open(o, dir).unwrap());
     gate.set_closed(true);
-    let wo = WriteOptions::default();
     for i in 0..3u32 {
-        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.put(&WriteOptions::default(), &i.to_be_bytes(), b"v")
+            .unwrap();
         db.flush(&stalling_flush()).unwrap();
     }
+    (db, gate)
+}
+
+#[test]
+fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (db, gate) = three_l0_files_behind_a_held_compaction(dir.path());
+    let wo = WriteOptions::default();
     assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(3));
     db.put(&wo, b"last", b"v").unwrap();
     // A fourth L0 file would reach the slowdown trigger: the default flush
@@ -781,25 +790,8 @@ fn explicit_flush_waits_until_one_more_l0_file_would_not_slow_writes() {
 #[test]
 fn concurrent_explicit_flushes_waiting_on_a_stall_all_finish() {
     let dir = tempfile::tempdir().unwrap();
-    let (fs, gate) = gate::GateFs::new();
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        write_buffer_size: 64 * 1024,
-        level0_file_num_compaction_trigger: 2,
-        level0_slowdown_writes_trigger: 4,
-        level0_stop_writes_trigger: 20,
-        soft_pending_compaction_bytes_limit: 0,
-        hard_pending_compaction_bytes_limit: 0,
-        ..Options::default()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
-    gate.set_closed(true);
+    let (db, gate) = three_l0_files_behind_a_held_compaction(dir.path());
     let wo = WriteOptions::default();
-    for i in 0..3u32 {
-        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
-        db.flush(&stalling_flush()).unwrap();
-    }
     let flushers: Vec<_> = (0..4u32)
         .map(|t| {
             let db = db.clone();

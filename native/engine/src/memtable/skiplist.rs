@@ -135,17 +135,10 @@ impl Node {
     }
 }
 
-/// The order-preserving 8-byte prefix of an internal key's user key
-/// ([`key::user_key_prefix`]).
-#[inline]
-fn prefix(ikey: &[u8]) -> u64 {
-    key::user_key_prefix(&ikey[..ikey.len().saturating_sub(key::TRAILER_LEN)])
-}
-
 /// Internal-key order with the prefix shortcut.
 #[inline]
 fn compare(a: &[u8], a_prefix: u64, b: &[u8]) -> Ordering {
-    match a_prefix.cmp(&prefix(b)) {
+    match a_prefix.cmp(&key::internal_key_prefix(b)) {
         Ordering::Equal => compare_internal(a, b),
         o => o,
     }
@@ -348,7 +341,7 @@ impl SkipList {
         debug_assert!((1..=MAX_HEIGHT).contains(&height));
         let node = Self::alloc_node_in(&self.arena, height, ikey, &[], value);
         let top = self.raise_max_height(height);
-        let key_prefix = prefix(ikey);
+        let key_prefix = key::internal_key_prefix(ikey);
         let (mut prev, mut next) = self.find_neighbours(ikey, key_prefix, top);
         self.link(node, height, ikey, key_prefix, &mut prev, &mut next);
         node_size(height, ikey.len(), value.len())
@@ -459,7 +452,7 @@ impl SkipList {
         let top = self.raise_max_height(height);
         // SAFETY: written above, not yet shared.
         let ikey = unsafe { Node::ikey(node) };
-        let (prev, next) = self.find_neighbours(ikey, prefix(ikey), top);
+        let (prev, next) = self.find_neighbours(ikey, key::internal_key_prefix(ikey), top);
         PreparedNode {
             list: self.id,
             node,
@@ -489,7 +482,7 @@ impl SkipList {
             ptr::copy_nonoverlapping(trailer.to_le_bytes().as_ptr(), at, key::TRAILER_LEN);
             Node::ikey(p.node)
         };
-        let key_prefix = prefix(ikey);
+        let key_prefix = key::internal_key_prefix(ikey);
         self.link(p.node, p.height, ikey, key_prefix, &mut p.prev, &mut p.next);
         // SAFETY: as above.
         let value_len = unsafe { (*p.node).value_len } as usize;
@@ -588,7 +581,7 @@ impl SkipList {
 
     /// The last node whose key is below `ikey` (the head when none).
     fn last_before(&self, ikey: &[u8]) -> *mut Node {
-        let key_prefix = prefix(ikey);
+        let key_prefix = key::internal_key_prefix(ikey);
         let mut x = self.head;
         for level in (0..self.max_height.load(AtomicOrdering::Relaxed)).rev() {
             x = self.find_at_level(ikey, key_prefix, x, level).0;

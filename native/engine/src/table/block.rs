@@ -214,7 +214,7 @@ impl Block {
         if self.num_restarts > SAMPLE_EVERY {
             let samples = (0..self.num_restarts)
                 .step_by(SAMPLE_EVERY)
-                .map(|i| Ok(key::user_key_prefix(key::user_key(self.restart_key(i)?))))
+                .map(|i| Ok(key::internal_key_prefix(self.restart_key(i)?)))
                 .collect::<Result<Box<[u64]>>>()?;
             self.samples = samples;
         }
@@ -234,9 +234,7 @@ impl Block {
         if self.samples.is_empty() {
             return (0, last);
         }
-        // (A target shorter than a trailer is not an internal key; it gets
-        // the prefix of its bytes rather than a panic.)
-        let p = key::user_key_prefix(&target[..target.len().saturating_sub(TRAILER_LEN)]);
+        let p = key::internal_key_prefix(target);
         // Samples before `below` sort before `target`; samples from
         // `above` on sort after it.
         let below = self.samples.partition_point(|&s| s < p);
