@@ -11,18 +11,24 @@
 //! cost about 80: a 128 MiB memtable now holds as many 208-byte rows as
 //! RocksDB's (about 545,000 instead of 453,000).
 //!
-//! Node layout (8-byte aligned, in an arena block):
+//! Node layout (8-byte aligned, in an arena block). A node pointer points
+//! at its level-0 `next` slot; the higher levels' slots sit before it, so
+//! the fields a search step reads do not move with the node's height:
 //!
 //! ```text
-//! node := ikey_len: u32  value_len: u32  height: u32  pad: u32
-//!         next: AtomicPtr<Node> * height     (level 0 first)
+//!         next: AtomicPtr<Node> for levels height-1 … 1   (8 bytes each)
+//! node -> next: AtomicPtr<Node> for level 0
+//!         prefix: u64     8-byte big-endian prefix of the user key
+//!         ikey_len: u32  value_len: u32
 //!         ikey: ikey_len bytes   value: value_len bytes   pad to 8
 //! ```
 //!
 //! Order is internal-key order ([`crate::key::compare_internal`]), decided
-//! first by the user keys' 8-byte big-endian prefixes (one integer
-//! comparison for most random keys). Internal keys are unique (every write
-//! has its own sequence number), so no two nodes compare equal.
+//! first by the user keys' 8-byte big-endian prefixes, kept in the node
+//! header: for most random keys one integer comparison, which reads the
+//! 8 bytes after the level-0 slot and no key bytes (one cache line where
+//! the header and the key could be two). Internal keys are unique (every
+//! write has its own sequence number), so no two nodes compare equal.
 //!
 //! Concurrency contract:
 //! 1. [`SkipList::insert`] may run on many threads at once. A new node is
@@ -64,57 +70,54 @@ use crate::striped::{STRIPES, stripe_index};
 pub(crate) const MAX_HEIGHT: usize = 12;
 /// One node in `BRANCHING` reaches the next level.
 const BRANCHING: u32 = 4;
-/// Bytes of the fixed node header.
-const HEADER: usize = 16;
+/// Bytes from a node pointer to its key: the level-0 slot and the header.
+const HEADER: usize = 24;
 /// Arena block size. Larger nodes get a block of their own.
 const BLOCK: usize = BLOCK_BYTES;
 
 #[repr(C)]
 struct Node {
+    /// The `next` pointer at level 0 (the higher levels precede the node).
+    next0: AtomicPtr<Node>,
+    /// [`key::user_key_prefix`] of the entry's user key.
+    prefix: u64,
     ikey_len: u32,
     value_len: u32,
-    height: u32,
-    _pad: u32,
-    // followed by the tower and the bytes (module docs)
+    // followed by the bytes (module docs)
 }
 
 /// Bytes a node for `ikey_len + value_len` bytes at `height` takes.
 fn node_size(height: usize, ikey_len: usize, value_len: usize) -> usize {
-    (HEADER + 8 * height + ikey_len + value_len).next_multiple_of(8)
+    (8 * (height - 1) + HEADER + ikey_len + value_len).next_multiple_of(8)
 }
 
 impl Node {
     /// The `next` pointer at `level`.
     ///
     /// # Safety
-    /// `this` points to a node written by [`SkipList::alloc_node`] whose
+    /// `this` points to a node written by [`SkipList::alloc_node_in`] whose
     /// height is above `level`.
     #[inline]
     unsafe fn next_slot<'a>(this: *const Node, level: usize) -> &'a AtomicPtr<Node> {
-        // SAFETY (of the body): the tower starts right after the header,
-        // 8-byte aligned (nodes are), and has `height` slots, each an
-        // initialised AtomicPtr (alloc_node writes them all).
-        unsafe {
-            &*(this
-                .cast::<u8>()
-                .add(HEADER)
-                .cast::<AtomicPtr<Node>>()
-                .add(level))
-        }
+        // SAFETY (of the body): the slot for level l sits 8·l bytes before
+        // the node, inside the same allocation for l < height (alloc_node_in
+        // writes all of them, each an initialised AtomicPtr), 8-aligned as
+        // the node is.
+        unsafe { &*(this.cast::<u8>().sub(8 * level).cast::<AtomicPtr<Node>>()) }
     }
 
     /// The internal key.
     ///
     /// # Safety
-    /// `this` points to a node written by [`SkipList::alloc_node`].
+    /// `this` points to a node written by [`SkipList::alloc_node_in`].
     #[inline]
     unsafe fn ikey<'a>(this: *const Node) -> &'a [u8] {
-        // SAFETY (of the body): alloc_node copied ikey_len bytes right after
-        // the tower; the node is never written again.
+        // SAFETY (of the body): alloc_node_in copied ikey_len bytes right
+        // after the header; they are only written again (the trailer, by
+        // insert_prepared) before the node is linked.
         unsafe {
-            let n = &*this;
-            let at = this.cast::<u8>().add(HEADER + 8 * n.height as usize);
-            std::slice::from_raw_parts(at, n.ikey_len as usize)
+            let at = this.cast::<u8>().add(HEADER);
+            std::slice::from_raw_parts(at, (*this).ikey_len as usize)
         }
     }
 
@@ -127,19 +130,23 @@ impl Node {
         // SAFETY (of the body): the value follows the key, value_len bytes.
         unsafe {
             let n = &*this;
-            let at = this
-                .cast::<u8>()
-                .add(HEADER + 8 * n.height as usize + n.ikey_len as usize);
+            let at = this.cast::<u8>().add(HEADER + n.ikey_len as usize);
             std::slice::from_raw_parts(at, n.value_len as usize)
         }
     }
 }
 
-/// Internal-key order with the prefix shortcut.
+/// Internal-key order of `a` (whose user-key prefix is `a_prefix`) and the
+/// key of node `b`, with the prefix shortcut.
+///
+/// # Safety
+/// `b` points to a node written by [`SkipList::alloc_node_in`].
 #[inline]
-fn compare(a: &[u8], a_prefix: u64, b: &[u8]) -> Ordering {
-    match a_prefix.cmp(&key::internal_key_prefix(b)) {
-        Ordering::Equal => compare_internal(a, b),
+unsafe fn compare(a: &[u8], a_prefix: u64, b: *const Node) -> Ordering {
+    // SAFETY: `b` is a written node (the caller's contract).
+    match a_prefix.cmp(unsafe { &(*b).prefix }) {
+        // SAFETY: as above.
+        Ordering::Equal => compare_internal(a, unsafe { Node::ikey(b) }),
         o => o,
     }
 }
@@ -270,27 +277,28 @@ impl SkipList {
         let ikey_len = key_head.len() + key_tail.len();
         let size = node_size(height, ikey_len, value.len());
         let p = arena.alloc(size);
-        let node = p.cast::<Node>();
         // SAFETY: `p` is 8-aligned and `size` bytes long (Arena::alloc),
-        // enough for the header, `height` slots and the bytes (node_size).
-        // Nothing else can see the node yet.
+        // enough for the `height - 1` upper slots, the node's header and the
+        // bytes (node_size). Nothing else can see the node yet.
         unsafe {
-            node.write(Node {
-                ikey_len: ikey_len as u32,
-                value_len: value.len() as u32,
-                height: height as u32,
-                _pad: 0,
-            });
-            let tower = p.add(HEADER).cast::<AtomicPtr<Node>>();
-            for level in 0..height {
-                tower.add(level).write(AtomicPtr::new(ptr::null_mut()));
+            let tower = p.cast::<AtomicPtr<Node>>();
+            for slot in 0..height - 1 {
+                tower.add(slot).write(AtomicPtr::new(ptr::null_mut()));
             }
-            let bytes = p.add(HEADER + 8 * height);
+            let node = p.add(8 * (height - 1)).cast::<Node>();
+            let bytes = node.cast::<u8>().add(HEADER);
             ptr::copy_nonoverlapping(key_head.as_ptr(), bytes, key_head.len());
             ptr::copy_nonoverlapping(key_tail.as_ptr(), bytes.add(key_head.len()), key_tail.len());
             ptr::copy_nonoverlapping(value.as_ptr(), bytes.add(ikey_len), value.len());
+            let ikey = std::slice::from_raw_parts(bytes, ikey_len);
+            node.write(Node {
+                next0: AtomicPtr::new(ptr::null_mut()),
+                prefix: key::internal_key_prefix(ikey),
+                ikey_len: ikey_len as u32,
+                value_len: value.len() as u32,
+            });
+            node
         }
-        node
     }
 
     /// A random tower height: level `l` with probability (1/4)^(l-1)·3/4.
@@ -474,11 +482,10 @@ impl SkipList {
         // and ids are never reused), which is alive, and is not linked yet:
         // no other thread can see it, so its trailer can still change.
         let ikey = unsafe {
-            let n = &*p.node;
             let at = p
                 .node
                 .cast::<u8>()
-                .add(HEADER + 8 * n.height as usize + n.ikey_len as usize - key::TRAILER_LEN);
+                .add(HEADER + (*p.node).ikey_len as usize - key::TRAILER_LEN);
             ptr::copy_nonoverlapping(trailer.to_le_bytes().as_ptr(), at, key::TRAILER_LEN);
             Node::ikey(p.node)
         };
@@ -560,18 +567,17 @@ impl SkipList {
                 // now, so its cache miss overlaps this comparison's.
                 // SAFETY: `x`'s height is above `level` (below), so it has a
                 // slot at `level - 1`; the pointer is only a prefetch hint.
-                prefetch_node(unsafe {
-                    Node::next_slot(x, level - 1).load(AtomicOrdering::Relaxed)
-                });
+                prefetch_node(
+                    unsafe { Node::next_slot(x, level - 1).load(AtomicOrdering::Relaxed) },
+                    level - 1,
+                );
             }
             // SAFETY: `x` is the head or a node reached at `level`, so its
             // height is above `level` (contract 2 of the module docs).
             let n = unsafe { Node::next_slot(x, level).load(AtomicOrdering::Acquire) };
             // SAFETY: `n` is non-null and was published by a release CAS
             // that our acquire load observed, so it is fully written.
-            if !n.is_null()
-                && compare(ikey, key_prefix, unsafe { Node::ikey(n) }) == Ordering::Greater
-            {
+            if !n.is_null() && unsafe { compare(ikey, key_prefix, n) } == Ordering::Greater {
                 x = n;
             } else {
                 return (x, n);
@@ -640,7 +646,10 @@ impl SkipList {
             // fetched the same way one step earlier.
             // SAFETY: `n` is a linked node (height ≥ 1); the pointer is
             // only a prefetch hint.
-            prefetch_node(unsafe { Node::next_slot(n, 0).load(AtomicOrdering::Relaxed) });
+            prefetch_node(
+                unsafe { Node::next_slot(n, 0).load(AtomicOrdering::Relaxed) },
+                0,
+            );
         }
         Cursor(n)
     }
@@ -715,7 +724,7 @@ impl Search {
         self.level = Some(top - 1);
         // SAFETY: `x` is the head, which has every level.
         self.n = unsafe { Node::next_slot(self.x, top - 1).load(AtomicOrdering::Acquire) };
-        prefetch_node(self.n);
+        prefetch_node(self.n, top - 1);
     }
 
     /// Compares the key with the prefetched node `n`: moves right to it,
@@ -731,9 +740,7 @@ impl Search {
         // of the module docs).
         let before = !self.n.is_null()
             && !known_after
-            && compare(unsafe { Node::ikey(self.node) }, self.prefix, unsafe {
-                Node::ikey(self.n)
-            }) == Ordering::Greater;
+            && unsafe { compare(Node::ikey(self.node), self.prefix, self.n) } == Ordering::Greater;
         if before {
             self.x = self.n;
         } else {
@@ -749,16 +756,17 @@ impl Search {
         // SAFETY: `x` is the head or a node reached on the level it is
         // walked at, or on a level above, so its height is above `level`.
         self.n = unsafe { Node::next_slot(self.x, level).load(AtomicOrdering::Acquire) };
-        prefetch_node(self.n);
+        prefetch_node(self.n, level);
         false
     }
 }
 
-/// Asks the CPU to fetch the cache lines a comparison with `node` reads:
-/// its header and, for nodes of height 1 or 2 (15 in 16), the first 8
-/// bytes of its key (offsets 24 to 39 at most, so two lines cover them).
+/// Asks the CPU to fetch the cache lines a search step at `level` reads
+/// from `node`: its key prefix (the comparison) and its `next` slot at
+/// `level` (the step after it, when the search moves to the node).
 #[inline]
-fn prefetch_node(node: *const Node) {
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
+fn prefetch_node(node: *const Node, level: usize) {
     if node.is_null() {
         return;
     }
@@ -769,8 +777,8 @@ fn prefetch_node(node: *const Node) {
         // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is a
         // hint that never faults and reads nothing, whatever the address.
         unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p);
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(39));
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(8));
+            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_sub(8 * level));
         }
     }
 }
