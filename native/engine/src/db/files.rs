@@ -6,6 +6,7 @@ use std::collections::HashSet;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
+use super::table_cache::UnlinkClaim;
 use super::{DbInner, DbState};
 use crate::info_log;
 use crate::version::{FileType, parse_file_name};
@@ -94,6 +95,14 @@ impl DbInner {
         for (path, table) in doomed {
             if let Some(n) = table {
                 self.table_cache.evict(n);
+                if self.table_cache.claim_for_unlink(n) == UnlinkClaim::Later {
+                    // A thread is closing a reader of it now (a version or
+                    // iterator dropped elsewhere): unlinked meanwhile, that
+                    // close would free the file's blocks on that thread. The
+                    // close sets the flag that schedules the next purge.
+                    self.purge_pending.store(true, Ordering::Release);
+                    continue;
+                }
             }
             match self.fs.remove_file(&path) {
                 Ok(()) => info_log!(

@@ -30,7 +30,10 @@
 //!    after a super version was released schedules a purge on the flush
 //!    pool (as RocksDB schedules its background purge when the last
 //!    reference goes): a foreground call never lists the directory or
-//!    unlinks tables itself. Flush (waiting), compact_range and
+//!    unlinks tables itself. "Released" means dropped with its version, so
+//!    the tables only that version named are closed before the purge
+//!    unlinks them, and freeing their blocks is the purge's work, not the
+//!    work of the thread that closed them. Flush (waiting), compact_range and
 //!    wait_for_compactions delete every obsolete file before returning.
 
 mod bg;
@@ -92,13 +95,21 @@ pub(crate) struct SuperVersion {
     pub(crate) imm: Vec<Arc<MemTable>>,
     /// The table files.
     pub(crate) version: Arc<Version>,
-    /// Set when this super version is dropped (`DbInner::sv_released`).
-    pub(crate) released: Arc<AtomicBool>,
+    /// Sets `DbInner::sv_released` when this super version has been
+    /// dropped. Last field on purpose: fields drop in declaration order, so
+    /// the flag is set only after `version` is, with the table files it was
+    /// the last to reference closed, and the purge the flag brings finds
+    /// them closed and deletes them (an open table is left for a later
+    /// purge, module docs of `table_cache`).
+    _released: ReleaseFlag,
 }
 
-impl Drop for SuperVersion {
+/// Sets its flag when dropped; see `SuperVersion::_released`.
+pub(crate) struct ReleaseFlag(pub(crate) Arc<AtomicBool>);
+
+impl Drop for ReleaseFlag {
     fn drop(&mut self) {
-        self.released.store(true, Ordering::Release);
+        self.0.store(true, Ordering::Release);
     }
 }
 
@@ -318,11 +329,13 @@ impl Db {
                 0.5,
             )?))
         };
+        let sv_released = Arc::new(AtomicBool::new(false));
         let table_cache = Arc::new(TableCache::new(
             fs.clone(),
             path,
             &opts,
             block_cache.clone(),
+            sv_released.clone(),
         )?);
         let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
@@ -348,7 +361,6 @@ impl Db {
         let version = versions.current();
         let picker_opts = PickerOptions::from(&opts);
         let disable_auto = opts.disable_auto_compactions;
-        let sv_released = Arc::new(AtomicBool::new(false));
         let block_pool = Arc::new(BlockPool::new(opts.write_buffer_size));
         let inner = Arc::new(DbInner {
             path: path.to_path_buf(),
@@ -363,7 +375,7 @@ impl Db {
                 mem: Arc::new(MemTable::with_block_pool(0, Some(block_pool.clone()))),
                 imm: Vec::new(),
                 version,
-                released: sv_released.clone(),
+                _released: ReleaseFlag(sv_released.clone()),
             }),
             block_pool,
             last_sequence: AtomicU64::new(0),
@@ -867,7 +879,7 @@ impl DbInner {
             mem,
             imm,
             version: st.versions.current(),
-            released: self.sv_released.clone(),
+            _released: ReleaseFlag(self.sv_released.clone()),
         }));
         self.recalculate_write_stall(st);
         self.compaction_pressure

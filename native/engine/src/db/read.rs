@@ -304,9 +304,9 @@ impl DbInner {
                 ro.iterate_upper_bound.clone(),
             ),
             reported: IterCounters::default(),
-            sv: Some(sv),
-            db: Arc::downgrade(self),
+            _sv: sv,
             statistics: self.statistics.clone(),
+            _purge: PurgeOnDrop(Arc::downgrade(self)),
         })
     }
 
@@ -327,17 +327,23 @@ pub struct DbIterator {
     it: DbIter<MergingIterator>,
     /// The iterator's counters as last reported to the perf context.
     reported: IterCounters,
-    /// `Some` until dropped.
-    sv: Option<Arc<SuperVersion>>,
-    /// To delete the tables only this iterator kept, when it goes.
-    db: Weak<DbInner>,
+    /// Pins the memtables and tables `it` reads.
+    _sv: Arc<SuperVersion>,
     statistics: Option<Arc<Statistics>>,
+    /// Last field: fields drop in declaration order, so the purge it asks
+    /// for comes after `it` and `_sv` have closed the tables only this
+    /// iterator kept, and deletes them (a purge before would find them
+    /// still open and leave them).
+    _purge: PurgeOnDrop,
 }
 
-impl Drop for DbIterator {
+/// Schedules a purge of obsolete files when dropped (see
+/// `DbIterator::_purge`).
+struct PurgeOnDrop(Weak<DbInner>);
+
+impl Drop for PurgeOnDrop {
     fn drop(&mut self) {
-        drop(self.sv.take());
-        if let Some(db) = self.db.upgrade() {
+        if let Some(db) = self.0.upgrade() {
             db.maybe_purge_obsolete_files();
         }
     }

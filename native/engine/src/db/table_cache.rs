@@ -5,13 +5,28 @@
 //! point lookup reaches it with one atomic load and no shared lock. With a
 //! limit, readers live in an LRU cache of that many entries and are opened
 //! again after eviction.
+//!
+//! Every table file open for reading is counted ([`OpenTables`]) until
+//! closed. The last close of an unlinked file frees its blocks (with the
+//! `discard` mount option, a synchronous discard of the whole file, tens to
+//! hundreds of milliseconds), and that work must not fall to whichever
+//! foreground thread drops the last reader of a table the purge deleted:
+//! the purge claims a table before unlinking it ([`TableCache::claim_for_unlink`]),
+//! which sends later closes of it to a background thread, and waits for a
+//! later purge when a close is running on a dropping thread right then. A
+//! close sets the database's "something was released" flag, so the next
+//! foreground call schedules that purge.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use parking_lot::Mutex;
 
 use crate::cache::{CacheKey, LruCache, Priority, new_cache_owner_id};
 use crate::error::{Error, Result};
-use crate::fs::FileSystem;
+use crate::fs::{FileSystem, RandomAccessFile};
 use crate::options::Options;
 use crate::table::{BlockCache, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
@@ -52,7 +67,135 @@ fn missing_as_corruption(e: Error, path: &Path) -> Error {
     }
 }
 
+/// Table files open for reading, by number. Opens and closes are rare
+/// (once per table and reader); the mutex is never taken on a read.
+pub(crate) struct OpenTables {
+    files: Mutex<HashMap<u64, OpenState>>,
+    /// Set on every close: `DbInner::sv_released`.
+    closed: Arc<AtomicBool>,
+}
+
+#[derive(Default)]
+struct OpenState {
+    /// Opens not closed yet (two readers may race to open one table).
+    open: usize,
+    /// Of those, being closed on the thread that dropped them.
+    closing: usize,
+    /// The purge unlinked the file: closes go to a background thread.
+    unlinked: bool,
+}
+
+/// What the purge may do with an obsolete table, from [`TableCache::claim_for_unlink`].
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum UnlinkClaim {
+    /// Unlink it; any reader still open will close it on a background
+    /// thread.
+    Unlink,
+    /// A thread is closing a reader of it right now: unlinked meanwhile,
+    /// that close would free the file's blocks on that thread. Try later.
+    Later,
+}
+
+impl OpenTables {
+    fn opened(self: &Arc<Self>, number: u64) -> OpenMark {
+        self.files.lock().entry(number).or_default().open += 1;
+        OpenMark {
+            number,
+            tables: self.clone(),
+        }
+    }
+
+    /// A close of `number` finished (`inline`: on the dropping thread,
+    /// counted in `closing`).
+    fn done(&self, number: u64, inline: bool) {
+        let mut files = self.files.lock();
+        if let Some(s) = files.get_mut(&number) {
+            s.open = s.open.saturating_sub(1);
+            if inline {
+                s.closing = s.closing.saturating_sub(1);
+            }
+            if s.open == 0 {
+                files.remove(&number);
+            }
+        }
+        drop(files);
+        self.closed.store(true, Ordering::Release);
+    }
+}
+
+/// One open of a table file, counted in [`OpenTables`].
+struct OpenMark {
+    number: u64,
+    tables: Arc<OpenTables>,
+}
+
+/// A table file open for reading, counted until closed. Its close runs on
+/// the dropping thread, unless the purge unlinked the file: then this close
+/// would free the file's blocks (with the `discard` mount option, a
+/// synchronous discard of the whole file), so it runs on a short-lived
+/// background thread instead.
+struct CountedFile {
+    /// `Some` until dropped.
+    inner: Option<Arc<dyn RandomAccessFile>>,
+    mark: OpenMark,
+}
+
+impl CountedFile {
+    fn file(&self) -> &Arc<dyn RandomAccessFile> {
+        self.inner
+            .as_ref()
+            .expect("a counted file is read only before it is dropped")
+    }
+}
+
+impl RandomAccessFile for CountedFile {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        self.file().read_exact_at(offset, buf)
+    }
+    fn size(&self) -> Result<u64> {
+        self.file().size()
+    }
+}
+
+impl Drop for CountedFile {
+    fn drop(&mut self) {
+        let Some(inner) = self.inner.take() else {
+            return;
+        };
+        let number = self.mark.number;
+        let tables = self.mark.tables.clone();
+        let unlinked = match tables.files.lock().get_mut(&number) {
+            Some(s) if s.unlinked => true,
+            Some(s) => {
+                s.closing += 1;
+                false
+            }
+            None => false,
+        };
+        if !unlinked {
+            drop(inner);
+            tables.done(number, true);
+            return;
+        }
+        let t = tables.clone();
+        let close = move || {
+            drop(inner);
+            t.done(number, false);
+        };
+        if std::thread::Builder::new()
+            .name("talus-close".into())
+            .spawn(close)
+            .is_err()
+        {
+            // The closure, and the file with it, was dropped: closed here,
+            // slowly but correctly.
+            tables.done(number, false);
+        }
+    }
+}
+
 pub(crate) struct TableCache {
+    open: Arc<OpenTables>,
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
     block_cache: Option<Arc<BlockCache>>,
@@ -65,11 +208,13 @@ pub(crate) struct TableCache {
 }
 
 impl TableCache {
+    /// `closed` is set whenever a table file is closed.
     pub(crate) fn new(
         fs: Arc<dyn FileSystem>,
         dir: &Path,
         opts: &Options,
         block_cache: Option<Arc<BlockCache>>,
+        closed: Arc<AtomicBool>,
     ) -> Result<Self> {
         let lru = if opts.max_open_files > 0 {
             // Keep a few descriptors for logs, manifest and the info log.
@@ -79,6 +224,10 @@ impl TableCache {
             None
         };
         Ok(TableCache {
+            open: Arc::new(OpenTables {
+                files: Mutex::new(HashMap::new()),
+                closed,
+            }),
             fs,
             dir: dir.to_path_buf(),
             block_cache,
@@ -96,6 +245,10 @@ impl TableCache {
             .fs
             .new_random_access(&path)
             .map_err(|e| missing_as_corruption(e, &path))?;
+        let file: Arc<dyn RandomAccessFile> = Arc::new(CountedFile {
+            inner: Some(file),
+            mark: self.open.opened(f.number),
+        });
         // The size through the open file (an fstat), not a second lookup by path.
         let size = file.size()?;
         if size != f.file_size {
@@ -155,6 +308,21 @@ impl TableCache {
             check_table_file(self.fs.as_ref(), &path, f)?;
         }
         Ok(())
+    }
+
+    /// Called by the purge just before it unlinks table `number`: says
+    /// whether it may, and if readers still hold the file, makes their
+    /// closes run on a background thread (see [`CountedFile`]).
+    pub(crate) fn claim_for_unlink(&self, number: u64) -> UnlinkClaim {
+        let mut files = self.open.files.lock();
+        match files.get_mut(&number) {
+            Some(s) if s.closing > 0 => UnlinkClaim::Later,
+            Some(s) => {
+                s.unlinked = true;
+                UnlinkClaim::Unlink
+            }
+            None => UnlinkClaim::Unlink,
+        }
     }
 
     /// Forgets the reader of a deleted file.

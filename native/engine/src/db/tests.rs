@@ -422,7 +422,37 @@ mod gate {
         pub manifest_sync: Arc<Gate>,
         /// Holds every `remove_file` while closed.
         pub remove: Arc<Gate>,
+        /// Holds every close (last drop) of a table file's reader while
+        /// closed.
+        pub table_close: Arc<Gate>,
+        /// Each table file closed: its name and the closing thread's name.
+        pub table_closes: Arc<Mutex<Vec<(String, String)>>>,
         inner: StdFileSystem,
+    }
+
+    /// A table file open for reading whose close waits at a gate.
+    struct GatedRead {
+        inner: Arc<dyn RandomAccessFile>,
+        name: String,
+        close_gate: Arc<Gate>,
+        closes: Arc<Mutex<Vec<(String, String)>>>,
+    }
+
+    impl RandomAccessFile for GatedRead {
+        fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+            self.inner.read_exact_at(offset, buf)
+        }
+        fn size(&self) -> Result<u64> {
+            self.inner.size()
+        }
+    }
+
+    impl Drop for GatedRead {
+        fn drop(&mut self) {
+            self.close_gate.pass();
+            let thread = std::thread::current().name().unwrap_or("").to_string();
+            self.closes.lock().push((self.name.clone(), thread));
+        }
     }
 
     impl GateFs {
@@ -433,6 +463,8 @@ mod gate {
                     gate: gate.clone(),
                     manifest_sync: Arc::default(),
                     remove: Arc::default(),
+                    table_close: Arc::default(),
+                    table_closes: Arc::default(),
                     inner: StdFileSystem,
                 }),
                 gate,
@@ -503,7 +535,17 @@ mod gate {
             self.inner.new_sequential(p)
         }
         fn new_random_access(&self, p: &Path) -> Result<Arc<dyn RandomAccessFile>> {
-            self.inner.new_random_access(p)
+            let f = self.inner.new_random_access(p)?;
+            if p.extension().is_some_and(|e| e == "sst") {
+                Ok(Arc::new(GatedRead {
+                    inner: f,
+                    name: p.file_name().unwrap().to_string_lossy().into_owned(),
+                    close_gate: self.table_close.clone(),
+                    closes: self.table_closes.clone(),
+                }))
+            } else {
+                Ok(f)
+            }
         }
         fn file_size(&self, p: &Path) -> Result<u64> {
             self.inner.file_size(p)
@@ -706,6 +748,87 @@ fn regression_a_write_does_not_delete_obsolete_tables_itself() {
     writer.join().unwrap();
     returned.expect("the iterator drop or the put waited for the deletion of obsolete tables");
     wait_until("the background purge", || tables(dir.path()) == 1);
+}
+
+/// Regression: a purge unlinked tables that a thread dropping the last
+/// version naming them was still to close (the version counted as dead from
+/// the start of its drop), and that thread's last close then freed their
+/// blocks: 120-240 ms of synchronous discard inside a put in the bulk
+/// import. Now the purge leaves a table a thread is closing right then, and
+/// the closes of tables it unlinked while open run on a background thread.
+#[test]
+fn regression_the_last_close_of_an_unlinked_table_is_not_on_the_dropping_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, _) = gate::GateFs::new();
+    let table_close = fs.table_close.clone();
+    let closes = fs.table_closes.clone();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        disable_auto_compactions: true,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    let tables = |d: &std::path::Path| -> std::collections::BTreeSet<String> {
+        std::fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".sst"))
+            .collect()
+    };
+    let inputs = tables(dir.path());
+    assert_eq!(inputs.len(), 3);
+    // An iterator pins the three L0 tables across the compaction.
+    let it = db.iter(&ReadOptions::default()).unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(tables(dir.path()).len(), 4, "the pinned inputs stay");
+    // The iterator's thread drops the last version naming them and is held
+    // closing the first.
+    table_close.set_closed(true);
+    let reader = std::thread::Builder::new()
+        .name("reader".into())
+        .spawn(move || drop(it))
+        .unwrap();
+    wait_until("a table close held at the gate", || {
+        table_close.waiting() == 1
+    });
+    // A put schedules a purge (a super version was released).
+    db.put(&wo, b"after", b"v").unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let during = tables(dir.path());
+    table_close.set_closed(false);
+    reader.join().unwrap();
+    wait_until("the background purge", || tables(dir.path()).len() == 1);
+    wait_until("every input closed", || closes.lock().len() >= 3);
+    let closes = closes.lock().clone();
+    for name in &inputs {
+        let by: Vec<&str> = closes
+            .iter()
+            .filter(|(n, _)| n == name)
+            .map(|(_, t)| t.as_str())
+            .collect();
+        assert_eq!(by.len(), 1, "{name} closed once: {closes:?}");
+        if !during.contains(name) {
+            assert_eq!(
+                by[0], "talus-close",
+                "{name} was unlinked while open, so its close belongs on a background thread"
+            );
+        }
+    }
+    let held: Vec<&String> = closes
+        .iter()
+        .filter(|(_, t)| t == "reader")
+        .map(|(n, _)| n)
+        .collect();
+    assert!(
+        held.iter().all(|n| during.contains(*n)),
+        "a table was unlinked while the reader was closing it: {held:?}, on disk then {during:?}"
+    );
 }
 
 /// A waiting flush that may cause a write stall (`allow_write_stall`).
