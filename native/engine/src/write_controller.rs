@@ -119,20 +119,6 @@ impl StallLimits {
     }
 }
 
-/// Whether running compactions should pause so that the flushes get the
-/// cores: the immutable memtables are one short of the memtable-limit
-/// slowdown, two short of the stop. Only where [`evaluate`] has that
-/// slowdown (more than three write buffers). A Talus choice, not RocksDB's:
-/// RocksDB runs flushes in a higher-priority pool, which orders when jobs
-/// start but not how the CPU is shared, and on a machine with fewer cores
-/// than threads a flush beside four compactions got a fifth of it (a 7 s
-/// flush, then a memtable-limit stop, in the bulk import).
-pub fn compactions_yield_to_flushes(i: &StallInputs, l: &StallLimits) -> bool {
-    l.max_write_buffer_number > 3
-        && i.unflushed_memtables >= l.max_write_buffer_number - 2
-        && i.unflushed_memtables > l.min_write_buffer_number_to_merge
-}
-
 /// The condition for `i` under `l` (the table in the module docs).
 pub fn evaluate(i: &StallInputs, l: &StallLimits) -> WriteCondition {
     use StallCause::*;
@@ -405,40 +391,6 @@ mod tests {
             ..l
         };
         assert_eq!(evaluate(&inputs(0, 30, u64::MAX), &l2), Normal);
-    }
-
-    #[test]
-    fn compactions_yield_to_flushes_one_memtable_before_the_slowdown() {
-        let l = |max, merge| StallLimits {
-            max_write_buffer_number: max,
-            min_write_buffer_number_to_merge: merge,
-            ..limits()
-        };
-        let cases = [
-            // (max buffers, min to merge, immutable memtables, yield)
-            // The bulk import: slowdown at 5 immutable, stop at 6.
-            (6, 2, 2, false),
-            (6, 2, 3, false),
-            (6, 2, 4, true),
-            (6, 2, 5, true),
-            (6, 2, 6, true),
-            (4, 1, 1, false),
-            (4, 1, 2, true),
-            // Never below what a flush merges at once.
-            (4, 2, 2, false),
-            (4, 2, 3, true),
-            // No memtable slowdown with three buffers or fewer: no yield.
-            (3, 1, 2, false),
-            (2, 1, 1, false),
-            (2, 1, 2, false),
-        ];
-        for (max, merge, imm, want) in cases {
-            assert_eq!(
-                compactions_yield_to_flushes(&inputs(imm, 0, 0), &l(max, merge)),
-                want,
-                "max {max}, merge {merge}, immutable {imm}"
-            );
-        }
     }
 
     #[test]

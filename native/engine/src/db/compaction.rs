@@ -237,8 +237,6 @@ pub(crate) struct JobStats {
     pub(crate) files_out: usize,
     pub(crate) keys_in: u64,
     pub(crate) keys_dropped: u64,
-    /// Time paused for the flushes (`DbInner::yield_to_flushes`).
-    pub(crate) paused_ms: u128,
 }
 
 impl DbInner {
@@ -364,14 +362,13 @@ impl DbInner {
             Ok(s) => info_log!(
                 self.info_log,
                 Info,
-                "Compaction finished: L{} -> L{}, {} files written, read {} bytes, wrote {} bytes in {} ms (paused {} ms for flushes); {}",
+                "Compaction finished: L{} -> L{}, {} files written, read {} bytes, wrote {} bytes in {} ms; {}",
                 plan.level,
                 plan.output_level,
                 s.files_out,
                 s.bytes_read,
                 s.bytes_written,
                 started.elapsed().as_millis(),
-                s.paused_ms,
                 st.versions.current().level_summary()
             ),
             Err(Error::ShutdownInProgress(_)) => {
@@ -452,19 +449,15 @@ impl DbInner {
             frag,
         );
         let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None);
-        let mut paused = std::time::Duration::ZERO;
         let r = (|| -> Result<Vec<FileMetaData>> {
             let mut n = 0u64;
             while it.advance() {
                 out.add(it.key(), it.value())?;
                 n += 1;
-                if n.is_multiple_of(4096) {
-                    paused += self.yield_to_flushes();
-                    if self.shutting_down.load(Ordering::Acquire) {
-                        return Err(Error::ShutdownInProgress(
-                            "compaction stopped by close".into(),
-                        ));
-                    }
+                if n.is_multiple_of(4096) && self.shutting_down.load(Ordering::Acquire) {
+                    return Err(Error::ShutdownInProgress(
+                        "compaction stopped by close".into(),
+                    ));
                 }
             }
             it.input().status()?;
@@ -498,7 +491,6 @@ impl DbInner {
         stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
         stats.keys_in = it.entries_in;
         stats.keys_dropped = it.drops.total();
-        stats.paused_ms = paused.as_millis();
         self.tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
         self.tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
         self.tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);

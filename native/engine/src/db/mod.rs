@@ -197,10 +197,6 @@ pub(crate) struct DbInner {
     pub(crate) write_condition: AtomicU8,
     /// Compaction pressure (mirror of `DbState::stall.pressure`).
     pub(crate) compaction_pressure: AtomicBool,
-    /// Running compactions pause for the flushes
-    /// (`write_controller::compactions_yield_to_flushes`); set on each
-    /// write-stall re-evaluation.
-    pub(crate) compactions_yield: AtomicBool,
     /// Bytes of the previous write group (charged by the delayed-write pacer).
     pub(crate) prev_group_bytes: AtomicU64,
     /// Held by an explicit flush from its stall check to its memtable
@@ -422,7 +418,6 @@ impl Db {
             has_bg_error: AtomicBool::new(false),
             write_condition: AtomicU8::new(stall::NORMAL),
             compaction_pressure: AtomicBool::new(false),
-            compactions_yield: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             explicit_flush: parking_lot::Mutex::new(()),
             write_stats: stats::WriteStats::default(),

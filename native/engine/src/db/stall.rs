@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::info_log;
 use crate::write_controller::{
     DEFAULT_DELAYED_RATE, DelayedRate, Pacer, StallCause, StallInputs, StallLimits, WriteCondition,
-    compactions_yield_to_flushes, evaluate,
+    evaluate,
 };
 
 /// `write_condition` values.
@@ -124,17 +124,6 @@ impl DbInner {
                 sc.pacer.reset();
             }
             sc.condition = cond;
-        }
-        let yield_now = compactions_yield_to_flushes(&inputs, &sc.limits);
-        if yield_now != self.compactions_yield.load(Ordering::Relaxed) {
-            info_log!(
-                self.info_log,
-                Info,
-                "{} compactions for the flushes: {} immutable memtables",
-                if yield_now { "Pausing" } else { "Resuming" },
-                inputs.unflushed_memtables
-            );
-            self.compactions_yield.store(yield_now, Ordering::Release);
         }
         sc.inputs = inputs;
         let code = match cond {
@@ -308,28 +297,6 @@ impl DbInner {
         st.stall.total_micros += micros;
         st.stall.stalled_writes += 1;
         Ok(Some((micros, cause)))
-    }
-}
-
-impl DbInner {
-    /// Called by a running compaction between keys: while the flushes are
-    /// behind ([`compactions_yield_to_flushes`]), sleeps in 2 ms steps so
-    /// that they get the cores. Returns at once otherwise, and on close or
-    /// a background error; never waits more than 30 s in one call. Returns
-    /// the time paused.
-    pub(crate) fn yield_to_flushes(&self) -> Duration {
-        if !self.compactions_yield.load(Ordering::Acquire) {
-            return Duration::ZERO;
-        }
-        let start = Instant::now();
-        while self.compactions_yield.load(Ordering::Acquire)
-            && !self.shutting_down.load(Ordering::Acquire)
-            && !self.has_bg_error.load(Ordering::Acquire)
-            && start.elapsed() < Duration::from_secs(30)
-        {
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        start.elapsed()
     }
 }
 
