@@ -513,25 +513,21 @@ impl DbInner {
         switched.sync_ms = ms_since(t);
         let t = std::time::Instant::now();
         let path = self.wal_dir.join(filename::log_file_name(number));
-        let file = self.fs.new_writable(
+        let mut file = self.fs.new_writable(
             &path,
             WriteFileOptions {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
-        // Blocks for the log a memtable fills, reserved on the flush pool
-        // (RocksDB's WAL preallocation, `write_buffer_size` × 1.1, within
-        // `max_total_wal_size`), not here in the write queue, where a
-        // `fallocate` under compaction IO took up to 20 ms: appends into
-        // reserved blocks need no allocation. Without it, writers' WAL
-        // `write`s were seen blocked in ext4's delayed-allocation path
-        // (`ext4_da_get_block_prep`) under compaction IO. `KEEP_SIZE`: the
-        // file's size, which recovery reads to, is only what was appended.
-        // The unused part is freed when the log is deleted after its flush.
-        if let Some(mut handle) = file.sync_handle() {
-            let len = self.wal_preallocation_bytes();
-            self.flush_pool.submit(move || handle.preallocate(len));
-        }
+        // Blocks for the log a memtable fills, reserved now (RocksDB's WAL
+        // preallocation, `write_buffer_size` × 1.1, within
+        // `max_total_wal_size`): appends into reserved blocks need no
+        // allocation. Without it, writers' WAL `write`s were seen blocked in
+        // ext4's delayed-allocation path (`ext4_da_get_block_prep`) under
+        // compaction IO, write groups of 30-45 ms. `KEEP_SIZE`: the file's
+        // size, which recovery reads to, is only what was appended. The
+        // unused part is freed when the log is deleted after its flush.
+        file.preallocate(self.wal_preallocation_bytes());
         switched.create_ms = ms_since(t);
         let t = std::time::Instant::now();
         // The new file's directory entry must be durable before any byte

@@ -122,6 +122,12 @@ impl WritableFile for StdWritable {
         self.len
     }
 
+    fn preallocate(&mut self, len: u64) {
+        // A hint (see the trait): EOPNOTSUPP, ENOSPC and the like leave the
+        // file as it was, to grow by ordinary appends.
+        let _ = rustix::fs::fallocate(&self.file, rustix::fs::FallocateFlags::KEEP_SIZE, 0, len);
+    }
+
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         let file = self.file.try_clone().ok()?;
         Some(Box::new(StdSyncHandle {
@@ -147,12 +153,6 @@ impl SyncHandle for StdSyncHandle {
             self.file.sync_data()
         };
         r.map_err(|e| Error::io_path("sync", &self.path, &e))
-    }
-
-    fn preallocate(&mut self, len: u64) {
-        // A hint (see the trait): EOPNOTSUPP, ENOSPC and the like leave the
-        // file as it was, to grow by ordinary appends.
-        let _ = rustix::fs::fallocate(&self.file, rustix::fs::FallocateFlags::KEEP_SIZE, 0, len);
     }
 }
 
@@ -395,7 +395,7 @@ mod tests {
         let p = dir.path().join("000001.log");
         let fs = StdFileSystem;
         let mut f = fs.new_writable(&p, WriteFileOptions::default()).unwrap();
-        f.sync_handle().unwrap().preallocate(1 << 20);
+        f.preallocate(1 << 20);
         let m = std::fs::metadata(&p).unwrap();
         assert_eq!(m.len(), 0, "KEEP_SIZE: the size is what was appended");
         assert!(
