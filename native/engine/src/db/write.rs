@@ -482,16 +482,6 @@ impl DbInner {
         r
     }
 
-    /// Bytes reserved for each new WAL: `write_buffer_size` × 1.1, at most
-    /// `max_total_wal_size` when that is set.
-    fn wal_preallocation_bytes(&self) -> u64 {
-        let b = self.opts.write_buffer_size as u64 / 10 * 11;
-        match self.opts.max_total_wal_size {
-            0 => b,
-            max => b.min(max),
-        }
-    }
-
     fn new_wal_locked(
         &self,
         wal: &mut super::WalState,
@@ -513,21 +503,12 @@ impl DbInner {
         switched.sync_ms = ms_since(t);
         let t = std::time::Instant::now();
         let path = self.wal_dir.join(filename::log_file_name(number));
-        let mut file = self.fs.new_writable(
+        let file = self.fs.new_writable(
             &path,
             WriteFileOptions {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
-        // Blocks for the log a memtable fills, reserved now (RocksDB's WAL
-        // preallocation, `write_buffer_size` × 1.1, within
-        // `max_total_wal_size`): appends into reserved blocks need no
-        // allocation. Without it, writers' WAL `write`s were seen blocked in
-        // ext4's delayed-allocation path (`ext4_da_get_block_prep`) under
-        // compaction IO, write groups of 30-45 ms. `KEEP_SIZE`: the file's
-        // size, which recovery reads to, is only what was appended. The
-        // unused part is freed when the log is deleted after its flush.
-        file.preallocate(self.wal_preallocation_bytes());
         switched.create_ms = ms_since(t);
         let t = std::time::Instant::now();
         // The new file's directory entry must be durable before any byte

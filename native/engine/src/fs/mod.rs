@@ -39,12 +39,6 @@ pub trait WritableFile: Send {
     fn is_empty(&self) -> bool {
         self.len() == 0
     }
-    /// Reserves disk space for the file to grow to `len` bytes without
-    /// changing its size (`fallocate` with `FALLOC_FL_KEEP_SIZE`), so that
-    /// appends up to there find their blocks allocated. A hint: a file
-    /// system that cannot do it, or has no room, leaves it undone (appends
-    /// then allocate as they go, and fail as before when the disk is full).
-    fn preallocate(&mut self, _len: u64) {}
     /// A handle that makes what was flushed to this file durable from
     /// another thread (a background WAL sync), or `None` when the file
     /// cannot be synced that way (then the caller syncs inline).
@@ -187,8 +181,5 @@ impl WritableFile for PeriodicSyncFile {
     }
     fn len(&self) -> u64 {
         self.inner.len()
-    }
-    fn preallocate(&mut self, len: u64) {
-        self.inner.preallocate(len)
     }
 }

@@ -122,12 +122,6 @@ impl WritableFile for StdWritable {
         self.len
     }
 
-    fn preallocate(&mut self, len: u64) {
-        // A hint (see the trait): EOPNOTSUPP, ENOSPC and the like leave the
-        // file as it was, to grow by ordinary appends.
-        let _ = rustix::fs::fallocate(&self.file, rustix::fs::FallocateFlags::KEEP_SIZE, 0, len);
-    }
-
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         let file = self.file.try_clone().ok()?;
         Some(Box::new(StdSyncHandle {
@@ -387,27 +381,6 @@ impl FileSystem for StdFileSystem {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn preallocate_reserves_blocks_without_changing_the_size() {
-        use std::os::unix::fs::MetadataExt;
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("000001.log");
-        let fs = StdFileSystem;
-        let mut f = fs.new_writable(&p, WriteFileOptions::default()).unwrap();
-        f.preallocate(1 << 20);
-        let m = std::fs::metadata(&p).unwrap();
-        assert_eq!(m.len(), 0, "KEEP_SIZE: the size is what was appended");
-        assert!(
-            m.blocks() * 512 >= 1 << 20,
-            "{} bytes reserved",
-            m.blocks() * 512
-        );
-        f.append(b"0123456789").unwrap();
-        f.sync().unwrap();
-        drop(f);
-        assert_eq!(std::fs::read(&p).unwrap(), b"0123456789");
-    }
 
     #[test]
     fn second_lock_in_same_process_is_busy() {

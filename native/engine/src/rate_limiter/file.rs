@@ -86,10 +86,6 @@ impl WritableFile for RateLimitedFile {
         self.inner.flush()
     }
 
-    fn preallocate(&mut self, len: u64) {
-        self.inner.preallocate(len)
-    }
-
     fn sync(&mut self) -> Result<()> {
         self.inner.sync()
     }
