@@ -31,10 +31,13 @@
 //!    pool (as RocksDB schedules its background purge when the last
 //!    reference goes): a foreground call never lists the directory or
 //!    unlinks tables itself. "Released" means dropped with its version, so
-//!    the tables only that version named are closed before the purge
-//!    unlinks them, and freeing their blocks is the purge's work, not the
-//!    work of the thread that closed them. Flush (waiting), compact_range and
-//!    wait_for_compactions delete every obsolete file before returning.
+//!    the tables only that version named are closed before the purge it
+//!    brings unlinks them; a purge scheduled elsewhere that meets a table
+//!    still being closed leaves it, or moves its later closes to a
+//!    background thread (module docs of `table_cache`): freeing an
+//!    unlinked table's blocks is never a foreground thread's work. Flush
+//!    (waiting), compact_range and wait_for_compactions delete every
+//!    obsolete file before returning.
 
 mod bg;
 mod compaction;
