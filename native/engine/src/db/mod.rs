@@ -37,7 +37,8 @@
 //!    background thread (module docs of `table_cache`): freeing an
 //!    unlinked table's blocks is never a foreground thread's work. Flush
 //!    (waiting), compact_range and wait_for_compactions delete every
-//!    obsolete file before returning.
+//!    obsolete file before returning, except a table some other thread is
+//!    closing at that moment (the purge its close brings deletes it).
 
 mod bg;
 mod compaction;
