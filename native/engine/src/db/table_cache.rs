@@ -97,12 +97,9 @@ pub(crate) enum UnlinkClaim {
 }
 
 impl OpenTables {
-    fn opened(self: &Arc<Self>, number: u64) -> OpenMark {
+    /// Counts an open of table `number`.
+    fn opened(&self, number: u64) {
         self.files.lock().entry(number).or_default().open += 1;
-        OpenMark {
-            number,
-            tables: self.clone(),
-        }
     }
 
     /// A close of `number` finished (`inline`: on the dropping thread,
@@ -123,12 +120,6 @@ impl OpenTables {
     }
 }
 
-/// One open of a table file, counted in [`OpenTables`].
-struct OpenMark {
-    number: u64,
-    tables: Arc<OpenTables>,
-}
-
 /// A table file open for reading, counted until closed. Its close runs on
 /// the dropping thread, unless the purge unlinked the file: then this close
 /// would free the file's blocks (with the `discard` mount option, a
@@ -137,7 +128,9 @@ struct OpenMark {
 struct CountedFile {
     /// `Some` until dropped.
     inner: Option<Arc<dyn RandomAccessFile>>,
-    mark: OpenMark,
+    /// The table's number, counted open in `tables`.
+    number: u64,
+    tables: Arc<OpenTables>,
 }
 
 impl CountedFile {
@@ -162,8 +155,8 @@ impl Drop for CountedFile {
         let Some(inner) = self.inner.take() else {
             return;
         };
-        let number = self.mark.number;
-        let tables = self.mark.tables.clone();
+        let number = self.number;
+        let tables = self.tables.clone();
         let unlinked = match tables.files.lock().get_mut(&number) {
             Some(s) if s.unlinked => true,
             Some(s) => {
@@ -245,9 +238,11 @@ impl TableCache {
             .fs
             .new_random_access(&path)
             .map_err(|e| missing_as_corruption(e, &path))?;
+        self.open.opened(f.number);
         let file: Arc<dyn RandomAccessFile> = Arc::new(CountedFile {
             inner: Some(file),
-            mark: self.open.opened(f.number),
+            number: f.number,
+            tables: self.open.clone(),
         });
         // The size through the open file (an fstat), not a second lookup by path.
         let size = file.size()?;

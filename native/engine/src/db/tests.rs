@@ -695,6 +695,43 @@ fn regression_writes_do_not_wait_for_a_manifest_sync() {
     }
 }
 
+/// Names of the table files in `d`.
+fn table_names(d: &std::path::Path) -> std::collections::BTreeSet<String> {
+    std::fs::read_dir(d)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sst"))
+        .collect()
+}
+
+/// A database on a [`gate::GateFs`] (auto compactions off) whose three L0
+/// tables (their names returned) were compacted into one while the
+/// returned iterator pins them: four tables on disk, the three inputs
+/// obsolete once the iterator goes.
+fn three_tables_pinned_across_a_compaction(
+    dir: &std::path::Path,
+    fs: Arc<gate::GateFs>,
+) -> (Arc<Db>, DbIterator, std::collections::BTreeSet<String>) {
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        disable_auto_compactions: true,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o, dir).unwrap());
+    let wo = WriteOptions::default();
+    for i in 0..3u32 {
+        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    let inputs = table_names(dir);
+    assert_eq!(inputs.len(), 3);
+    let it = db.iter(&ReadOptions::default()).unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(table_names(dir).len(), 4, "the pinned inputs stay");
+    (db, it, inputs)
+}
+
 /// Regression: the first write after an iterator released the last
 /// version naming compacted tables deleted them on the writer's thread (a
 /// directory listing and unlinks of large files: puts of 50-500 ms in the
@@ -704,35 +741,7 @@ fn regression_a_write_does_not_delete_obsolete_tables_itself() {
     let dir = tempfile::tempdir().unwrap();
     let (fs, _) = gate::GateFs::new();
     let remove = fs.remove.clone();
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        disable_auto_compactions: true,
-        ..Options::default()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
-    let wo = WriteOptions::default();
-    for i in 0..3u32 {
-        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
-        db.flush(&FlushOptions::default()).unwrap();
-    }
-    let tables = |d: &std::path::Path| {
-        std::fs::read_dir(d)
-            .unwrap()
-            .filter(|e| {
-                e.as_ref()
-                    .unwrap()
-                    .file_name()
-                    .to_string_lossy()
-                    .ends_with(".sst")
-            })
-            .count()
-    };
-    assert_eq!(tables(dir.path()), 3);
-    // An iterator pins the three L0 tables across the compaction.
-    let it = db.iter(&ReadOptions::default()).unwrap();
-    db.compact_range(None, None).unwrap();
-    assert_eq!(tables(dir.path()), 4, "the pinned inputs stay");
+    let (db, it, _) = three_tables_pinned_across_a_compaction(dir.path(), fs);
     remove.set_closed(true);
     let (tx, rx) = std::sync::mpsc::channel();
     let writer = {
@@ -747,7 +756,9 @@ fn regression_a_write_does_not_delete_obsolete_tables_itself() {
     remove.set_closed(false);
     writer.join().unwrap();
     returned.expect("the iterator drop or the put waited for the deletion of obsolete tables");
-    wait_until("the background purge", || tables(dir.path()) == 1);
+    wait_until("the background purge", || {
+        table_names(dir.path()).len() == 1
+    });
 }
 
 /// Regression: a purge unlinked tables that a thread dropping the last
@@ -762,31 +773,8 @@ fn regression_the_last_close_of_an_unlinked_table_is_not_on_the_dropping_thread(
     let (fs, _) = gate::GateFs::new();
     let table_close = fs.table_close.clone();
     let closes = fs.table_closes.clone();
-    let o = Options {
-        create_if_missing: true,
-        fs,
-        disable_auto_compactions: true,
-        ..Options::default()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let (db, it, inputs) = three_tables_pinned_across_a_compaction(dir.path(), fs);
     let wo = WriteOptions::default();
-    for i in 0..3u32 {
-        db.put(&wo, &i.to_be_bytes(), b"v").unwrap();
-        db.flush(&FlushOptions::default()).unwrap();
-    }
-    let tables = |d: &std::path::Path| -> std::collections::BTreeSet<String> {
-        std::fs::read_dir(d)
-            .unwrap()
-            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-            .filter(|n| n.ends_with(".sst"))
-            .collect()
-    };
-    let inputs = tables(dir.path());
-    assert_eq!(inputs.len(), 3);
-    // An iterator pins the three L0 tables across the compaction.
-    let it = db.iter(&ReadOptions::default()).unwrap();
-    db.compact_range(None, None).unwrap();
-    assert_eq!(tables(dir.path()).len(), 4, "the pinned inputs stay");
     // The iterator's thread drops the last version naming them and is held
     // closing the first.
     table_close.set_closed(true);
@@ -800,10 +788,12 @@ fn regression_the_last_close_of_an_unlinked_table_is_not_on_the_dropping_thread(
     // A put schedules a purge (a super version was released).
     db.put(&wo, b"after", b"v").unwrap();
     std::thread::sleep(std::time::Duration::from_millis(300));
-    let during = tables(dir.path());
+    let during = table_names(dir.path());
     table_close.set_closed(false);
     reader.join().unwrap();
-    wait_until("the background purge", || tables(dir.path()).len() == 1);
+    wait_until("the background purge", || {
+        table_names(dir.path()).len() == 1
+    });
     wait_until("every input closed", || closes.lock().len() >= 3);
     let closes = closes.lock().clone();
     for name in &inputs {
