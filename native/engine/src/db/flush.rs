@@ -173,9 +173,26 @@ impl DbInner {
             edit.add_file(0, Arc::new(m));
         }
         // WALs older than the oldest memtable left unflushed are obsolete.
-        let remaining = st.imm.get(mems.len());
-        let mem = self.super_version.load().mem.clone();
-        let log_number = remaining.map_or(mem.log_number(), |m| m.log_number());
+        let log_number = loop {
+            let remaining = st.imm.get(mems.len());
+            let mem = self.super_version.load().mem.clone();
+            let log_number = remaining.map_or(mem.log_number(), |m| m.log_number());
+            // Recovery starts at the log this edit names: its first record and
+            // directory entry, and the tails of the logs before it, must be
+            // durable first (their switch task may still be queued). Waited
+            // for without the DB mutex; a switch meanwhile may change the
+            // log to name, so look again.
+            let mut waited = Ok(());
+            parking_lot::MutexGuard::unlocked(st, || {
+                waited = self.wait_wal_start_durable(log_number);
+            });
+            waited?;
+            let remaining = st.imm.get(mems.len());
+            let mem = self.super_version.load().mem.clone();
+            if log_number == remaining.map_or(mem.log_number(), |m| m.log_number()) {
+                break log_number;
+            }
+        };
         edit.log_number = Some(log_number);
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));

@@ -17,7 +17,11 @@
 //!    `last_sequence`; a group's entries become visible together when its
 //!    leader publishes the group's last sequence number.
 //! 2. A write is in the WAL (flushed to the OS, synced when asked) before it
-//!    is inserted into a memtable and before it is acknowledged.
+//!    is inserted into a memtable and before it is acknowledged. A synced
+//!    write is acknowledged only once every older WAL is synced too (a
+//!    memtable switch queues the old WAL's sync on the WAL syncer thread,
+//!    `wal_sync`), and a manifest edit names a log only once that log's
+//!    start record and directory entry are durable.
 //! 3. The memtable is switched only by the group leader, between groups,
 //!    so no insert is ever in flight into a memtable that became immutable.
 //! 4. A WAL file is deleted only after every memtable that held its writes
@@ -122,6 +126,9 @@ pub(crate) struct WalState {
     writer: Option<LogWriter>,
     /// Last sequence number handed out (≥ the published one).
     last_allocated: SequenceNumber,
+    /// Last sequence number of a batch appended to a WAL: writes without
+    /// the WAL take numbers too, so the logs' records are not contiguous.
+    last_logged: SequenceNumber,
     /// Bytes appended to the current WAL since its last sync.
     unsynced_bytes: u64,
     /// A write or sync of the current WAL failed: nothing more may be
@@ -129,6 +136,9 @@ pub(crate) struct WalState {
     /// failed sync may have dropped pages a later sync would not report).
     /// `resume()` replaces it.
     failed: bool,
+    /// The switch tasks not known to be finished: (log number, ticket of
+    /// the task that makes that log's start durable), oldest first.
+    switch_syncs: std::collections::VecDeque<(u64, u64)>,
 }
 
 /// State under the DB mutex.
@@ -387,8 +397,10 @@ impl Db {
             wal: Mutex::new(WalState {
                 writer: None,
                 last_allocated: 0,
+                last_logged: 0,
                 unsynced_bytes: 0,
                 failed: false,
+                switch_syncs: Default::default(),
             }),
             state: Mutex::new(DbState {
                 versions,

@@ -6,6 +6,17 @@
 //! (and logs) an incomplete record at the end of a log and fails open with
 //! `Corruption`, naming the file and offset, on anything else.
 //!
+//! Holes: a memtable switch leaves the old WAL's fdatasync to the WAL
+//! syncer thread, so a power loss can keep a newer log's unsynced writes and
+//! lose the end of an older log. Each WAL begins with a start record (no
+//! entries; the sequence number one past the last write logged before it),
+//! and a log whose start record lies beyond where the replayed logs end
+//! marks a hole: replay stops there (its later entries are counted and
+//! logged, not applied). Only unsynced writes can be lost that way: a synced
+//! write, and a flush before naming a log in the manifest, wait for the
+//! older logs' syncs. `AbsoluteConsistency` fails the open at a hole;
+//! `SkipAnyCorruptedRecords` replays across it.
+//!
 //! Order (each step is safe to crash after): the replayed data is written
 //! to new L0 tables and the directory synced; a new, empty WAL is created;
 //! then one manifest edit records the tables and the new WAL's number as the
@@ -25,7 +36,7 @@ use crate::version::{FileType, VersionEdit, filename, parse_file_name};
 use crate::wal::{LogReader, ReadEvent, WalRecoveryMode};
 use crate::write_batch::WriteBatch;
 
-use super::write::apply_batch;
+use super::write::{OldWal, apply_batch};
 
 pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     if db.opts.paranoid_checks {
@@ -75,6 +86,11 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     let mut entries = 0u64;
     let mut edit = VersionEdit::new();
     let mut stop = false;
+    // The sequence number the next log must start at (once a record was
+    // read), and the hole found, if any: a log starting beyond it.
+    let mut next_seq: Option<u64> = None;
+    let mut hole: Option<String> = None;
+    let mut dropped_after_hole = 0u64;
     for (i, &number) in logs.iter().enumerate() {
         if stop {
             info_log!(
@@ -88,6 +104,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
         let path = db.wal_dir.join(filename::log_file_name(number));
         let name = path.display().to_string();
         let mut reader = LogReader::new(db.fs.new_sequential(&path)?);
+        let mut first_in_log = true;
         loop {
             match reader.next()? {
                 ReadEvent::Record { offset } => {
@@ -125,9 +142,46 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
                             _ => return Err(e),
                         },
                     };
+                    let starts_log = std::mem::replace(&mut first_in_log, false);
+                    // Only a start record is checked: between two logged
+                    // writes there may be numbers of writes without the WAL.
+                    if hole.is_none()
+                        && starts_log
+                        && batch.count() == 0
+                        && next_seq.is_some_and(|n| batch.sequence() > n)
+                    {
+                        let msg = format!(
+                            "log {name} starts at sequence {} but the logs before it end at {}",
+                            batch.sequence(),
+                            next_seq.unwrap_or(0).saturating_sub(1)
+                        );
+                        match mode {
+                            WalRecoveryMode::SkipAnyCorruptedRecords => {
+                                info_log!(db.info_log, Warn, "Replaying across a hole: {msg}");
+                            }
+                            WalRecoveryMode::AbsoluteConsistency => {
+                                return Err(Error::corruption(
+                                    &name,
+                                    offset,
+                                    format!("hole in the write-ahead logs: {msg}"),
+                                ));
+                            }
+                            _ => hole = Some(msg),
+                        }
+                    }
+                    // The sequence numbers read stay allocated even when not
+                    // replayed: no later write reuses one.
+                    last_replayed = batch.sequence() + u64::from(batch.count()) - 1;
+                    next_seq = Some(batch.sequence() + u64::from(batch.count()));
+                    if hole.is_some() {
+                        // After a hole only unsynced writes can follow (a
+                        // synced write waits for every older log to be
+                        // durable): the recovered history ends at the hole.
+                        dropped_after_hole += u64::from(batch.count());
+                        continue;
+                    }
                     apply_batch(&mem, &batch);
                     entries += u64::from(batch.count());
-                    last_replayed = batch.sequence() + u64::from(batch.count()) - 1;
                     if mem.approximate_memory_usage() as usize >= db.opts.write_buffer_size {
                         flush_recovered(db, &mem, &mut edit)?;
                         mem = Arc::new(MemTable::new(0));
@@ -174,6 +228,16 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
             }
         }
     }
+    if let Some(msg) = &hole {
+        // A power loss kept a newer log's unsynced writes but not the end of
+        // an older log's (the old log's sync was still queued): those
+        // writes were never promised, and replaying them would leave a gap.
+        info_log!(
+            db.info_log,
+            Warn,
+            "Recovery stops at a hole in the logs: {msg}; {dropped_after_hole} later unsynced entries not replayed"
+        );
+    }
     if !mem.is_empty() {
         flush_recovered(db, &mem, &mut edit)?;
     }
@@ -181,12 +245,16 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     let mut st = db.state.lock();
     let last = st.versions.last_sequence().max(last_replayed);
     let wal_number = st.versions.new_file_number();
-    db.new_wal(wal_number, false)?;
+    {
+        let mut wal = db.wal.lock();
+        wal.last_allocated = last;
+        wal.last_logged = last;
+    }
+    db.new_wal(wal_number, OldWal::SyncNow)?;
     edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
     st.versions.log_and_apply(edit)?;
     db.last_sequence.store(last, Ordering::Release);
-    db.wal.lock().last_allocated = last;
     db.install_super_version(&mut st, db.new_memtable(wal_number));
     for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
         st.pending_outputs.remove(&n);
@@ -222,7 +290,10 @@ pub(super) fn refuse_to_recreate(
             let holds_data = match parse_file_name(&name) {
                 Some(FileType::Table(_)) => true,
                 Some(FileType::Manifest(n)) => n > 1,
-                Some(FileType::Log(_)) => fs.file_size(&d.join(&name)).is_ok_and(|s| s > 0),
+                // A log holding only its start record holds no write.
+                Some(FileType::Log(_)) => fs
+                    .file_size(&d.join(&name))
+                    .is_ok_and(|s| s > crate::wal::START_RECORD_LEN),
                 _ => false,
             };
             if holds_data {

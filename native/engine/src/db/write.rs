@@ -6,6 +6,16 @@
 //! follower times its own insert; waits for a flush in
 //! [`DbInner::make_room_for_write`] are write stalls (`MemtableLimit`);
 //! everything else of the call is `write_pre_and_post_process_time`.
+//!
+//! A memtable switch runs inside the write queue, so it does no disk wait:
+//! it creates the new WAL and writes its start record, and queues the old
+//! WAL's fdatasync, the start record's and the directory entry's on the
+//! WAL syncer thread ([`DbInner::new_wal`]). Under compaction IO those syncs
+//! took 30-80 ms, and every writer queued behind the switch waited as long
+//! (the puts over 50 ms in the bulk import). What depended on them waits
+//! for them instead: a synced write ([`DbInner::sync_wal`]) and the flush
+//! edit naming a log ([`DbInner::wait_wal_start_durable`]); recovery stops
+//! at the hole a power loss can leave (module docs of `recovery`).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -189,6 +199,7 @@ impl DbInner {
             let mut unlogged = false;
             let mut wal_bytes = 0u64;
             let mut wal_writes = 0u64;
+            let mut last_logged = wal.last_logged;
             for w in group {
                 let mut d = w.data.lock();
                 d.batch.set_sequence(seq + 1);
@@ -212,6 +223,7 @@ impl DbInner {
                     return Err(e);
                 }
                 logged = true;
+                last_logged = seq;
             }
             if logged {
                 wal.unsynced_bytes += wal_bytes;
@@ -296,6 +308,7 @@ impl DbInner {
                 }
             }
             wal.last_allocated = seq;
+            wal.last_logged = last_logged;
             seq
         };
         phases.mark(2, Some(F::write_wal_time));
@@ -414,7 +427,9 @@ impl DbInner {
     fn resume_switch_now(self: &Arc<Self>) -> Result<()> {
         self.check_open()?;
         let mut st = self.state.lock();
-        let failed = self.wal.lock().failed;
+        // A failed switch task (a background sync of an older log or of a
+        // directory entry) fails the WAL as a failed append does.
+        let failed = self.wal.lock().failed || self.wal_syncer.task_failed();
         if !failed && self.super_version.load().mem.is_empty() {
             return Ok(());
         }
@@ -433,7 +448,12 @@ impl DbInner {
     fn switch_memtable_inner(self: &Arc<Self>, st: &mut DbState, abandon_wal: bool) -> Result<()> {
         let number = st.versions.new_file_number();
         let switch_started = std::time::Instant::now();
-        let switched = match self.new_wal(number, abandon_wal) {
+        let old = if abandon_wal {
+            OldWal::Abandon
+        } else {
+            OldWal::SyncLater
+        };
+        let switched = match self.new_wal(number, old) {
             Ok(n) => n,
             Err(e) => {
                 self.set_bg_error(st, &e);
@@ -450,7 +470,7 @@ impl DbInner {
         info_log!(
             self.info_log,
             Info,
-            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL sync {:.1}, new WAL create {:.1}, directory sync {:.1})",
+            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL flush {:.1}, new WAL create {:.1}, syncs queued {:.1})",
             old.num_entries(),
             old.approximate_memory_usage(),
             old.log_number(),
@@ -465,17 +485,30 @@ impl DbInner {
         Ok(())
     }
 
-    /// Starts WAL `number`, syncing the old one first. Returns the old
-    /// WAL's size in bytes (0 when there was none) and how long each step
-    /// took (for the LOG: a switch holds up the write queue).
+    /// Starts WAL `number`; what happens to the current one is `old`.
+    /// Returns the old WAL's size in bytes (0 when there was none) and how
+    /// long each step took (for the LOG: a switch holds up the write
+    /// queue).
     ///
-    /// With `abandon_old` (only from `resume()`, after the old WAL failed)
-    /// the old WAL is dropped without a sync: its durability is unknown, so
-    /// `resume()` flushes the memtables that hold its writes before any new
-    /// write is accepted. Any failure here marks the WAL failed.
-    pub(crate) fn new_wal(&self, number: u64, abandon_old: bool) -> Result<WalSwitch> {
+    /// Every WAL starts with a record of no entries carrying the sequence
+    /// number its first write will get: recovery checks each log's start
+    /// against where the logs before it end, so a power loss that kept this
+    /// log's writes but not the end of an older one is a hole it stops at,
+    /// not a gap it replays across (module docs of `recovery`).
+    ///
+    /// [`OldWal::SyncLater`] (a memtable switch): the old WAL's fdatasync,
+    /// the new WAL's first record and its directory entry are made durable
+    /// by a switch task on the WAL syncer thread, in switch order; nothing
+    /// depends on them before a synced write ([`Self::sync_wal`] waits for
+    /// them) or before a manifest edit names this log (the flush waits,
+    /// [`Self::wait_wal_start_durable`]). [`OldWal::SyncNow`] (open) and
+    /// [`OldWal::Abandon`] (`resume()` after the old WAL failed: its
+    /// durability is unknown, so `resume()` flushes the memtables that hold
+    /// its writes before any new write is accepted) do all of it here. Any
+    /// failure marks the WAL failed.
+    pub(crate) fn new_wal(&self, number: u64, old: OldWal) -> Result<WalSwitch> {
         let mut wal = self.wal.lock();
-        let r = self.new_wal_locked(&mut wal, number, abandon_old);
+        let r = self.new_wal_locked(&mut wal, number, old);
         if r.is_err() {
             wal.failed = true;
         }
@@ -486,18 +519,31 @@ impl DbInner {
         &self,
         wal: &mut super::WalState,
         number: u64,
-        abandon_old: bool,
+        old: OldWal,
     ) -> Result<WalSwitch> {
         let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
         let mut switched = WalSwitch::default();
         let t = std::time::Instant::now();
-        if let Some(old) = wal.writer.as_mut() {
-            switched.old_size = old.file_size();
-            if !abandon_old {
-                // The old log must be durable before writes land in the new
-                // one, or a power loss could keep later writes and lose
-                // earlier ones.
-                old.sync()?;
+        if let Some(w) = wal.writer.as_mut() {
+            switched.old_size = w.file_size();
+            match old {
+                OldWal::SyncNow => {
+                    // The old log must be durable before writes land in the
+                    // new one, or a power loss could keep later writes and
+                    // lose earlier ones; so must the logs before it.
+                    self.wal_syncer.wait_for(self.wal_syncer.last_ticket())?;
+                    w.sync()?;
+                }
+                OldWal::SyncLater => w.flush()?,
+                OldWal::Abandon => {
+                    // Let queued switch tasks finish; a failure among them is
+                    // what resume() repairs: the memtables holding those
+                    // logs' writes are flushed before a new write is taken,
+                    // and this log's start is durable before it returns.
+                    let _ = self.wal_syncer.wait_for(self.wal_syncer.last_ticket());
+                    self.wal_syncer.clear_task_failure();
+                    wal.switch_syncs.clear();
+                }
             }
         }
         switched.sync_ms = ms_since(t);
@@ -509,34 +555,111 @@ impl DbInner {
                 use_fsync: self.opts.use_fsync,
             },
         )?;
+        let mut writer = LogWriter::new(file, number);
+        // The start record: one past the last sequence number logged before
+        // this log. After a failed WAL (`Abandon`), one past every number
+        // handed out: the failed group may be in the old log, whole.
+        let mut start = WriteBatch::new();
+        start.set_sequence(
+            1 + match old {
+                OldWal::Abandon => wal.last_allocated,
+                _ => wal.last_logged,
+            },
+        );
+        writer.add_record(start.data())?;
+        writer.flush()?;
         switched.create_ms = ms_since(t);
         let t = std::time::Instant::now();
-        // The new file's directory entry must be durable before any byte
-        // written to it can be: otherwise a power loss could keep this log
-        // and lose the entry of the one before it (synced above, but its own
-        // entry may not be), a hole in the history. The same sync makes the
-        // entry durable before the manifest names this log.
-        self.fs.sync_dir(&self.wal_dir)?;
+        let handle = writer.sync_handle();
+        match (old, handle) {
+            (OldWal::SyncLater, Some(mut handle)) => {
+                let old_writer = wal.writer.take();
+                let fs = self.fs.clone();
+                let dir = self.wal_dir.clone();
+                let ticket = self.wal_syncer.enqueue(Box::new(move || {
+                    // Order: the old log's tail, then this log's first record,
+                    // then the directory entry naming it, which makes this log
+                    // (and the old one, if its own entry's sync is still
+                    // queued before this task) part of the durable history.
+                    if let Some(mut w) = old_writer {
+                        w.sync()?;
+                    }
+                    handle.sync()?;
+                    fs.sync_dir(&dir)
+                }));
+                let done = self.wal_syncer.tasks_done();
+                wal.switch_syncs.retain(|&(_, t)| t > done);
+                wal.switch_syncs.push_back((number, ticket));
+            }
+            _ => {
+                if old == OldWal::SyncLater {
+                    // No handle from this file system: sync here.
+                    if let Some(w) = wal.writer.as_mut() {
+                        w.sync()?;
+                    }
+                }
+                writer.sync()?;
+                // The new file's directory entry must be durable before any
+                // byte written to it can be: otherwise a power loss could keep
+                // this log and lose the entry of the one before it, a hole in
+                // the history. The same sync makes the entry durable before
+                // the manifest names this log.
+                self.fs.sync_dir(&self.wal_dir)?;
+            }
+        }
         switched.dir_sync_ms = ms_since(t);
-        wal.writer = Some(LogWriter::new(file, number));
+        wal.writer = Some(writer);
         wal.unsynced_bytes = 0;
         wal.failed = false;
         Ok(switched)
     }
 
-    /// Syncs the current WAL (its directory entry is durable since
-    /// `new_wal`).
+    /// Syncs the current WAL, after the switch tasks of the logs before it
+    /// (their tails and directory entries).
     pub(crate) fn sync_wal(&self, wal: &mut super::WalState) -> Result<()> {
+        if let Some(&(_, ticket)) = wal.switch_syncs.back() {
+            self.wal_syncer.wait_for(ticket)?;
+        }
         match wal.writer.as_mut() {
             Some(w) => w.sync(),
             None => Ok(()),
         }
     }
+
+    /// Waits until log `number`'s switch task (the old log's tail, this
+    /// log's first record and directory entry) is done: before a manifest
+    /// edit names `number` as the log number, recovery's starting point.
+    pub(crate) fn wait_wal_start_durable(&self, number: u64) -> Result<()> {
+        let ticket = self
+            .wal
+            .lock()
+            .switch_syncs
+            .iter()
+            .find(|&&(n, _)| n == number)
+            .map(|&(_, t)| t);
+        match ticket {
+            Some(t) => self.wal_syncer.wait_for(t),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What [`DbInner::new_wal`] does with the WAL it replaces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum OldWal {
+    /// Synced before the new WAL starts; the new one's start is durable on
+    /// return (open).
+    SyncNow,
+    /// Synced on the WAL syncer thread (a memtable switch).
+    SyncLater,
+    /// Dropped without a sync (`resume()` after the WAL failed).
+    Abandon,
 }
 
 /// What [`DbInner::new_wal`] did: the old WAL's size in bytes, and the
-/// milliseconds its sync, the new file's creation and the directory sync
-/// took.
+/// milliseconds the old WAL's sync (a flush when the sync is queued), the
+/// new file's creation with its start record, and the syncs (or queueing
+/// them) took.
 #[derive(Debug, Default)]
 pub(crate) struct WalSwitch {
     pub(crate) old_size: u64,

@@ -726,6 +726,38 @@ impl WritableFile for FaultWritable {
     fn len(&self) -> u64 {
         self.len
     }
+
+    fn sync_handle(&self) -> Option<Box<dyn super::SyncHandle>> {
+        Some(Box::new(FaultSyncHandle {
+            shared: self.shared.clone(),
+            path: self.path.clone(),
+            inode: self.inode,
+            generation: self.generation,
+        }))
+    }
+}
+
+/// A second handle of a [`FaultWritable`], synced from another thread: it
+/// covers what the file handed to the "OS", not its buffer.
+struct FaultSyncHandle {
+    shared: Arc<Shared>,
+    path: PathBuf,
+    inode: u64,
+    generation: u64,
+}
+
+impl super::SyncHandle for FaultSyncHandle {
+    fn sync(&mut self) -> Result<()> {
+        let mut st = self.shared.state.lock();
+        match st.check(FaultOp::Sync, &self.path, None, Some(self.generation), 0) {
+            Verdict::Go => {}
+            Verdict::Fail(e, _) => return Err(e),
+        }
+        if let Some(ino) = st.inodes.get_mut(&self.inode) {
+            ino.synced = ino.data.len();
+        }
+        Ok(())
+    }
 }
 
 struct FaultSequential {

@@ -21,6 +21,12 @@
 //! (and reported) by the default recovery mode; a *corrupt* fragment — a
 //! checksum mismatch or an impossible fragment sequence with more data
 //! after it — is real damage and fails recovery with `Corruption`.
+//!
+//! In a write-ahead log each record is a write batch (`write_batch`). The
+//! first record of every WAL is its *start record*: a batch of no entries
+//! whose sequence number is the one the log's first write gets, so recovery
+//! can tell a log that follows the one before it from one after a hole
+//! (module docs of `db::recovery`). It is [`START_RECORD_LEN`] bytes.
 
 pub mod reader;
 pub mod writer;
@@ -32,6 +38,8 @@ pub use writer::LogWriter;
 pub const BLOCK_SIZE: usize = 32 * 1024;
 /// Fragment header length: crc (4) + length (2) + type (1).
 pub const HEADER_LEN: usize = 7;
+/// Size of a WAL's start record: one fragment holding an empty batch.
+pub const START_RECORD_LEN: u64 = (HEADER_LEN + crate::write_batch::HEADER_LEN) as u64;
 
 /// Fragment types (part of the format).
 pub mod fragment {

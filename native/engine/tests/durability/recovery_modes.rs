@@ -196,3 +196,75 @@ fn skip_any_corrupted_records_skips_the_damage_and_keeps_the_rest() {
     assert!(lost <= 40, "lost {lost}");
     assert!(log_text(&fs).contains("Skipping"), "{}", log_text(&fs));
 }
+
+/// Regression: the sync of the old WAL at a memtable switch moved to the WAL
+/// syncer thread, so a power loss can keep the newer log's unsynced writes
+/// and lose the end of the older one. Each log's start record names the
+/// sequence number it follows; recovery stops at the hole instead of
+/// replaying the newer log across it. The older log is cut at a record
+/// boundary too, where it shows no damage at all.
+#[test]
+fn regression_recovery_stops_at_a_hole_where_an_older_log_lost_its_end() {
+    for mode in [
+        WalRecoveryMode::TolerateCorruptedTailRecords,
+        WalRecoveryMode::PointInTimeRecovery,
+    ] {
+        for cut in [CutAt::InsideARecord, CutAt::RecordBoundary] {
+            let (fs, logs) = build(true);
+            let mut kept = 0;
+            edit(&fs, &logs[0], |b| kept = cut_log(b, cut));
+            let db = open(&fs, mode).unwrap();
+            let p = present(&db, 200);
+            let first_lost = p.iter().position(|&x| !x).unwrap();
+            assert_eq!(first_lost, kept, "{mode:?} {cut:?}: {p:?}");
+            assert!(
+                p[first_lost..].iter().all(|&x| !x),
+                "{mode:?} {cut:?}: a prefix, nothing from the newer log: {p:?}"
+            );
+            let text = log_text(&fs);
+            if cut == CutAt::RecordBoundary || mode == WalRecoveryMode::TolerateCorruptedTailRecords
+            {
+                assert!(text.contains("Recovery stops at a hole"), "{text}");
+            }
+        }
+    }
+    // AbsoluteConsistency promises every write: a hole fails the open.
+    let (fs, logs) = build(true);
+    edit(&fs, &logs[0], |b| {
+        cut_log(b, CutAt::RecordBoundary);
+    });
+    let e = open(&fs, WalRecoveryMode::AbsoluteConsistency).unwrap_err();
+    assert_eq!(e.code(), Code::Corruption, "{e}");
+    assert!(e.to_string().contains("hole"), "{e}");
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum CutAt {
+    InsideARecord,
+    RecordBoundary,
+}
+
+/// Cuts a log of `build`'s records after the last whole one of its first
+/// block (about 30), or 300 bytes into the next; returns how many
+/// whole records (after the start record) it keeps.
+fn cut_log(b: &mut Vec<u8>, at: CutAt) -> usize {
+    // Walk the fragments of the first 32 KiB block: the start record, then
+    // one FULL fragment per record.
+    let mut pos = 0usize;
+    let mut records = 0usize;
+    loop {
+        let len = usize::from(u16::from_le_bytes([b[pos + 4], b[pos + 5]]));
+        let end = pos + talus::wal::HEADER_LEN + len;
+        if end + 1100 > talus::wal::BLOCK_SIZE {
+            break;
+        }
+        pos = end;
+        records += 1;
+    }
+    // `records` counts the start record.
+    match at {
+        CutAt::RecordBoundary => b.truncate(pos),
+        CutAt::InsideARecord => b.truncate(pos + 300),
+    }
+    records - 1
+}
