@@ -213,6 +213,20 @@ impl DbInner {
 
     /// An explicit flush: switch the memtable and flush every immutable one.
     pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
+        let log = self.super_version.load().mem.log_number();
+        self.flush_writes_up_to(fo, log)
+    }
+
+    /// [`Self::flush`] for the writes acknowledged before the memtable of
+    /// log `log` stopped being the active one (the one active when the call
+    /// began). When another flush switched that memtable while this one
+    /// waited, this one does not switch again: it waits for the immutable
+    /// memtables holding its writes. Eight importer threads flushing every
+    /// 500,000 rows otherwise queued behind one stall and, released
+    /// together, switched a memtable each (the later ones of 3 to 5,000
+    /// entries): six immutable memtables, and writes stopped for 4.2 s
+    /// (20M-row import, 22:34 UTC, `682e92e`).
+    pub(crate) fn flush_writes_up_to(self: &Arc<Self>, fo: &FlushOptions, log: u64) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
         // One explicit flush at a time from the stall check to the switch:
@@ -223,15 +237,19 @@ impl DbInner {
         // of one entry), so six became immutable and writes stopped for
         // 1.7 s (20M-row import, 17:41 UTC, `8a45671`).
         let one_at_a_time = self.explicit_flush.lock();
-        if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes()? {
+        if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes(log)? {
             // Waiting took so long that the memtable this flush was asked
             // for has been switched and flushed by background work.
             return Ok(());
         }
-        self.switch_memtable_in_queue()?;
+        if self.super_version.load().mem.log_number() <= log {
+            self.switch_memtable_in_queue()?;
+        }
         drop(one_at_a_time);
         let mut st = self.state.lock();
-        let Some(target) = st.imm.last().cloned() else {
+        // The newest immutable memtable holding writes from before the call;
+        // none left: they are flushed already.
+        let Some(target) = st.imm.iter().rev().find(|m| m.log_number() <= log).cloned() else {
             return Ok(());
         };
         st.flush_requested = true;
@@ -266,9 +284,8 @@ impl DbInner {
     /// `WaitUntilFlushWouldNotStallWrites`). Writers go on meanwhile, at
     /// whatever rate the current condition allows. Returns false when the
     /// memtable that was active on entry has been flushed during the wait
-    /// (the flush has nothing left to do for the caller).
-    fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>) -> Result<bool> {
-        let orig = self.super_version.load().mem.log_number();
+    /// (the flush has nothing left to do for the caller): `orig` is its log.
+    fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>, orig: u64) -> Result<bool> {
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();
         let mut waited = false;
@@ -285,6 +302,10 @@ impl DbInner {
             });
             if earliest > orig {
                 return Ok(false);
+            }
+            if sv.mem.log_number() > orig {
+                // Switched by another flush: this one adds no memtable.
+                return Ok(true);
             }
             // Paused background work would never clear the condition.
             if st.paused > 0

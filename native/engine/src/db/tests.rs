@@ -1331,3 +1331,40 @@ fn regression_empty_range_deletion_flushes_no_keyless_table() {
     assert_eq!(db.get(&ro, b"m").unwrap(), None);
     db.verify_checksum().unwrap();
 }
+
+/// Regression: explicit flushes released together from one write stall
+/// each switched a memtable, the later ones of a few entries, until six
+/// were immutable and writes stopped (20M-row import, 22:34 UTC). A flush
+/// whose memtable another flush already switched waits for that one and
+/// leaves the active memtable alone.
+#[test]
+fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    db.put(&wo, b"k1", b"before the call").unwrap();
+    let log_at_call = db.inner.super_version.load().mem.log_number();
+    // Another flush switches the memtable holding k1 ...
+    db.inner.switch_memtable_in_queue().unwrap();
+    // ... and a write lands in the new one.
+    db.put(&wo, b"k2", b"after the other switch").unwrap();
+    let fo = FlushOptions::default();
+    assert!(fo.wait);
+    db.inner.flush_writes_up_to(&fo, log_at_call).unwrap();
+    let sv = db.inner.super_version.load();
+    assert!(sv.imm.is_empty(), "k1's memtable is flushed");
+    assert_eq!(sv.mem.num_entries(), 1, "k2's memtable was not switched");
+    assert!(sv.mem.log_number() > log_at_call);
+    assert_eq!(
+        db.property("rocksdb.num-files-at-level0").as_deref(),
+        Some("1")
+    );
+    drop(sv);
+    // A flush from now on switches it as before.
+    db.flush(&fo).unwrap();
+    assert_eq!(db.inner.super_version.load().mem.num_entries(), 0);
+    assert_eq!(
+        db.property("rocksdb.num-files-at-level0").as_deref(),
+        Some("2")
+    );
+}
