@@ -285,6 +285,12 @@ impl DbInner {
     /// whatever rate the current condition allows. Returns false when the
     /// memtable that was active on entry has been flushed during the wait
     /// (the flush has nothing left to do for the caller): `orig` is its log.
+    ///
+    /// A flush whose memtable another flush switched meanwhile waits here
+    /// too, though it will not switch: without that wait (tried in the
+    /// 22:45 compare) the importer's flushing writers returned to writing
+    /// while the compaction debt was over the soft limit, and the delayed
+    /// writes took the p99 from 144-207 us to 0.86-1.1 ms.
     fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>, orig: u64) -> Result<bool> {
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();
@@ -302,10 +308,6 @@ impl DbInner {
             });
             if earliest > orig {
                 return Ok(false);
-            }
-            if sv.mem.log_number() > orig {
-                // Switched by another flush: this one adds no memtable.
-                return Ok(true);
             }
             // Paused background work would never clear the condition.
             if st.paused > 0
