@@ -46,8 +46,9 @@ struct State {
     last_ticket: u64,
     /// Every task up to this ticket has finished.
     tasks_done: u64,
-    /// The first switch task that failed: its ticket and error. Sticky: what
-    /// it was to make durable may not be, so no later wait succeeds.
+    /// The first switch task that failed: its ticket and error. Sticky until
+    /// `resume()` clears it: what it was to make durable may not be, so no
+    /// wait for it or a later task succeeds.
     task_failure: Option<(u64, Error)>,
     shutdown: bool,
     error: Option<Error>,

@@ -491,10 +491,11 @@ impl DbInner {
     /// queue).
     ///
     /// Every WAL starts with a record of no entries carrying the sequence
-    /// number its first write will get: recovery checks each log's start
-    /// against where the logs before it end, so a power loss that kept this
-    /// log's writes but not the end of an older one is a hole it stops at,
-    /// not a gap it replays across (module docs of `recovery`).
+    /// number one past the last write logged before it: recovery checks each
+    /// log's start against where the logs before it end, so a power loss
+    /// that kept this log's writes but not the end of an older one is a
+    /// hole it stops at, not a gap it replays across (module docs of
+    /// `recovery`).
     ///
     /// [`OldWal::SyncLater`] (a memtable switch): the old WAL's fdatasync,
     /// the new WAL's first record and its directory entry are made durable
@@ -577,10 +578,9 @@ impl DbInner {
                 let fs = self.fs.clone();
                 let dir = self.wal_dir.clone();
                 let ticket = self.wal_syncer.enqueue(Box::new(move || {
-                    // Order: the old log's tail, then this log's first record,
-                    // then the directory entry naming it, which makes this log
-                    // (and the old one, if its own entry's sync is still
-                    // queued before this task) part of the durable history.
+                    // Order: the old log's tail, then this log's start record,
+                    // then the directory entry naming this log (the old log's
+                    // entry was made durable by the task before this one).
                     if let Some(mut w) = old_writer {
                         w.sync()?;
                     }
