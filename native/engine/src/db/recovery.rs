@@ -18,9 +18,9 @@
 //! `SkipAnyCorruptedRecords` replays across it.
 //!
 //! Order (each step is safe to crash after): the replayed data is written
-//! to new L0 tables and the directory synced; a new, empty WAL is created;
-//! then one manifest edit records the tables and the new WAL's number as the
-//! log number. Only after that edit is durable are the replayed WALs
+//! to new L0 tables and the directory synced; a new WAL holding only its
+//! start record is created and synced; then one manifest edit records the
+//! tables and the new WAL's number as the log number. Only after that edit is durable are the replayed WALs
 //! obsolete. A crash before it leaves the old WALs and the manifest as they
 //! were, so the next open replays the same data again (the unreferenced
 //! tables are deleted as obsolete).
@@ -171,8 +171,10 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
                     }
                     // The sequence numbers read stay allocated even when not
                     // replayed: no later write reuses one.
-                    last_replayed = batch.sequence() + u64::from(batch.count()) - 1;
-                    next_seq = Some(batch.sequence() + u64::from(batch.count()));
+                    // Saturating: a damaged log's numbers must not panic here.
+                    let end = batch.sequence().saturating_add(u64::from(batch.count()));
+                    last_replayed = end.saturating_sub(1);
+                    next_seq = Some(end);
                     if hole.is_some() {
                         // After a hole only unsynced writes can follow (a
                         // synced write waits for every older log to be

@@ -268,3 +268,32 @@ fn cut_log(b: &mut Vec<u8>, at: CutAt) -> usize {
     }
     records - 1
 }
+
+/// Regression: a log record holding a batch of no entries at sequence 0 (a
+/// start record is such a batch; a damaged or foreign log can hold one with
+/// any number) made replay compute `0 + 0 - 1`: a panic in a debug build,
+/// and in a release build a last sequence of `u64::MAX` for the database.
+#[test]
+fn regression_an_empty_batch_at_sequence_zero_in_a_log_does_not_wrap_the_sequence() {
+    use talus::wal::{LogReader, LogWriter, ReadEvent};
+    let (fs, logs) = build(false);
+    // The log rewritten with that batch first.
+    let log = Path::new("/db").join(&logs[0]);
+    let scratch = Path::new("/scratch.log");
+    let mut w = LogWriter::new(fs.new_writable(scratch, Default::default()).unwrap(), 0);
+    w.add_record(&[0u8; talus::write_batch::HEADER_LEN])
+        .unwrap();
+    let mut r = LogReader::new(fs.new_sequential(&log).unwrap());
+    while let ReadEvent::Record { .. } = r.next().unwrap() {
+        w.add_record(r.record()).unwrap();
+    }
+    w.flush().unwrap();
+    fs.set_contents(&log, fs.contents(scratch).unwrap())
+        .unwrap();
+    let db = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap();
+    assert!(present(&db, 100).iter().all(|&x| x));
+    let last = db.latest_sequence_number();
+    assert!(last < 1_000, "last sequence {last}");
+    db.put(&wo(false, false), &key(100), &val(100)).unwrap();
+    assert!(present(&db, 101).iter().all(|&x| x));
+}
