@@ -20,7 +20,8 @@
 //!   file (64 KiB, written out when full, as [`super::StdFileSystem`]
 //!   does); [`WritableFile::flush`] hands them to the "OS" (the inode);
 //!   [`WritableFile::sync`] flushes and sets the synced length to the
-//!   inode's length.
+//!   inode's length; a [`WritableFile::sync_handle`] does the same from
+//!   another thread (the WAL syncer) for what was flushed.
 //! - Creating, renaming and removing change only the live map;
 //!   [`FileSystem::sync_dir`] copies the live map of that directory to its
 //!   durable map. A file whose bytes were synced but whose name was never
@@ -712,15 +713,7 @@ impl WritableFile for FaultWritable {
         let shared = self.shared.clone();
         let mut st = shared.state.lock();
         self.write_out(&mut st)?;
-        match st.check(FaultOp::Sync, &self.path, None, Some(self.generation), 0) {
-            Verdict::Go => {}
-            // Like a failed fsync: the bytes stay in the OS, not synced.
-            Verdict::Fail(e, _) => return Err(e),
-        }
-        if let Some(ino) = st.inodes.get_mut(&self.inode) {
-            ino.synced = ino.data.len();
-        }
-        Ok(())
+        sync_inode(&mut st, &self.path, self.generation, self.inode)
     }
 
     fn len(&self) -> u64 {
@@ -749,15 +742,21 @@ struct FaultSyncHandle {
 impl super::SyncHandle for FaultSyncHandle {
     fn sync(&mut self) -> Result<()> {
         let mut st = self.shared.state.lock();
-        match st.check(FaultOp::Sync, &self.path, None, Some(self.generation), 0) {
-            Verdict::Go => {}
-            Verdict::Fail(e, _) => return Err(e),
-        }
-        if let Some(ino) = st.inodes.get_mut(&self.inode) {
-            ino.synced = ino.data.len();
-        }
-        Ok(())
+        sync_inode(&mut st, &self.path, self.generation, self.inode)
     }
+}
+
+/// A counted sync of `inode`: everything handed to the "OS" becomes durable.
+fn sync_inode(st: &mut State, path: &Path, generation: u64, inode: u64) -> Result<()> {
+    match st.check(FaultOp::Sync, path, None, Some(generation), 0) {
+        Verdict::Go => {}
+        // Like a failed fsync: the bytes stay in the OS, not synced.
+        Verdict::Fail(e, _) => return Err(e),
+    }
+    if let Some(ino) = st.inodes.get_mut(&inode) {
+        ino.synced = ino.data.len();
+    }
+    Ok(())
 }
 
 struct FaultSequential {

@@ -6,6 +6,10 @@
 //! | `AbsoluteConsistency` | `Corruption` | `Corruption` |
 //! | `PointInTimeRecovery` | dropped; later logs ignored | replay stops there; later logs ignored |
 //! | `SkipAnyCorruptedRecords` | dropped | the damaged block skipped, replay goes on |
+//!
+//! A hole between logs (an older log lost its end, a newer one kept its
+//! writes) ends replay in the first and third modes, fails the second, and
+//! is replayed across in the fourth.
 
 use std::path::Path;
 
