@@ -173,10 +173,14 @@ impl DbInner {
             edit.add_file(0, Arc::new(m));
         }
         // WALs older than the oldest memtable left unflushed are obsolete.
+        let oldest_left = |st: &DbState| {
+            st.imm.get(mems.len()).map_or_else(
+                || self.super_version.load().mem.log_number(),
+                |m| m.log_number(),
+            )
+        };
         let log_number = loop {
-            let remaining = st.imm.get(mems.len());
-            let mem = self.super_version.load().mem.clone();
-            let log_number = remaining.map_or(mem.log_number(), |m| m.log_number());
+            let log_number = oldest_left(st);
             // Recovery starts at the log this edit names: its first record and
             // directory entry, and the tails of the logs before it, must be
             // durable first (their switch task may still be queued). Waited
@@ -187,9 +191,7 @@ impl DbInner {
                 waited = self.wait_wal_start_durable(log_number);
             });
             waited?;
-            let remaining = st.imm.get(mems.len());
-            let mem = self.super_version.load().mem.clone();
-            if log_number == remaining.map_or(mem.log_number(), |m| m.log_number()) {
+            if log_number == oldest_left(st) {
                 break log_number;
             }
         };
@@ -242,9 +244,7 @@ impl DbInner {
             // for has been switched and flushed by background work.
             return Ok(());
         }
-        if self.super_version.load().mem.log_number() <= log {
-            self.switch_memtable_in_queue()?;
-        }
+        self.switch_memtable_in_queue(log)?;
         drop(one_at_a_time);
         let mut st = self.state.lock();
         // The newest immutable memtable holding writes from before the call;

@@ -1344,10 +1344,24 @@ fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_agai
     let wo = WriteOptions::default();
     db.put(&wo, b"k1", b"before the call").unwrap();
     let log_at_call = db.inner.super_version.load().mem.log_number();
+    // Paused, so that k1's memtable is still immutable when the flush
+    // decides: otherwise its background flush may end first and the flush
+    // returns before deciding anything.
+    db.pause_background_work().unwrap();
     // Another flush switches the memtable holding k1 ...
-    db.inner.switch_memtable_in_queue().unwrap();
+    db.inner.switch_memtable_in_queue(log_at_call).unwrap();
     // ... and a write lands in the new one.
     db.put(&wo, b"k2", b"after the other switch").unwrap();
+    let no_wait = FlushOptions {
+        wait: false,
+        ..FlushOptions::default()
+    };
+    db.inner.flush_writes_up_to(&no_wait, log_at_call).unwrap();
+    let sv = db.inner.super_version.load();
+    assert_eq!(sv.imm.len(), 1, "only k1's memtable is immutable");
+    assert_eq!(sv.mem.num_entries(), 1, "k2's memtable was not switched");
+    drop(sv);
+    db.continue_background_work().unwrap();
     let fo = FlushOptions::default();
     assert!(fo.wait);
     db.inner.flush_writes_up_to(&fo, log_at_call).unwrap();

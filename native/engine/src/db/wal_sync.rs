@@ -145,9 +145,10 @@ impl WalSyncer {
         }
     }
 
-    /// Ticket of the last switch task enqueued (0: none yet).
-    pub(crate) fn last_ticket(&self) -> u64 {
-        self.shared.state.lock().last_ticket
+    /// [`Self::wait_for`] every switch task enqueued so far.
+    pub(crate) fn wait_for_all(&self) -> Result<()> {
+        let last = self.shared.state.lock().last_ticket;
+        self.wait_for(last)
     }
 
     /// Every switch task up to this ticket has finished.

@@ -87,12 +87,13 @@ impl DbInner {
     }
 
     /// Switches the memtable through the write queue, so that it happens
-    /// between groups (invariant 3 of the module docs).
-    pub(crate) fn switch_memtable_in_queue(self: &Arc<Self>) -> Result<()> {
+    /// between groups (invariant 3 of the module docs), unless it is empty
+    /// or newer than log `up_to_log` (see [`WriteKind::SwitchMemtable`]).
+    pub(crate) fn switch_memtable_in_queue(self: &Arc<Self>, up_to_log: u64) -> Result<()> {
         self.run_writer(Writer::new(
             WriteBatch::new(),
             WriteOptions::default(),
-            WriteKind::SwitchMemtable,
+            WriteKind::SwitchMemtable { up_to_log },
             None,
         ))
     }
@@ -126,7 +127,7 @@ impl DbInner {
         let group = self.write_queue.build_group(leader);
         let kind = leader.data.lock().kind;
         let result = match kind {
-            WriteKind::SwitchMemtable => self.switch_memtable_now(),
+            WriteKind::SwitchMemtable { up_to_log } => self.switch_memtable_now(up_to_log),
             WriteKind::Resume => self.resume_switch_now(),
             WriteKind::Batch => self.write_group(&group),
         };
@@ -400,8 +401,9 @@ impl DbInner {
         Ok(self.super_version.load().mem.clone())
     }
 
-    /// Leader of a switch request: switches if the memtable holds anything.
-    fn switch_memtable_now(self: &Arc<Self>) -> Result<()> {
+    /// Leader of a switch request: switches if the memtable holds anything
+    /// and is not newer than log `up_to_log`.
+    fn switch_memtable_now(self: &Arc<Self>, up_to_log: u64) -> Result<()> {
         self.check_open()?;
         let asked = std::time::Instant::now();
         let mut st = self.state.lock();
@@ -416,7 +418,8 @@ impl DbInner {
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
-        if self.super_version.load().mem.is_empty() {
+        let mem = self.super_version.load().mem.clone();
+        if mem.is_empty() || mem.log_number() > up_to_log {
             return Ok(());
         }
         self.switch_memtable(&mut st)
@@ -532,7 +535,7 @@ impl DbInner {
                     // The old log must be durable before writes land in the
                     // new one, or a power loss could keep later writes and
                     // lose earlier ones; so must the logs before it.
-                    self.wal_syncer.wait_for(self.wal_syncer.last_ticket())?;
+                    self.wal_syncer.wait_for_all()?;
                     w.sync()?;
                 }
                 OldWal::SyncLater => w.flush()?,
@@ -541,7 +544,7 @@ impl DbInner {
                     // what resume() repairs: the memtables holding those
                     // logs' writes are flushed before a new write is taken,
                     // and this log's start is durable before it returns.
-                    let _ = self.wal_syncer.wait_for(self.wal_syncer.last_ticket());
+                    let _ = self.wal_syncer.wait_for_all();
                     self.wal_syncer.clear_task_failure();
                     wal.switch_syncs.clear();
                 }

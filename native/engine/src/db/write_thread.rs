@@ -71,8 +71,11 @@ impl InsertGroup {
 pub(crate) enum WriteKind {
     /// Write a batch.
     Batch,
-    /// Switch the memtable (flush, between groups); always leads alone.
-    SwitchMemtable,
+    /// Switch the memtable (flush, between groups) if it is not empty and
+    /// holds writes of log `up_to_log` or an older one (a flush asks for
+    /// the memtable active when it was called; another switch since has
+    /// done its work); always leads alone.
+    SwitchMemtable { up_to_log: u64 },
     /// `resume()`: replace a failed WAL and switch the memtable, between
     /// groups; always leads alone.
     Resume,
