@@ -528,6 +528,42 @@ mod tests {
         );
     }
 
+    /// What writers that sleep what the pacer says see, offering `group`
+    /// bytes `gap` after each admission for `span` at `rate`.
+    struct Offered {
+        /// Bytes per second admitted.
+        rate: f64,
+        /// Seconds simulated.
+        secs: f64,
+        /// Groups that had to wait.
+        waits: u32,
+        /// The longest wait.
+        longest: Duration,
+    }
+
+    fn offer(group: u64, rate: u64, gap: Duration, span: Duration) -> Offered {
+        let t0 = Instant::now();
+        let mut now = t0;
+        let mut p = Pacer::default();
+        let (mut admitted, mut waits, mut longest) = (0u64, 0u32, Duration::ZERO);
+        while now < t0 + span {
+            let d = p.delay(group, rate, now);
+            if !d.is_zero() {
+                waits += 1;
+                longest = longest.max(d);
+            }
+            now += d + gap;
+            admitted += group;
+        }
+        let secs = now.duration_since(t0).as_secs_f64();
+        Offered {
+            rate: admitted as f64 / secs,
+            secs,
+            waits,
+            longest,
+        }
+    }
+
     /// The bulk import's delayed seconds: eight writers offering 1.8 KB
     /// groups far above a 30 MB/s delayed rate. Each wait is one refill
     /// period or little more, and the rate still holds. With a 1 ms period
@@ -535,26 +571,21 @@ mod tests {
     /// writers queued behind it as long, which set the import's p99.
     #[test]
     fn regression_a_delayed_write_group_waits_a_tenth_of_a_millisecond_not_one() {
-        let (group, rate) = (1_800u64, 30_000_000u64);
-        let t0 = Instant::now();
-        let mut now = t0;
-        let mut p = Pacer::default();
-        let (mut admitted, mut waits, mut longest) = (0u64, 0u32, Duration::ZERO);
-        while now < t0 + Duration::from_secs(1) {
-            let d = p.delay(group, rate, now);
-            if !d.is_zero() {
-                waits += 1;
-                longest = longest.max(d);
-            }
-            now += d + Duration::from_micros(5);
-            admitted += group;
-        }
-        let got = admitted as f64 / now.duration_since(t0).as_secs_f64();
+        let rate = 30_000_000u64;
+        let o = offer(
+            1_800,
+            rate,
+            Duration::from_micros(5),
+            Duration::from_secs(1),
+        );
+        let got = o.rate;
         assert!(
             (got - rate as f64).abs() <= rate as f64 * 0.05,
             "{got:.0} B/s"
         );
+        let longest = o.longest;
         assert!(longest < 2 * REFILL_PERIOD, "longest wait {longest:?}");
+        let waits = o.waits;
         assert!(waits > 5_000, "{waits} waits");
     }
 
@@ -573,19 +604,15 @@ mod tests {
             (64 << 10, 16 << 20),
             (200, 16 << 10),
         ] {
-            let t0 = Instant::now();
-            let mut now = t0;
-            let mut p = Pacer::default();
-            let mut admitted = 0u64;
-            let span = Duration::from_secs(2);
-            while now < t0 + span {
-                now += p.delay(group, rate, now);
-                admitted += group;
-                // The next group is ready 10 µs later: offered far above the rate.
-                now += Duration::from_micros(10);
-            }
-            let secs = now.duration_since(t0).as_secs_f64();
-            let got = admitted as f64 / secs;
+            // The next group is ready 10 µs after each admission: offered
+            // far above the rate.
+            let o = offer(
+                group,
+                rate,
+                Duration::from_micros(10),
+                Duration::from_secs(2),
+            );
+            let (got, secs) = (o.rate, o.secs);
             assert!(
                 (got - rate as f64).abs() <= rate as f64 * 0.05 + group as f64 / secs,
                 "group {group} B at {rate} B/s: admitted {got:.0} B/s"
