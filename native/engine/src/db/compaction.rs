@@ -25,7 +25,7 @@ use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
 use crate::range_del::TombstoneSeqs;
-use crate::rate_limiter::{IoPriority, RateLimitedFile};
+use crate::rate_limiter::RateLimitedFile;
 use crate::statistics::{Histogram, Ticker};
 use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
 use crate::version::{FileMetaData, VersionEdit, filename};
@@ -103,16 +103,14 @@ impl<'a> OutputWriter<'a> {
             file = Box::new(PeriodicSyncFile::new(file, self.db.opts.bytes_per_sync));
         }
         if let Some(rl) = &self.db.opts.rate_limiter {
-            // While writes are held, background IO is served first (RocksDB's IO_USER).
-            let pri = if self.db.write_condition.load(Ordering::Acquire) != super::stall::NORMAL {
-                IoPriority::User
-            } else if self.flush {
-                IoPriority::High
-            } else {
-                IoPriority::Low
-            };
+            // Each write's priority follows the write stall of the moment.
+            let (flush, held) = (self.flush, Arc::clone(&self.db.held_cause));
+            let base = super::stall::output_io_priority(flush, 0);
             file = Box::new(
-                RateLimitedFile::new(file, rl.clone(), pri)
+                RateLimitedFile::new(file, rl.clone(), base)
+                    .with_priority_fn(Box::new(move || {
+                        super::stall::output_io_priority(flush, held.load(Ordering::Acquire))
+                    }))
                     .with_statistics(self.db.statistics.clone()),
             );
         }

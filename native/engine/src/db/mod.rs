@@ -209,6 +209,11 @@ pub(crate) struct DbInner {
     /// `stall::NORMAL`, `DELAYED` or `STOPPED`: lets the write leader skip
     /// the DB mutex when writes are not held.
     pub(crate) write_condition: AtomicU8,
+    /// Why writes are held right now: [`stall::held_code`] of the condition
+    /// (0 when not held). Shared with the rate-limited output files of
+    /// running flushes and compactions, which read it for each write's IO
+    /// priority ([`stall::output_io_priority`]).
+    pub(crate) held_cause: Arc<AtomicU8>,
     /// Compaction pressure (mirror of `DbState::stall.pressure`).
     pub(crate) compaction_pressure: AtomicBool,
     /// Bytes of the previous write group (charged by the delayed-write pacer).
@@ -433,6 +438,7 @@ impl Db {
             closed: AtomicBool::new(false),
             has_bg_error: AtomicBool::new(false),
             write_condition: AtomicU8::new(stall::NORMAL),
+            held_cause: Arc::new(AtomicU8::new(0)),
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             explicit_flush: parking_lot::Mutex::new(()),

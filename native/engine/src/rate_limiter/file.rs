@@ -22,8 +22,15 @@ pub struct RateLimitedFile {
     inner: Box<dyn WritableFile>,
     limiter: Arc<RateLimiter>,
     priority: IoPriority,
+    /// When set, asked for the priority of each append instead of `priority`.
+    priority_fn: Option<PriorityFn>,
     stats: Option<Arc<Statistics>>,
 }
+
+/// Decides the priority of each append of a [`RateLimitedFile`] when it is
+/// made (e.g. from whether writes are stalled right now). Called once per
+/// append, outside the limiter's lock: it should be a few atomic loads.
+pub type PriorityFn = Box<dyn Fn() -> IoPriority + Send>;
 
 impl RateLimitedFile {
     /// Charges appends to `inner` at `priority`: [`IoPriority::High`] for
@@ -37,8 +44,17 @@ impl RateLimitedFile {
             inner,
             limiter,
             priority,
+            priority_fn: None,
             stats: None,
         }
+    }
+
+    /// Charges each append at the priority `f` returns at that moment, so a
+    /// job that started before a write stall is served as the stall demands
+    /// (the fixed priority is then unused).
+    pub fn with_priority_fn(mut self, f: PriorityFn) -> Self {
+        self.priority_fn = Some(f);
+        self
     }
 
     /// Also counts the limiter drains these appends cause in `stats`.
@@ -53,9 +69,9 @@ impl RateLimitedFile {
         self.priority = priority;
     }
 
-    /// The priority appends are charged at.
+    /// The priority the next append is charged at.
     pub fn priority(&self) -> IoPriority {
-        self.priority
+        self.priority_fn.as_ref().map_or(self.priority, |f| f())
     }
 
     /// Unwraps the inner file.
@@ -73,7 +89,7 @@ impl WritableFile for RateLimitedFile {
         for piece in data.chunks(burst.max(1)) {
             self.limiter.request_with_stats(
                 piece.len() as u64,
-                self.priority,
+                self.priority(),
                 OpType::Write,
                 self.stats.as_deref(),
             );

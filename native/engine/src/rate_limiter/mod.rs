@@ -4,10 +4,18 @@
 //!
 //! # Model
 //!
-//! Tokens are bytes. Every refill period (`refill_period_us`, default 100 ms)
-//! the bucket is set to `rate × period` tokens — unused tokens do not
-//! accumulate beyond one period, so after an idle spell at most one period's
-//! worth passes at once. [`RateLimiter::request`] blocks its caller until all
+//! Tokens are bytes. With a refill period (`refill_period_us`) of up to
+//! 100 ms — the default is 100 ms — every period the bucket is set to
+//! `rate × period` tokens, as RocksDB's is: unused tokens do not accumulate
+//! beyond one period, so after an idle spell at most one period's worth
+//! passes at once. **A longer period is where we differ**: the bucket is
+//! still refilled every 100 ms, each refill adding `rate × 100 ms` and the
+//! bucket holding at most `rate × period`. The period thus bounds the burst
+//! and the rate bounds the long run, as in RocksDB, but a request that finds
+//! the bucket empty waits for its own bytes at the rate, not for the rest of
+//! a period: RocksDB with the postmortem's 10.5 s period holds every flush
+//! behind a drained bucket for up to 10.5 s, and writers stop behind the
+//! flushes (see [`policy::refill_interval_us`]). [`RateLimiter::request`] blocks its caller until all
 //! its bytes are granted; a request larger than
 //! [`single_burst_bytes`](RateLimiter::single_burst_bytes) (default: one
 //! period's tokens) is split into chunks of at most that size, each charged on
@@ -37,7 +45,7 @@
 //! # Auto-tune
 //!
 //! With `auto_tune`, the configured rate is a maximum: the limiter starts at
-//! half of it and, every 100 refill periods (checked when a request arrives),
+//! half of it and, every 100 refills (checked when a request arrives),
 //! moves between `max / 20` and `max` according to how many of those periods
 //! drained — see [`policy::tuned_rate`] for the exact table.
 //! [`set_bytes_per_second`](RateLimiter::set_bytes_per_second) on an
@@ -70,7 +78,7 @@ use crate::error::{Error, Result};
 use crate::statistics::{Statistics, Ticker};
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use file::RateLimitedFile;
+pub use file::{PriorityFn, RateLimitedFile};
 use policy::Bucket;
 
 /// Default refill period, as RocksDB's: 100 ms.
@@ -227,6 +235,8 @@ pub struct RateLimiter {
     clock: Arc<dyn Clock>,
     mode: RateLimiterMode,
     refill_period_us: u64,
+    /// Time between refills: [`policy::refill_interval_us`] of the period.
+    interval_us: u64,
     fairness: u32,
     auto_tune: bool,
     raw_single_burst_bytes: u64,
@@ -282,8 +292,10 @@ impl RateLimiter {
             max_rate
         };
         let now = clock.now_micros();
-        let bucket = Bucket::new(
+        let interval_us = policy::refill_interval_us(config.refill_period_us);
+        let bucket = Bucket::with_interval(
             policy::refill_bytes(rate, config.refill_period_us),
+            policy::refill_bytes(rate, interval_us),
             now,
             seed,
         );
@@ -291,6 +303,7 @@ impl RateLimiter {
             clock,
             mode: config.mode,
             refill_period_us: config.refill_period_us,
+            interval_us,
             fairness: u32::try_from(config.fairness)
                 .unwrap_or(1)
                 .min(policy::MAX_FAIRNESS),
@@ -364,7 +377,7 @@ impl RateLimiter {
             let now = self.clock.now_micros();
             if now >= st.bucket.next_refill_us {
                 st.bucket
-                    .refill(now, self.refill_period_us, self.fairness, |_, granted| {
+                    .refill(now, self.interval_us, self.fairness, |_, granted| {
                         granted.granted.store(true, Ordering::Relaxed);
                         granted.cv.notify_one();
                     });
@@ -399,17 +412,15 @@ impl RateLimiter {
         }
     }
 
-    /// Applies the auto-tune rule when 100 refill periods have passed.
+    /// Applies the auto-tune rule when 100 refill intervals have passed.
     fn maybe_tune(&self, st: &mut State) {
         let now = self.clock.now_micros();
         let elapsed = now.saturating_sub(st.tuned_at_us);
-        let window = self
-            .refill_period_us
-            .saturating_mul(policy::REFILLS_PER_TUNE);
+        let window = self.interval_us.saturating_mul(policy::REFILLS_PER_TUNE);
         if elapsed < window {
             return;
         }
-        let periods = elapsed.div_ceil(self.refill_period_us);
+        let periods = elapsed.div_ceil(self.interval_us);
         let rate = policy::tuned_rate(
             self.rate.load(Ordering::Relaxed),
             st.max_rate,
@@ -424,6 +435,8 @@ impl RateLimiter {
     fn set_rate_locked(&self, st: &mut State, rate: u64) {
         self.rate.store(rate, Ordering::Relaxed);
         st.bucket.refill_bytes = policy::refill_bytes(rate, self.refill_period_us);
+        st.bucket.tick_bytes =
+            policy::refill_bytes(rate, self.interval_us).min(st.bucket.refill_bytes);
     }
 
     /// Changes the rate at run time; the new rate applies from the next

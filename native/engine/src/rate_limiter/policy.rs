@@ -20,8 +20,28 @@ use super::IoPriority;
 /// Fairness values above this behave like it (RocksDB caps fairness at 100 too).
 pub const MAX_FAIRNESS: u32 = 100;
 
-/// Refill periods between two auto-tune decisions.
+/// Refills between two auto-tune decisions.
 pub const REFILLS_PER_TUNE: u64 = 100;
+
+/// The longest time between two refills: 100 ms (RocksDB's default refill
+/// period). A limiter configured with a longer period still refills every
+/// 100 ms, each refill adding `rate × 100 ms` up to one period's worth; see
+/// [`refill_interval_us`].
+pub const MAX_REFILL_INTERVAL_US: u64 = 100_000;
+
+/// Microseconds between two refills for a configured `refill_period_us`:
+/// the period itself up to [`MAX_REFILL_INTERVAL_US`], that maximum above.
+///
+/// RocksDB refills once per period, so with the 10 s period of the
+/// postmortem's importer (`10 * 1024 * 1024` µs) a drained bucket holds
+/// every flush and compaction write for up to 10.5 s, and writers stop
+/// behind the flushes. Refilling every 100 ms keeps the period's meaning as
+/// the largest burst (the bucket holds at most `rate × period`) and the
+/// rate as the long-run bound, while a waiting write waits for its own bytes
+/// at the rate rather than for the rest of the period.
+pub fn refill_interval_us(refill_period_us: u64) -> u64 {
+    refill_period_us.clamp(1, MAX_REFILL_INTERVAL_US)
+}
 
 /// Bytes one refill adds: `rate × period`, at least 1 (so a tiny rate still
 /// makes progress), saturating instead of overflowing.
@@ -67,11 +87,11 @@ pub fn service_order(fairness: u32, rng: &mut Rng) -> [IoPriority; IoPriority::C
     }
 }
 
-/// The auto-tune rule, applied every [`REFILLS_PER_TUNE`] refill periods.
+/// The auto-tune rule, applied every [`REFILLS_PER_TUNE`] refills.
 ///
-/// `drains` is how many refill periods some request had to wait for (the
-/// bucket ran dry) out of `elapsed_periods`; `drained% = drains × 100 /
-/// elapsed_periods` (integer division). With `floor = max_rate / 20` (at
+/// `drains` is how many refills some request had to wait for (the bucket
+/// ran dry) out of `elapsed_periods` refill intervals; `drained% = drains ×
+/// 100 / elapsed_periods` (integer division). With `floor = max_rate / 20` (at
 /// least 1):
 ///
 /// | drained%   | new rate                                 |
@@ -109,8 +129,15 @@ pub struct Bucket<W> {
     available: u64,
     /// Clock time of the next refill.
     pub next_refill_us: u64,
-    /// Tokens one refill provides (rate × period).
+    /// The most tokens the bucket holds: one refill period's worth (rate ×
+    /// period).
     pub refill_bytes: u64,
+    /// Tokens one refill interval adds (rate × interval); equal to
+    /// `refill_bytes` when the period is the interval.
+    pub tick_bytes: u64,
+    /// When the interval the next refill pays for began (`None` before the
+    /// first refill, which fills the bucket).
+    interval_start_us: Option<u64>,
     queues: [VecDeque<Pending<W>>; IoPriority::COUNT],
     /// Bytes granted, per priority.
     pub bytes_through: [u64; IoPriority::COUNT],
@@ -120,12 +147,23 @@ pub struct Bucket<W> {
 }
 
 impl<W> Bucket<W> {
-    /// An empty bucket whose first refill is due at `now_us`.
+    /// An empty bucket whose first refill is due at `now_us`, refilled once
+    /// per period with `refill_bytes` (RocksDB's bucket).
     pub fn new(refill_bytes: u64, now_us: u64, seed: u64) -> Self {
+        Self::with_interval(refill_bytes, refill_bytes, now_us, seed)
+    }
+
+    /// An empty bucket holding at most `refill_bytes`, each refill interval
+    /// adding `tick_bytes` (see [`refill_interval_us`]); the first refill,
+    /// due at `now_us`, fills it.
+    pub fn with_interval(refill_bytes: u64, tick_bytes: u64, now_us: u64, seed: u64) -> Self {
+        let refill_bytes = refill_bytes.max(1);
         Self {
             available: 0,
             next_refill_us: now_us,
-            refill_bytes: refill_bytes.max(1),
+            refill_bytes,
+            tick_bytes: tick_bytes.clamp(1, refill_bytes),
+            interval_start_us: None,
             queues: std::array::from_fn(|_| VecDeque::new()),
             bytes_through: [0; IoPriority::COUNT],
             requests: [0; IoPriority::COUNT],
@@ -167,28 +205,42 @@ impl<W> Bucket<W> {
             .find_map(|p| self.queues[p as usize].front().map(|q| &q.waiter))
     }
 
-    /// The refill step, for `now_us >= next_refill_us`: sets the tokens to one
-    /// period's worth (unused tokens do not accumulate beyond that), schedules
-    /// the next refill one period after the one due (or after `now_us` when
-    /// more than a period late, so an idle limiter does not owe bursts), then
-    /// grants queue heads in [`service_order`]. The first request that cannot
-    /// be granted in full gets a partial grant and the step ends. Each fully
-    /// granted waiter is passed to `on_grant`.
+    /// The refill step, for `now_us >= next_refill_us` (`interval_us` is the
+    /// refill interval, [`refill_interval_us`] of the period): adds
+    /// `tick_bytes` for each whole interval since the last refill's interval
+    /// began (at least one; the first refill fills the bucket), never above
+    /// `refill_bytes` — so when the interval is the period the bucket is set
+    /// to one period's worth, as RocksDB's is, and unused tokens never pile
+    /// up beyond that. Schedules the next refill one interval after the one
+    /// due (or after `now_us` when more than an interval late, so an idle
+    /// limiter does not owe bursts), then grants queue heads in
+    /// [`service_order`]. The first request that cannot be granted in full
+    /// gets a partial grant and the step ends. Each fully granted waiter is
+    /// passed to `on_grant`.
     pub fn refill(
         &mut self,
         now_us: u64,
-        period_us: u64,
+        interval_us: u64,
         fairness: u32,
         mut on_grant: impl FnMut(IoPriority, W),
     ) {
         debug_assert!(now_us >= self.next_refill_us);
-        self.available = self.refill_bytes;
-        let due_next = self.next_refill_us.saturating_add(period_us);
+        let interval_us = interval_us.max(1);
+        let add = match self.interval_start_us {
+            None => self.refill_bytes,
+            Some(start) => {
+                let intervals = (now_us.saturating_sub(start) / interval_us).max(1);
+                self.tick_bytes.saturating_mul(intervals)
+            }
+        };
+        self.available = self.available.saturating_add(add).min(self.refill_bytes);
+        let due_next = self.next_refill_us.saturating_add(interval_us);
         self.next_refill_us = if now_us < due_next {
             due_next
         } else {
-            now_us.saturating_add(period_us)
+            now_us.saturating_add(interval_us)
         };
+        self.interval_start_us = Some(self.next_refill_us.saturating_sub(interval_us));
         for pri in service_order(fairness, &mut self.rng) {
             let queue = &mut self.queues[pri as usize];
             while let Some(head) = queue.front_mut() {

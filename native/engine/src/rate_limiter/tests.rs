@@ -136,6 +136,47 @@ fn bucket_refill_late_by_less_than_a_period_keeps_the_schedule() {
 }
 
 #[test]
+fn refill_interval_is_the_period_up_to_a_tenth_of_a_second() {
+    for (period, interval) in [
+        (1, 1),
+        (1_000, 1_000),
+        (100_000, 100_000),
+        (100_001, 100_000),
+        (10 * 1024 * 1024, 100_000),
+    ] {
+        assert_eq!(
+            policy::refill_interval_us(period),
+            interval,
+            "period {period}"
+        );
+    }
+}
+
+#[test]
+fn bucket_with_a_long_period_adds_one_interval_per_refill_up_to_a_period() {
+    // 1 MB/s, a 10 s period refilled every 100 ms: 100 kB per refill, at most 10 MB held.
+    let (interval, cap, tick) = (PERIOD, 10_000_000, 100_000);
+    let mut b: Bucket<u32> = Bucket::with_interval(cap, tick, 0, 7);
+    assert_eq!(b.take(IoPriority::High, 12_000_000), 12_000_000);
+    b.enqueue(IoPriority::High, 12_000_000, 1);
+    let mut granted = vec![];
+    // The first refill fills the bucket: a period's burst passes.
+    b.refill(0, interval, 10, |_, w| granted.push(w));
+    assert_eq!(b.bytes_through[IoPriority::High as usize], cap);
+    // Then one interval's worth per refill, not a period's.
+    b.refill(interval, interval, 10, |_, w| granted.push(w));
+    assert_eq!(b.bytes_through[IoPriority::High as usize], cap + tick);
+    // Late by 5 intervals: 5 intervals' worth (the time was not lost)...
+    b.refill(6 * interval, interval, 10, |_, w| granted.push(w));
+    assert_eq!(b.bytes_through[IoPriority::High as usize], cap + 6 * tick);
+    assert_eq!(b.next_refill_us, 7 * interval);
+    // ...and an idle hour still adds no more than one period's worth.
+    b.refill(3_600_000_000, interval, 10, |_, w| granted.push(w));
+    assert_eq!(granted, vec![1]);
+    assert_eq!(b.available(), cap - (12_000_000 - cap - 6 * tick));
+}
+
+#[test]
 fn bucket_serves_low_about_one_refill_in_fairness_under_contention() {
     for (fairness, seed) in [(2, 1u64), (5, 2), (10, 3)] {
         let mut b: Bucket<IoPriority> = Bucket::new(QUOTA, 0, seed);
@@ -619,4 +660,84 @@ fn compaction_heavy_load_is_held_to_the_configured_rate() {
         "achieved {achieved:.0} B/s, target {target:.0} B/s"
     );
     assert!(l.total_drains() > 50, "the threads had to wait for refills");
+}
+
+#[test]
+fn regression_a_drained_ten_second_limiter_grants_a_small_write_in_a_tenth_of_a_second() {
+    // The postmortem's limiter: refill period 10 * 1024 * 1024 µs. Refilled
+    // once per period, a flush arriving just after the bucket drained waited
+    // up to 10.5 s for its first byte (writers stopped 11.8 and 17.4 s behind
+    // such flushes in a 30 MiB/s import).
+    let clock = Arc::new(ManualClock::auto_advance(0));
+    let period = 10 * 1024 * 1024;
+    let l = on_clock(
+        RateLimiterConfig {
+            refill_period_us: period,
+            single_burst_bytes: 1 << 20,
+            ..RateLimiterConfig::with_rate(RATE)
+        },
+        &clock,
+        1,
+    );
+    let burst = policy::refill_bytes(RATE, period);
+    // A compaction takes the whole period's burst at once...
+    l.request(burst, IoPriority::Low, OpType::Write);
+    assert_eq!(clock.now_micros(), 0);
+    // ...and a flush's 50 kB then waits one 100 ms refill, not 10.5 s.
+    l.request(50_000, IoPriority::High, OpType::Write);
+    assert_eq!(clock.now_micros(), 100_000);
+    // The long run still follows the rate: 60 s of demand from one thread
+    // pass in 60 s less the burst's head start, never faster.
+    let mut rng = Rng::new(5);
+    let mut demanded = burst + 50_000;
+    while clock.now_micros() < 60_000_000 {
+        let n = 1 + rng.next_u64() % 300_000;
+        l.request(n, IoPriority::Low, OpType::Write);
+        demanded += n;
+        let now = clock.now_micros();
+        assert!(
+            demanded <= burst + RATE * now / 1_000_000,
+            "{demanded} bytes by t={now} µs"
+        );
+    }
+    assert!(
+        demanded + RATE / 10 + 300_000 > burst + RATE * 60,
+        "the rate was not reached: {demanded}"
+    );
+}
+
+#[test]
+fn a_priority_fn_decides_each_append() {
+    use std::sync::atomic::AtomicU8;
+    let clock = Arc::new(ManualClock::auto_advance(0));
+    let l = on_clock(config(RATE), &clock, 1);
+    let raised = Arc::new(AtomicU8::new(0));
+    let flag = Arc::clone(&raised);
+    let appends = Arc::new(Mutex::new(Vec::new()));
+    let inner = RecordingFile {
+        clock: Arc::clone(&clock),
+        appends: Arc::clone(&appends),
+        len: 0,
+    };
+    let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::Low)
+        .with_priority_fn(Box::new(move || {
+            if flag.load(Ordering::Relaxed) == 0 {
+                IoPriority::High
+            } else {
+                IoPriority::User
+            }
+        }));
+    f.append(&[1; 1000]).unwrap();
+    assert_eq!(f.priority(), IoPriority::High);
+    raised.store(1, Ordering::Relaxed);
+    f.append(&[2; 3000]).unwrap();
+    assert_eq!(f.priority(), IoPriority::User);
+    assert_eq!(l.total_bytes_through(Some(IoPriority::High)), 1000);
+    assert_eq!(l.total_bytes_through(Some(IoPriority::User)), 3000);
+    assert_eq!(
+        l.total_bytes_through(Some(IoPriority::Low)),
+        0,
+        "the fixed priority is unused"
+    );
+    assert_eq!(appends.lock().len(), 2);
 }

@@ -8,7 +8,14 @@ import dev.talus.internal.NativeHandle;
  * rateBytesPerSecond * refillPeriodMicros / 1 000 000} bytes. Unused tokens do not accumulate beyond one
  * period. Flush output is charged at high priority and compaction output at low priority; with
  * both waiting, low priority is served first at about one refill in {@code fairness}, so it is
- * never starved.
+ * never starved. While writes are stalled, flush output and (unless the stall is for too many
+ * memtables, which only flushes release) compaction output are served first.
+ *
+ * <p>Unlike RocksDB, a refill period over 100 ms is refilled every 100 ms, each refill adding
+ * 100 ms worth of tokens and the bucket holding at most one period's worth: the period still
+ * bounds the burst and the rate the long run, but a write that finds the bucket empty waits for
+ * its own bytes at the rate instead of for the rest of the period (with the postmortem's period of
+ * {@code 10 * 1024 * 1024} µs, up to 10.5 s while writers stood stopped behind the flush).
  *
  * <p>Pass it with {@code Options.setRateLimiter(RateLimiter)}. It may be shared by several
  * databases; each database holds its own reference, so closing this object while databases still
