@@ -9,23 +9,44 @@ use crate::error::Result;
 use crate::fs::WritableFile;
 use crate::statistics::Statistics;
 
-/// Wraps a [`WritableFile`] so that every appended byte is first granted by a
+/// Wraps a [`WritableFile`] so that every appended byte is granted by a
 /// [`RateLimiter`] (as a write, at the wrapper's priority).
 ///
-/// An append larger than the limiter's single burst is cut into burst-sized
-/// pieces, each charged and then appended, so the bytes reach the inner file
-/// (and, once it flushes, the disk) at the limited pace rather than in one
-/// lump after a long wait. `flush`, `sync` and `len` pass straight through:
-/// they move no new bytes. When the limiter's mode does not cover writes,
-/// appends pass straight through too.
+/// Appends are charged in requests of [`CHARGE_UNIT`] (or the limiter's
+/// single burst, if smaller): bytes are counted as they are appended, and
+/// the append that brings the count to a unit first waits for the whole
+/// count to be granted; `flush`, `sync` and `into_inner` charge what is
+/// left. So at most one unit is appended ahead of its grant, and a file
+/// dropped without a flush leaves at most one unit uncharged. An append
+/// larger than the single burst is cut into burst-sized pieces, each
+/// charged and then appended, so the bytes reach the inner file (and, once
+/// it flushes, the disk) at the limited pace rather than in one lump after
+/// a long wait. When the limiter's mode does not cover writes, everything
+/// passes straight through.
+///
+/// Why units and not one request per append: a table is appended one block
+/// (about 4 KiB) at a time, and a writer that asks for 4 KiB at a time is
+/// rarely the one waiting in the queue when a refill is served, so between
+/// refills flushes and compactions took tokens first come, first served and
+/// a flush got one share in five beside four compactions, whatever its
+/// priority (a 275 MB flush took 30.8 s under a 30 MiB/s limiter while
+/// writes were stopped). With units the bucket drains within a refill and
+/// the queued requests are granted in priority order. RocksDB's file writer
+/// asks for its 1 MiB buffer at a time.
 pub struct RateLimitedFile {
     inner: Box<dyn WritableFile>,
     limiter: Arc<RateLimiter>,
     priority: IoPriority,
-    /// When set, asked for the priority of each append instead of `priority`.
+    /// When set, asked for the priority of each charge instead of `priority`.
     priority_fn: Option<PriorityFn>,
     stats: Option<Arc<Statistics>>,
+    /// Bytes appended and not yet charged (less than one unit between calls).
+    owed: u64,
 }
+
+/// The most bytes one charge of a [`RateLimitedFile`] asks for: 1 MiB,
+/// RocksDB's default `writable_file_max_buffer_size`.
+pub const CHARGE_UNIT: u64 = 1 << 20;
 
 /// Decides the priority of each append of a [`RateLimitedFile`] when it is
 /// made (e.g. from whether writes are stalled right now). Called once per
@@ -46,10 +67,11 @@ impl RateLimitedFile {
             priority,
             priority_fn: None,
             stats: None,
+            owed: 0,
         }
     }
 
-    /// Charges each append at the priority `f` returns at that moment, so a
+    /// Makes each charge at the priority `f` returns at that moment, so a
     /// job that started before a write stall is served as the stall demands
     /// (the fixed priority is then unused).
     pub fn with_priority_fn(mut self, f: PriorityFn) -> Self {
@@ -69,14 +91,30 @@ impl RateLimitedFile {
         self.priority = priority;
     }
 
-    /// The priority the next append is charged at.
+    /// The priority the next charge is made at.
     pub fn priority(&self) -> IoPriority {
         self.priority_fn.as_ref().map_or(self.priority, |f| f())
     }
 
-    /// Unwraps the inner file.
-    pub fn into_inner(self) -> Box<dyn WritableFile> {
+    /// Charges what is owed, then unwraps the inner file.
+    pub fn into_inner(mut self) -> Box<dyn WritableFile> {
+        self.settle();
         self.inner
+    }
+
+    /// Bytes appended and not yet charged.
+    pub fn owed(&self) -> u64 {
+        self.owed
+    }
+
+    /// Waits until the owed bytes are granted.
+    fn settle(&mut self) {
+        if self.owed > 0 {
+            let pri = self.priority();
+            self.limiter
+                .request_with_stats(self.owed, pri, OpType::Write, self.stats.as_deref());
+            self.owed = 0;
+        }
     }
 }
 
@@ -85,24 +123,25 @@ impl WritableFile for RateLimitedFile {
         if !self.limiter.is_rate_limited(OpType::Write) {
             return self.inner.append(data);
         }
-        let burst = usize::try_from(self.limiter.single_burst_bytes()).unwrap_or(usize::MAX);
-        for piece in data.chunks(burst.max(1)) {
-            self.limiter.request_with_stats(
-                piece.len() as u64,
-                self.priority(),
-                OpType::Write,
-                self.stats.as_deref(),
-            );
+        let burst = self.limiter.single_burst_bytes().max(1);
+        let unit = burst.min(CHARGE_UNIT);
+        for piece in data.chunks(usize::try_from(burst).unwrap_or(usize::MAX)) {
+            self.owed += piece.len() as u64;
+            if self.owed >= unit {
+                self.settle();
+            }
             self.inner.append(piece)?;
         }
         Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
+        self.settle();
         self.inner.flush()
     }
 
     fn sync(&mut self) -> Result<()> {
+        self.settle();
         self.inner.sync()
     }
 

@@ -78,7 +78,7 @@ use crate::error::{Error, Result};
 use crate::statistics::{Statistics, Ticker};
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use file::{PriorityFn, RateLimitedFile};
+pub use file::{CHARGE_UNIT, PriorityFn, RateLimitedFile};
 use policy::Bucket;
 
 /// Default refill period, as RocksDB's: 100 ms.
