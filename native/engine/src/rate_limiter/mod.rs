@@ -487,6 +487,12 @@ impl RateLimiter {
         }
     }
 
+    /// Tokens one refill adds at the current rate: one refill period's worth,
+    /// or 100 ms worth for a longer period ([`policy::refill_interval_us`]).
+    pub fn refill_interval_bytes(&self) -> u64 {
+        policy::refill_bytes(self.bytes_per_second(), self.interval_us)
+    }
+
     /// Bytes granted so far at `pri`, or at every priority for `None`.
     pub fn total_bytes_through(&self, pri: Option<IoPriority>) -> u64 {
         let st = self.state.lock();

@@ -773,7 +773,7 @@ fn regression_block_sized_appends_are_charged_a_unit_at_a_time() {
             appends: Arc::clone(&appends),
             len: 0,
         };
-        let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::High);
+        let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::Low);
         let total = 3 * unit + 1234;
         let mut appended = 0;
         while appended < total {
@@ -792,7 +792,41 @@ fn regression_block_sized_appends_are_charged_a_unit_at_a_time() {
         assert_eq!(l.total_bytes_through(None), total - f.owed());
         f.sync().unwrap();
         assert!(l.total_requests(None) > charged, "sync charges the rest");
-        assert_eq!(l.total_bytes_through(Some(IoPriority::High)), total);
+        assert_eq!(l.total_bytes_through(Some(IoPriority::Low)), total);
         assert_eq!(appends.lock().len() as u64, total.div_ceil(4096));
+    }
+}
+
+#[test]
+fn regression_a_flush_asks_for_a_whole_refill_so_its_priority_buys_the_refill() {
+    // 100 MB/s, 100 ms refills: 10 MB per refill, burst 10 MB.
+    let clock = Arc::new(ManualClock::auto_advance(0));
+    let l = on_clock(config(100 * RATE), &clock, 5);
+    assert_eq!(l.refill_interval_bytes(), 10_000_000);
+    let total = 30_000_000u64;
+    for pri in [IoPriority::High, IoPriority::User, IoPriority::Low] {
+        let inner = RecordingFile {
+            clock: Arc::clone(&clock),
+            appends: Arc::new(Mutex::new(vec![])),
+            len: 0,
+        };
+        let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), pri);
+        for _ in 0..total / 4096 {
+            f.append(&[9u8; 4096]).unwrap();
+        }
+        f.sync().unwrap();
+        let requests = l.total_requests(Some(pri));
+        if pri == IoPriority::Low {
+            // Compaction output: 1 MiB at a time.
+            assert!(
+                (28..=30).contains(&requests),
+                "{pri:?}: {requests} requests"
+            );
+        } else {
+            // A whole refill at a time (a unit that ends past the burst is
+            // two requests): with one request in the queue at a time, that
+            // is what lets priority take the refill.
+            assert!((3..=6).contains(&requests), "{pri:?}: {requests} requests");
+        }
     }
 }
