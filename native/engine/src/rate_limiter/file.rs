@@ -12,8 +12,8 @@ use crate::statistics::Statistics;
 /// Wraps a [`WritableFile`] so that every appended byte is granted by a
 /// [`RateLimiter`] (as a write, at the wrapper's priority).
 ///
-/// Appends are charged in requests of [`CHARGE_UNIT`] (or the limiter's
-/// single burst, if smaller): bytes are counted as they are appended, and
+/// Appends are charged in units of [`CHARGE_UNIT`] (more at high priority,
+/// below; never more than the limiter's single burst): bytes are counted as they are appended, and
 /// the append that brings the count to a unit first waits for the whole
 /// count to be granted; `flush`, `sync` and `into_inner` charge what is
 /// left. So at most one unit is appended ahead of its grant, and a file
@@ -53,13 +53,15 @@ pub struct RateLimitedFile {
     owed: u64,
 }
 
-/// The most bytes one charge of a [`RateLimitedFile`] asks for: 1 MiB,
-/// RocksDB's default `writable_file_max_buffer_size`.
+/// The unit a [`RateLimitedFile`] charges at `Low` priority, and the least
+/// at `High` or `User`: 1 MiB, RocksDB's default
+/// `writable_file_max_buffer_size`.
 pub const CHARGE_UNIT: u64 = 1 << 20;
 
-/// Decides the priority of each append of a [`RateLimitedFile`] when it is
-/// made (e.g. from whether writes are stalled right now). Called once per
-/// append, outside the limiter's lock: it should be a few atomic loads.
+/// Decides the priority of a [`RateLimitedFile`]'s writes at the moment
+/// (e.g. from whether writes are stalled right now). Called for each append
+/// and each charge, outside the limiter's lock: it should be a few atomic
+/// loads.
 pub type PriorityFn = Box<dyn Fn() -> IoPriority + Send>;
 
 impl RateLimitedFile {
