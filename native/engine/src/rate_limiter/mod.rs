@@ -435,8 +435,7 @@ impl RateLimiter {
     fn set_rate_locked(&self, st: &mut State, rate: u64) {
         self.rate.store(rate, Ordering::Relaxed);
         st.bucket.refill_bytes = policy::refill_bytes(rate, self.refill_period_us);
-        st.bucket.tick_bytes =
-            policy::refill_bytes(rate, self.interval_us).min(st.bucket.refill_bytes);
+        st.bucket.tick_bytes = self.refill_interval_bytes().min(st.bucket.refill_bytes);
     }
 
     /// Changes the rate at run time; the new rate applies from the next

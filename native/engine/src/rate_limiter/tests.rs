@@ -24,6 +24,15 @@ fn on_clock(config: RateLimiterConfig, clock: &Arc<ManualClock>, seed: u64) -> A
     RateLimiter::with_clock(config, Arc::clone(clock) as Arc<dyn Clock>, seed).unwrap()
 }
 
+/// A limiter at `rate` with single burst `burst` (0: one refill), on `clock`.
+fn with_burst(rate: u64, burst: u64, clock: &Arc<ManualClock>) -> Arc<RateLimiter> {
+    let config = RateLimiterConfig {
+        single_burst_bytes: burst,
+        ..config(rate)
+    };
+    on_clock(config, clock, 5)
+}
+
 /// Polls `cond` until it holds; fails the test after 20 s.
 fn wait_until(what: &str, cond: impl Fn() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(20);
@@ -293,11 +302,27 @@ fn token_arithmetic_on_a_simulated_clock_is_exact() {
     assert_eq!(clock.now_micros(), (refills_used - 1) * PERIOD);
 }
 
+/// The appends a [`RecordingFile`] saw: (clock time, length).
+type Appends = Arc<Mutex<Vec<(u64, usize)>>>;
+
 /// Records what reaches the wrapped file, with the clock time of each append.
 struct RecordingFile {
     clock: Arc<ManualClock>,
-    appends: Arc<Mutex<Vec<(u64, usize)>>>,
+    appends: Appends,
     len: u64,
+}
+
+impl RecordingFile {
+    /// An empty file on `clock`, and the list its appends are recorded in.
+    fn on(clock: &Arc<ManualClock>) -> (Self, Appends) {
+        let appends = Arc::new(Mutex::new(vec![]));
+        let file = RecordingFile {
+            clock: Arc::clone(clock),
+            appends: Arc::clone(&appends),
+            len: 0,
+        };
+        (file, appends)
+    }
 }
 
 impl WritableFile for RecordingFile {
@@ -323,20 +348,8 @@ impl WritableFile for RecordingFile {
 fn requests_larger_than_the_burst_are_split_and_never_exceed_a_refill() {
     for burst in [0, 30_000, 100_000, 250_000] {
         let clock = Arc::new(ManualClock::auto_advance(0));
-        let l = on_clock(
-            RateLimiterConfig {
-                single_burst_bytes: burst,
-                ..config(RATE)
-            },
-            &clock,
-            5,
-        );
-        let appends = Arc::new(Mutex::new(vec![]));
-        let inner = RecordingFile {
-            clock: Arc::clone(&clock),
-            appends: Arc::clone(&appends),
-            len: 0,
-        };
+        let l = with_burst(RATE, burst, &clock);
+        let (inner, appends) = RecordingFile::on(&clock);
         let stats = Statistics::new();
         let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::Low)
             .with_statistics(Some(Arc::clone(&stats)));
@@ -720,12 +733,7 @@ fn a_priority_fn_decides_each_charge() {
     let l = on_clock(config(RATE), &clock, 1);
     let raised = Arc::new(AtomicU8::new(0));
     let flag = Arc::clone(&raised);
-    let appends = Arc::new(Mutex::new(Vec::new()));
-    let inner = RecordingFile {
-        clock: Arc::clone(&clock),
-        appends: Arc::clone(&appends),
-        len: 0,
-    };
+    let (inner, appends) = RecordingFile::on(&clock);
     let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::Low)
         .with_priority_fn(Box::new(move || {
             if flag.load(Ordering::Relaxed) == 0 {
@@ -759,20 +767,8 @@ fn regression_block_sized_appends_are_charged_a_unit_at_a_time() {
     for (burst, unit) in [(0, QUOTA), (30_000, 30_000), (5 << 20, CHARGE_UNIT)] {
         let clock = Arc::new(ManualClock::auto_advance(0));
         let rate = if burst > QUOTA { 100 * RATE } else { RATE };
-        let l = on_clock(
-            RateLimiterConfig {
-                single_burst_bytes: burst,
-                ..config(rate)
-            },
-            &clock,
-            5,
-        );
-        let appends = Arc::new(Mutex::new(vec![]));
-        let inner = RecordingFile {
-            clock: Arc::clone(&clock),
-            appends: Arc::clone(&appends),
-            len: 0,
-        };
+        let l = with_burst(rate, burst, &clock);
+        let (inner, appends) = RecordingFile::on(&clock);
         let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), IoPriority::Low);
         let total = 3 * unit + 1234;
         let mut appended = 0;
@@ -805,11 +801,7 @@ fn regression_a_flush_asks_for_a_whole_refill_so_its_priority_buys_the_refill() 
     assert_eq!(l.refill_interval_bytes(), 10_000_000);
     let total = 30_000_000u64;
     for pri in [IoPriority::High, IoPriority::User, IoPriority::Low] {
-        let inner = RecordingFile {
-            clock: Arc::clone(&clock),
-            appends: Arc::new(Mutex::new(vec![])),
-            len: 0,
-        };
+        let (inner, _) = RecordingFile::on(&clock);
         let mut f = RateLimitedFile::new(Box::new(inner), Arc::clone(&l), pri);
         for _ in 0..total / 4096 {
             f.append(&[9u8; 4096]).unwrap();
