@@ -302,6 +302,8 @@ public final class BulkImport implements Callable<Integer> {
     s.l0FilesMax = progress.l0Max();
     s.heapUsedMaxBytes = progress.heapMax();
     s.rssMaxBytes = progress.rssMax();
+    s.writersCpuWaitSeconds = progress.writersCpuWaitSeconds();
+    s.stealPercent = progress.stealPercent();
 
     s.stallMicros = e.ticker(Engine.Ticker.STALL_MICROS);
     s.stallConditionCounts = StatsText.stallCounts(Progress.stallStats(e));
@@ -387,6 +389,9 @@ public final class BulkImport implements Callable<Integer> {
               + " 50 ms: %d%n", Fmt.micros(s.putP50Micros), Fmt.micros(s.putP99Micros),
           Fmt.micros(s.putP999Micros), Fmt.micros(s.putMaxMicros), Fmt.micros(s.putMeanMicros),
           s.putsOver50ms);
+      o.printf(Locale.ROOT, "cpu         writers waited %.1f s for a CPU (run queue, summed over"
+              + " %d writers); machine CPU steal %.1f%%%n", s.writersCpuWaitSeconds, s.threads,
+          s.stealPercent);
       o.printf(Locale.ROOT, "flushes     %d (writers waited %.1f s); back-pressure sleeps %d;"
               + " L0 files max %d, at end %d; pending compaction at end %s%n", s.flushes,
           s.flushWaitSeconds, s.backpressureSleeps, s.l0FilesMax, s.l0FilesAtEnd,

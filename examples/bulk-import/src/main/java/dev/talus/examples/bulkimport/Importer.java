@@ -26,6 +26,8 @@ import org.HdrHistogram.SingleWriterRecorder;
 final class Importer {
   /** Puts slower than this are counted one by one. */
   static final long SLOW_PUT_NANOS = 50_000_000L;
+  /** Writer threads are named this and their number ({@link CpuWait} finds them by it). */
+  static final String WRITER_THREAD_PREFIX = "writer-";
   /** Highest latency the histograms track: one hour. */
   static final long HIGHEST_NANOS = 3_600_000_000_000L;
 
@@ -158,7 +160,7 @@ final class Importer {
   void run() throws Exception {
     List<Thread> ts = new ArrayList<>();
     for (int t = 0; t < threads; t++) {
-      Thread th = new Thread(writers.get(t), "writer-" + t);
+      Thread th = new Thread(writers.get(t), WRITER_THREAD_PREFIX + t);
       ts.add(th);
       th.start();
     }

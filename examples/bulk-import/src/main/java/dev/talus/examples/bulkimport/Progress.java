@@ -22,11 +22,12 @@ final class Progress {
   record Sample(double seconds, long rows, double rate, double avgRate, double p50, double p99,
       double p999, double max, long l0Files, long pendingBytes, long stallCount,
       long stallMicros, long intervalStallMicros, long backpressureSleeps, long flushes,
-      long heapUsed, long rss) {}
+      long heapUsed, long rss, double writersCpuWaitMs, double stealPercent) {}
 
   static final String CSV_HEADER = "seconds,rows,rows_per_s,avg_rows_per_s,p50_us,p99_us,"
       + "p999_us,max_us,l0_files,pending_compaction_bytes,stall_count,stall_micros,"
-      + "interval_stall_micros,backpressure_sleeps,flushes,heap_used_bytes,rss_bytes";
+      + "interval_stall_micros,backpressure_sleeps,flushes,heap_used_bytes,rss_bytes,"
+      + "writers_cpu_wait_ms,steal_percent";
 
   private final Engine engine;
   private final Importer importer;
@@ -45,6 +46,10 @@ final class Progress {
   private long l0Max;
   private long heapMax;
   private long rssMax;
+  private long lastWriterWait;
+  private long writersWaitTotal;
+  private long[] firstTicks;
+  private long[] lastTicks;
   private volatile boolean stop;
   private Thread thread;
 
@@ -132,11 +137,23 @@ final class Progress {
       stallMicros = engine.ticker(Engine.Ticker.STALL_MICROS);
     }
     long intervalStall = stallMicros - lastStallMicros;
+    // Writer threads that ended take their wait with them: count only growth.
+    long writerWait = CpuWait.writersWaitNanos();
+    long intervalWait = Math.max(0, writerWait - lastWriterWait);
+    writersWaitTotal += intervalWait;
+    lastWriterWait = writerWait;
+    long[] ticks = CpuWait.cpuTicks();
+    double steal = CpuWait.stealPercent(lastTicks, ticks);
+    if (firstTicks == null) {
+      firstTicks = ticks;
+    }
+    lastTicks = ticks;
     l0Max = Math.max(l0Max, l0);
     Sample s = new Sample(secs, rows, rate, avg, us(interval.getValueAtPercentile(50)),
         us(interval.getValueAtPercentile(99)), us(interval.getValueAtPercentile(99.9)),
         us(interval.getMaxValue()), l0, pending, stallCount, stallMicros, intervalStall,
-        importer.backpressureSleeps.get(), importer.flushes.get(), heapUsed(), rss());
+        importer.backpressureSleeps.get(), importer.flushes.get(), heapUsed(), rss(),
+        writerWait < 0 ? -1 : intervalWait / 1e6, steal);
     heapMax = Math.max(heapMax, s.heapUsed);
     rssMax = Math.max(rssMax, s.rss);
     samples.add(s);
@@ -146,10 +163,11 @@ final class Progress {
     print(s);
     if (csv != null) {
       csv.write(String.format(java.util.Locale.ROOT,
-          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d", s.seconds, s.rows,
+          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f", s.seconds,
+          s.rows,
           s.rate, s.avgRate, s.p50, s.p99, s.p999, s.max, s.l0Files, s.pendingBytes,
           s.stallCount, s.stallMicros, s.intervalStallMicros, s.backpressureSleeps, s.flushes,
-          s.heapUsed, s.rss));
+          s.heapUsed, s.rss, s.writersCpuWaitMs, s.stealPercent));
       csv.newLine();
       csv.flush();
     }
@@ -227,5 +245,15 @@ final class Progress {
 
   long rssMax() {
     return rssMax;
+  }
+
+  /** Run-queue wait of the writer threads over the run, seconds; -1 if unknown. */
+  double writersCpuWaitSeconds() {
+    return lastWriterWait < 0 ? -1 : writersWaitTotal / 1e9;
+  }
+
+  /** The machine's CPU steal over the run, percent; -1 if unknown. */
+  double stealPercent() {
+    return CpuWait.stealPercent(firstTicks, lastTicks);
   }
 }

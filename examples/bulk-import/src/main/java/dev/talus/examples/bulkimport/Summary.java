@@ -54,6 +54,14 @@ final class Summary {
   /** Puts that took longer than 50 ms (counted exactly, not from the histogram). */
   long putsOver50ms;
 
+  /**
+   * Seconds the writer threads were runnable but waiting for a CPU, summed over the writers
+   * ({@link CpuWait}); -1 where the OS does not tell. Part of any put latency it falls in.
+   */
+  double writersCpuWaitSeconds = -1;
+  /** The machine's CPU steal over the run, percent of CPU time ({@link CpuWait}); -1 if unknown. */
+  double stealPercent = -1;
+
   /** Flushes made by the import's rhythm (every flushEvery rows), plus the final one. */
   long flushes;
   /** Seconds writers spent in those flushes (waiting for them). */

@@ -55,10 +55,14 @@ class BulkImportEndToEndTest {
     assertTrue(s.bytesOnDisk > 0);
     assertTrue(s.writerStallCount >= 0, "Talus reports per-writer stalls");
     assertTrue(s.heapUsedMaxBytes > 0 && s.rssMaxBytes > 0, "memory figures");
+    // Linux tells both (-1 = unreadable).
+    assertTrue(s.writersCpuWaitSeconds >= 0 && s.stealPercent >= 0,
+        "CPU wait " + s.writersCpuWaitSeconds + " s, steal " + s.stealPercent + "%");
     List<String> csv = Files.readAllLines(report.resolve("timeseries.csv"));
     assertEquals("seconds,rows,rows_per_s,avg_rows_per_s,p50_us,p99_us,p999_us,max_us,l0_files,"
         + "pending_compaction_bytes,stall_count,stall_micros,interval_stall_micros,"
-        + "backpressure_sleeps,flushes,heap_used_bytes,rss_bytes", csv.get(0));
+        + "backpressure_sleeps,flushes,heap_used_bytes,rss_bytes,writers_cpu_wait_ms,"
+        + "steal_percent", csv.get(0));
     assertTrue(csv.size() >= 2, "at least the final sample");
     assertTrue(Files.size(report.resolve("timeline.png")) > 0);
     assertTrue(text.contains("0 missing, 0 wrong"), text);
