@@ -163,11 +163,11 @@ final class Progress {
     print(s);
     if (csv != null) {
       csv.write(String.format(java.util.Locale.ROOT,
-          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f", s.seconds,
-          s.rows,
-          s.rate, s.avgRate, s.p50, s.p99, s.p999, s.max, s.l0Files, s.pendingBytes,
-          s.stallCount, s.stallMicros, s.intervalStallMicros, s.backpressureSleeps, s.flushes,
-          s.heapUsed, s.rss, s.writersCpuWaitMs, s.stealPercent));
+          "%.3f,%d,%.1f,%.1f,%.1f,%.1f,%.1f,%.1f,%d,%d,%d,%d,%d,%d,%d,%d,%d,%.1f,%.1f",
+          s.seconds, s.rows, s.rate, s.avgRate, s.p50, s.p99, s.p999, s.max, s.l0Files,
+          s.pendingBytes, s.stallCount, s.stallMicros, s.intervalStallMicros,
+          s.backpressureSleeps, s.flushes, s.heapUsed, s.rss, s.writersCpuWaitMs,
+          s.stealPercent));
       csv.newLine();
       csv.flush();
     }
