@@ -170,16 +170,19 @@ impl Drop for CountedFile {
             tables.done(number, true);
             return;
         }
-        close_in_background(inner, move || tables.done(number, false));
+        close_in_background(move || {
+            drop(inner);
+            tables.done(number, false);
+        });
     }
 }
 
-/// A close the closer thread runs: the file, then what to do once it is
-/// closed.
-type Close = (Arc<dyn RandomAccessFile>, Box<dyn FnOnce() + Send>);
+/// A close the closer thread runs: drops the file, then records the close.
+type Close = Box<dyn FnOnce() + Send>;
 
-/// Closes `file` on the process's one closer thread (`talus-close`,
-/// started at the first use and kept), then runs `then` there.
+/// Runs `close` (the drop of an unlinked table's last reader, and what
+/// follows it) on the process's one closer thread (`talus-close`, started
+/// at the first use and kept).
 ///
 /// One long-lived thread rather than one per close: the closes of a
 /// compaction's inputs come in bursts, each about 10 ms of kernel CPU
@@ -194,16 +197,15 @@ type Close = (Arc<dyn RandomAccessFile>, Box<dyn FnOnce() + Send>);
 /// Nothing waits for a queued close but the file's blocks: the table was
 /// already unlinked.
 ///
-/// If the thread cannot be started, or is gone, the file is closed on the
-/// calling thread: slowly, but closed.
-fn close_in_background(file: Arc<dyn RandomAccessFile>, then: impl FnOnce() + Send + 'static) {
+/// If the thread cannot be started, or is gone, `close` runs on the calling
+/// thread: slowly, but the file is closed.
+fn close_in_background(close: impl FnOnce() + Send + 'static) {
     static CLOSER: OnceLock<Option<mpsc::Sender<Close>>> = OnceLock::new();
     let closer = CLOSER.get_or_init(|| {
         let (tx, rx) = mpsc::channel::<Close>();
         let closer = move || {
-            for (file, then) in rx {
-                drop(file);
-                then();
+            for close in rx {
+                close();
             }
         };
         std::thread::Builder::new()
@@ -212,17 +214,15 @@ fn close_in_background(file: Arc<dyn RandomAccessFile>, then: impl FnOnce() + Se
             .ok()
             .map(|_| tx)
     });
-    let job: Close = (file, Box::new(then));
-    let job = match closer {
-        Some(tx) => match tx.send(job) {
-            Ok(()) => return,
-            Err(mpsc::SendError(job)) => job,
-        },
-        None => job,
-    };
-    let (file, then) = job;
-    drop(file);
-    then();
+    let close: Close = Box::new(close);
+    match closer {
+        Some(tx) => {
+            if let Err(mpsc::SendError(close)) = tx.send(close) {
+                close();
+            }
+        }
+        None => close(),
+    }
 }
 
 pub(crate) struct TableCache {
@@ -372,7 +372,6 @@ impl TableCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::mpsc;
     use std::thread::ThreadId;
 
     /// A file that reports, when dropped, the thread that dropped it.
@@ -400,8 +399,10 @@ mod tests {
     fn a_burst_of_background_closes_runs_on_one_thread_in_order() {
         let (tx, rx) = mpsc::channel();
         for _ in 0..8 {
+            let file: Arc<dyn RandomAccessFile> = Arc::new(Closed(tx.clone()));
             let then = tx.clone();
-            close_in_background(Arc::new(Closed(tx.clone())), move || {
+            close_in_background(move || {
+                drop(file);
                 let _ = then.send(("then", std::thread::current().id()));
             });
         }
