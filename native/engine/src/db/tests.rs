@@ -181,6 +181,83 @@ fn writes_racing_memtable_switches_all_land_and_the_newest_version_wins() {
     check(&db);
 }
 
+/// A leader leads the groups of writers asleep behind it (invariant 5 of
+/// `write_thread`). Batches of 1 to 300 entries (the large ones inserted in
+/// parallel by their own threads when grouped), synced and unsynced writes,
+/// and explicit flushes (memtable switches in the queue, never combined) race
+/// here: every entry must land once, with dense sequence numbers, before and
+/// after a reopen.
+#[test]
+fn writes_of_every_batch_size_and_flushes_land_when_leaders_combine_groups() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        write_buffer_size: 256 * 1024,
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
+    let sizes = [1usize, 1, 3, 300, 1, 17];
+    let rounds = 120;
+    let writers: Vec<_> = (0..6)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for round in 0..rounds {
+                    let wo = WriteOptions {
+                        sync: round % 40 == t,
+                        ..WriteOptions::default()
+                    };
+                    let n = sizes[(round + t) % sizes.len()];
+                    let mut batch = WriteBatch::new();
+                    for i in 0..n {
+                        batch.put(format!("w{t}-r{round}-{i}").as_bytes(), &[t as u8; 40]);
+                    }
+                    db.write(&wo, batch).unwrap();
+                }
+            })
+        })
+        .collect();
+    let flusher = {
+        let db = db.clone();
+        std::thread::spawn(move || {
+            for _ in 0..10 {
+                db.flush(&FlushOptions::default()).unwrap();
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        })
+    };
+    for w in writers {
+        w.join().unwrap();
+    }
+    flusher.join().unwrap();
+    let total: usize = (0..6)
+        .map(|t| {
+            (0..rounds)
+                .map(|r| sizes[(r + t) % sizes.len()])
+                .sum::<usize>()
+        })
+        .sum();
+    let check = |db: &Db| {
+        assert_eq!(db.latest_sequence_number(), total as u64);
+        let ro = ReadOptions::default();
+        for t in 0..6 {
+            for round in 0..rounds {
+                for i in 0..sizes[(round + t) % sizes.len()] {
+                    let k = format!("w{t}-r{round}-{i}");
+                    assert_eq!(
+                        db.get(&ro, k.as_bytes()).unwrap(),
+                        Some(vec![t as u8; 40]),
+                        "{k}"
+                    );
+                }
+            }
+        }
+    };
+    check(&db);
+    drop(db);
+    let db = Db::open(o, dir.path()).unwrap();
+    check(&db);
+}
+
 #[test]
 fn disable_wal_writes_are_flushed_by_a_clean_close() {
     let dir = tempfile::tempdir().unwrap();

@@ -20,7 +20,9 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::write_thread::{DONE, INSERT, InsertGroup, LEADER, WriteKind, Writer, WriterData};
+use super::write_thread::{
+    DONE, INSERT, InsertGroup, LEADER, MAX_COMBINED_GROUPS, WriteKind, Writer, WriterData,
+};
 use super::{DbInner, DbState};
 use crate::error::{Error, Result};
 use crate::fs::WriteFileOptions;
@@ -123,22 +125,46 @@ impl DbInner {
         group.member_done();
     }
 
+    /// Leads the group of `leader`, then, while the next writer in the queue
+    /// sleeps, that writer's group too (module docs of `write_thread`,
+    /// invariant 5). Returns the result of `leader`'s own write.
     fn lead_group(self: &Arc<Self>, leader: &Arc<Writer>) -> Result<()> {
-        let group = self.write_queue.build_group(leader);
-        let kind = leader.data.lock().kind;
-        let result = match kind {
-            WriteKind::SwitchMemtable { up_to_log } => self.switch_memtable_now(up_to_log),
-            WriteKind::Resume => self.resume_switch_now(),
-            WriteKind::Batch => self.write_group(&group),
-        };
-        self.write_queue.exit(group.len());
-        for f in &group[1..] {
-            f.finish(result.clone());
+        let mut own = None;
+        let mut head = leader.clone();
+        for combined in 0.. {
+            let group = self.write_queue.build_group(&head);
+            let kind = head.data.lock().kind;
+            let result = match kind {
+                WriteKind::SwitchMemtable { up_to_log } => self.switch_memtable_now(up_to_log),
+                WriteKind::Resume => self.resume_switch_now(),
+                WriteKind::Batch => self.write_group(&group, own.is_none()),
+            };
+            // Only plain groups in a normal write condition are combined: a
+            // delayed or stopped group would hold this thread, whose own
+            // write is done, for the delay.
+            let may_combine = combined < MAX_COMBINED_GROUPS
+                && kind == WriteKind::Batch
+                && result.is_ok()
+                && self.write_condition.load(Ordering::Acquire) == super::stall::NORMAL;
+            let next = self.write_queue.exit_or_combine(group.len(), may_combine);
+            // The first group's head is this thread's own writer; a combined
+            // group's head is woken with its result like its followers.
+            let skip = usize::from(own.is_none());
+            for f in &group[skip..] {
+                f.finish(result.clone());
+            }
+            own.get_or_insert(result);
+            match next {
+                Some(n) => head = n,
+                None => break,
+            }
         }
-        result
+        own.expect("the first group always runs")
     }
 
-    fn write_group(self: &Arc<Self>, group: &[Arc<Writer>]) -> Result<()> {
+    /// Writes `group`; `by_member` when the thread is the group's own head
+    /// (not a leader combining it, which counts it done by others).
+    fn write_group(self: &Arc<Self>, group: &[Arc<Writer>], by_member: bool) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
         let mut phases = SlowGroupCheck::start();
@@ -302,8 +328,9 @@ impl DbInner {
                 self.tick(Ticker::NumberKeysWritten, seq - wal.last_allocated);
                 self.tick(Ticker::WalFileBytes, wal_bytes);
                 self.tick(Ticker::WriteWithWal, wal_writes);
-                self.tick(Ticker::WriteDoneBySelf, 1);
-                self.tick(Ticker::WriteDoneByOther, group.len() as u64 - 1);
+                let by_self = u64::from(by_member);
+                self.tick(Ticker::WriteDoneBySelf, by_self);
+                self.tick(Ticker::WriteDoneByOther, group.len() as u64 - by_self);
                 if logged && need_sync {
                     self.tick(Ticker::WalFileSynced, 1);
                 }

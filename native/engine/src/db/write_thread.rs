@@ -10,7 +10,7 @@
 //!
 //! Invariants:
 //! 1. At most one leader exists at a time: leadership passes from the front
-//!    of the queue to the next writer only in [`WriteQueue::exit`].
+//!    of the queue to the next writer only in [`WriteQueue::exit_or_combine`].
 //! 2. A group is a prefix of the queue; its members stay in the queue until
 //!    the leader exits, so arrivals never become leaders by mistake.
 //! 3. A writer's state moves WAITING → (LEADER | INSERT → DONE | DONE) and
@@ -19,10 +19,20 @@
 //! 4. A follower touches its own [`WriterData`] only while not WAITING; the
 //!    leader touches it only while the follower is WAITING or INSERT-done, so
 //!    the per-writer mutex is never contended.
+//! 5. Handing leadership to a writer that has gone to sleep puts its wake-up
+//!    (a futex wake, on a virtual machine often an inter-processor interrupt
+//!    and tens of microseconds) on the serial path of every write. So when
+//!    the next writer is a parked batch writer, the leader leads its group
+//!    too, on its own thread, and wakes it with its result instead
+//!    ([`WriteQueue::exit_or_combine`]); at most [`MAX_COMBINED_GROUPS`]
+//!    groups, so that the leader's own call returns in bounded time. The
+//!    queue stays non-empty while a leader combines, so no arriving writer
+//!    becomes a second leader (invariant 1), and the head it leads for is
+//!    WAITING, so invariant 4 holds for it as for any follower.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicUsize, Ordering};
 use std::thread::Thread;
 
 use parking_lot::Mutex;
@@ -62,7 +72,7 @@ impl InsertGroup {
 
     /// Leader: waits until every member has inserted.
     pub(crate) fn wait_all(&self) {
-        spin_then_park(|| self.pending.load(Ordering::Acquire) == 0);
+        spin_then_park(|| self.pending.load(Ordering::Acquire) == 0, || {});
     }
 }
 
@@ -97,22 +107,26 @@ pub(crate) struct WriterData {
 /// One pending write.
 pub(crate) struct Writer {
     state: AtomicU8,
+    /// Set once the writer has stopped spinning and sleeps (or is about to)
+    /// waiting for its turn: a hint for the leader (invariant 5).
+    parked: AtomicBool,
     thread: Thread,
     pub(crate) data: Mutex<WriterData>,
 }
 
 /// Waits for `ready`: a few hundred nanoseconds of spinning (cheap when
-/// the wake-up is imminent and there is a spare core), then parking.
-/// No `sched_yield`: with more writers than cores, yielding threads steal
-/// the CPU from the leader they wait for (a profile of 8 writers on 2
-/// cores spent a quarter of its time in `sched_yield`).
-fn spin_then_park(mut ready: impl FnMut() -> bool) {
+/// the wake-up is imminent and there is a spare core), then `before_park`
+/// and parking. No `sched_yield`: with more writers than cores, yielding
+/// threads steal the CPU from the leader they wait for (a profile of 8
+/// writers on 2 cores spent a quarter of its time in `sched_yield`).
+fn spin_then_park(mut ready: impl FnMut() -> bool, before_park: impl FnOnce()) {
     for _ in 0..SPIN_ROUNDS {
         if ready() {
             return;
         }
         std::hint::spin_loop();
     }
+    before_park();
     while !ready() {
         std::thread::park();
     }
@@ -130,6 +144,7 @@ impl Writer {
     ) -> Arc<Writer> {
         Arc::new(Writer {
             state: AtomicU8::new(WAITING),
+            parked: AtomicBool::new(false),
             thread: std::thread::current(),
             data: Mutex::new(WriterData {
                 kind,
@@ -153,7 +168,10 @@ impl Writer {
 
     /// Waits until the state differs from `from`; returns the new state.
     pub(crate) fn await_change(&self, from: u8) -> u8 {
-        spin_then_park(|| self.state() != from);
+        spin_then_park(
+            || self.state() != from,
+            || self.parked.store(true, Ordering::Relaxed),
+        );
         self.state()
     }
 
@@ -254,16 +272,116 @@ impl WriteQueue {
         }
     }
 
-    /// Leader: removes its group of `n` from the queue and makes the next
-    /// writer leader.
-    pub(crate) fn exit(&self, n: usize) {
+    /// Leader: removes its group of `n` from the queue. When `may_combine`
+    /// and the next writer is a batch writer asleep in the queue, returns it
+    /// still WAITING: the caller leads its group next (invariant 5).
+    /// Otherwise makes the next writer leader and returns `None`.
+    pub(crate) fn exit_or_combine(&self, n: usize, may_combine: bool) -> Option<Arc<Writer>> {
         let next = {
             let mut q = self.q.lock();
             q.drain(..n);
             q.front().cloned()
-        };
-        if let Some(next) = next {
-            next.set_state(LEADER);
+        }?;
+        if may_combine
+            && next.parked.load(Ordering::Relaxed)
+            && next.state() == WAITING
+            && next.data.lock().kind == WriteKind::Batch
+        {
+            return Some(next);
         }
+        next.set_state(LEADER);
+        None
+    }
+}
+
+/// Groups a leader leads beyond its own (invariant 5).
+pub(crate) const MAX_COMBINED_GROUPS: usize = 8;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn writer(kind: WriteKind) -> Arc<Writer> {
+        Writer::new(WriteBatch::new(), WriteOptions::default(), kind, None)
+    }
+
+    /// Starts a thread that queues a writer of `kind` (made on that thread,
+    /// which its wake-ups unpark) and returns the writer once it is queued.
+    fn queue(q: &Arc<WriteQueue>, kind: WriteKind) -> (Arc<Writer>, std::thread::JoinHandle<u8>) {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let q2 = q.clone();
+        let h = std::thread::spawn(move || {
+            let w = writer(kind);
+            tx.send(w.clone()).unwrap();
+            q2.join(&w)
+        });
+        let w = rx.recv().unwrap();
+        while !q.q.lock().iter().any(|x| Arc::ptr_eq(x, &w)) {
+            std::thread::yield_now();
+        }
+        (w, h)
+    }
+
+    /// As [`queue`], and returns once the writer sleeps.
+    fn queue_sleeping(
+        q: &Arc<WriteQueue>,
+        kind: WriteKind,
+    ) -> (Arc<Writer>, std::thread::JoinHandle<u8>) {
+        let (w, h) = queue(q, kind);
+        while !w.parked.load(Ordering::Relaxed) {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        (w, h)
+    }
+
+    #[test]
+    fn a_leader_combines_a_sleeping_batch_writer_and_wakes_it_done() {
+        let q = Arc::new(WriteQueue::default());
+        let leader = writer(WriteKind::Batch);
+        assert_eq!(q.join(&leader), LEADER);
+        let (next, h) = queue_sleeping(&q, WriteKind::Batch);
+        let combined = q
+            .exit_or_combine(1, true)
+            .expect("a sleeping batch writer is combined");
+        assert!(Arc::ptr_eq(&combined, &next));
+        // Still waiting and still the queue's head: an arriving writer
+        // must not lead while the combined group is written.
+        assert_eq!(next.state(), WAITING);
+        let (arrival, arrival_thread) = queue(&q, WriteKind::Batch);
+        assert_eq!(arrival.state(), WAITING);
+        // The combined group is done: its head wakes with its result, and
+        // the arrival is made leader (not combined: `may_combine` is false).
+        assert!(q.exit_or_combine(1, false).is_none());
+        next.finish(Ok(()));
+        assert_eq!(h.join().unwrap(), DONE);
+        assert_eq!(
+            next.data.lock().result.take().map(|r| r.is_ok()),
+            Some(true)
+        );
+        assert_eq!(arrival_thread.join().unwrap(), LEADER);
+        assert!(
+            q.exit_or_combine(1, true).is_none(),
+            "an empty queue has no next"
+        );
+    }
+
+    #[test]
+    fn a_sleeping_memtable_switch_is_handed_leadership_not_combined() {
+        let q = Arc::new(WriteQueue::default());
+        let leader = writer(WriteKind::Batch);
+        assert_eq!(q.join(&leader), LEADER);
+        let (_, h) = queue_sleeping(&q, WriteKind::SwitchMemtable { up_to_log: 1 });
+        assert!(q.exit_or_combine(1, true).is_none());
+        assert_eq!(h.join().unwrap(), LEADER);
+    }
+
+    #[test]
+    fn without_may_combine_a_sleeping_writer_is_made_leader() {
+        let q = Arc::new(WriteQueue::default());
+        let leader = writer(WriteKind::Batch);
+        assert_eq!(q.join(&leader), LEADER);
+        let (_, h) = queue_sleeping(&q, WriteKind::Batch);
+        assert!(q.exit_or_combine(1, false).is_none());
+        assert_eq!(h.join().unwrap(), LEADER);
     }
 }
