@@ -19,9 +19,11 @@
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::Instant;
 
 use super::write_thread::{
-    DONE, INSERT, InsertGroup, LEADER, MAX_COMBINED_GROUPS, WriteKind, Writer, WriterData,
+    DONE, INSERT, InsertGroup, LEADER, MAX_COMBINED_GROUPS, MAX_COMBINING_TIME, WriteKind, Writer,
+    WriterData,
 };
 use super::{DbInner, DbState};
 use crate::error::{Error, Result};
@@ -130,6 +132,8 @@ impl DbInner {
     /// invariant 5). Returns the result of `leader`'s own write.
     fn lead_group(self: &Arc<Self>, leader: &Arc<Writer>) -> Result<()> {
         let mut own = None;
+        // When this thread's own group was written and it began to combine.
+        let mut combining_since: Option<Instant> = None;
         let mut head = leader.clone();
         for combined in 0.. {
             let group = self.write_queue.build_group(&head);
@@ -141,11 +145,13 @@ impl DbInner {
             };
             // Only plain groups in a normal write condition are combined: a
             // delayed or stopped group would hold this thread, whose own
-            // write is done, for the delay.
+            // write is done, for the delay. The bound on time does the same
+            // for a run of slow groups (WAL writes blocked in writeback).
             let may_combine = combined < MAX_COMBINED_GROUPS
                 && kind == WriteKind::Batch
                 && result.is_ok()
-                && self.write_condition.load(Ordering::Acquire) == super::stall::NORMAL;
+                && self.write_condition.load(Ordering::Acquire) == super::stall::NORMAL
+                && combining_since.is_none_or(|t| t.elapsed() < MAX_COMBINING_TIME);
             let next = self.write_queue.exit_or_combine(group.len(), may_combine);
             // The first group's head is this thread's own writer; a combined
             // group's head is woken with its result like its followers.
@@ -155,7 +161,10 @@ impl DbInner {
             }
             own.get_or_insert(result);
             match next {
-                Some(n) => head = n,
+                Some(n) => {
+                    combining_since.get_or_insert_with(Instant::now);
+                    head = n;
+                }
                 None => break,
             }
         }
