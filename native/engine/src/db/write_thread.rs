@@ -14,8 +14,10 @@
 //! 2. A group is a prefix of the queue; its members stay in the queue until
 //!    the leader exits, so arrivals never become leaders by mistake.
 //! 3. A writer's state moves WAITING → (LEADER | INSERT → DONE | DONE) and
-//!    is only changed by the leader (or by `exit` for LEADER); each change is
-//!    a release store followed by an unpark of the writer's thread.
+//!    is only changed by the leader (or by `exit_or_combine` for LEADER; a
+//!    head whose group a leader combined goes WAITING → DONE like a
+//!    follower); each change is a release store followed by an unpark of the
+//!    writer's thread.
 //! 4. A follower touches its own [`WriterData`] only while not WAITING; the
 //!    leader touches it only while the follower is WAITING or INSERT-done, so
 //!    the per-writer mutex is never contended.
@@ -26,10 +28,10 @@
 //!    too, on its own thread, and wakes it with its result instead
 //!    ([`WriteQueue::exit_or_combine`]); at most [`MAX_COMBINED_GROUPS`]
 //!    groups, none started after [`MAX_COMBINING_TIME`], so that the
-//!    leader's own call returns in bounded time. The
-//!    queue stays non-empty while a leader combines, so no arriving writer
-//!    becomes a second leader (invariant 1), and the head it leads for is
-//!    WAITING, so invariant 4 holds for it as for any follower.
+//!    leader's own call returns in bounded time. The queue stays non-empty
+//!    while a leader combines, so no arriving writer becomes a second leader
+//!    (invariant 1), and the head it leads for is WAITING, so invariant 4
+//!    holds for it as for any follower.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
