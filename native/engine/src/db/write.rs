@@ -136,12 +136,15 @@ impl DbInner {
         let mut combining_since: Option<Instant> = None;
         let mut head = leader.clone();
         for combined in 0.. {
+            // The first group's head is this thread's own writer; a combined
+            // group's head is woken with its result like its followers.
+            let own_group = combined == 0;
             let group = self.write_queue.build_group(&head);
             let kind = head.data.lock().kind;
             let result = match kind {
                 WriteKind::SwitchMemtable { up_to_log } => self.switch_memtable_now(up_to_log),
                 WriteKind::Resume => self.resume_switch_now(),
-                WriteKind::Batch => self.write_group(&group, own.is_none()),
+                WriteKind::Batch => self.write_group(&group, own_group),
             };
             // Only plain groups in a normal write condition are combined: a
             // delayed or stopped group would hold this thread, whose own
@@ -153,10 +156,7 @@ impl DbInner {
                 && self.write_condition.load(Ordering::Acquire) == super::stall::NORMAL
                 && combining_since.is_none_or(|t| t.elapsed() < MAX_COMBINING_TIME);
             let next = self.write_queue.exit_or_combine(group.len(), may_combine);
-            // The first group's head is this thread's own writer; a combined
-            // group's head is woken with its result like its followers.
-            let skip = usize::from(own.is_none());
-            for f in &group[skip..] {
+            for f in &group[usize::from(own_group)..] {
                 f.finish(result.clone());
             }
             own.get_or_insert(result);

@@ -318,12 +318,9 @@ mod tests {
         Writer::new(WriteBatch::new(), opts, kind, None)
     }
 
-    /// Starts a thread that queues a writer of `kind` (made on that thread,
-    /// which its wake-ups unpark) and returns the writer once it is queued.
-    fn queue(q: &Arc<WriteQueue>, kind: WriteKind) -> (Arc<Writer>, std::thread::JoinHandle<u8>) {
-        queue_with(q, kind, WriteOptions::default())
-    }
-
+    /// Starts a thread that queues a writer of `kind` with `opts` (made on
+    /// that thread, which its wake-ups unpark) and returns the writer once it
+    /// is queued.
     fn queue_with(
         q: &Arc<WriteQueue>,
         kind: WriteKind,
@@ -369,7 +366,7 @@ mod tests {
         // Still waiting and still the queue's head: an arriving writer
         // must not lead while the combined group is written.
         assert_eq!(next.state(), WAITING);
-        let (arrival, arrival_thread) = queue(&q, WriteKind::Batch);
+        let (arrival, arrival_thread) = queue_with(&q, WriteKind::Batch, WriteOptions::default());
         assert_eq!(arrival.state(), WAITING);
         // The combined group is done: its head wakes with its result, and
         // the arrival is made leader (not combined: `may_combine` is false).
@@ -387,41 +384,34 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_sleeping_memtable_switch_is_handed_leadership_not_combined() {
+    /// Behind a leader, a sleeping writer of `kind` with `opts` is made
+    /// leader when the leader exits with `may_combine`, not combined.
+    fn assert_handed_leadership(kind: WriteKind, opts: WriteOptions, may_combine: bool) {
         let q = Arc::new(WriteQueue::default());
         let leader = writer(WriteKind::Batch);
         assert_eq!(q.join(&leader), LEADER);
-        let (_, h) = queue_sleeping_with(
-            &q,
-            WriteKind::SwitchMemtable { up_to_log: 1 },
-            WriteOptions::default(),
-        );
-        assert!(q.exit_or_combine(1, true).is_none());
+        let (_, h) = queue_sleeping_with(&q, kind, opts);
+        assert!(q.exit_or_combine(1, may_combine).is_none());
         assert_eq!(h.join().unwrap(), LEADER);
+    }
+
+    #[test]
+    fn a_sleeping_memtable_switch_is_handed_leadership_not_combined() {
+        let switch = WriteKind::SwitchMemtable { up_to_log: 1 };
+        assert_handed_leadership(switch, WriteOptions::default(), true);
     }
 
     #[test]
     fn without_may_combine_a_sleeping_writer_is_made_leader() {
-        let q = Arc::new(WriteQueue::default());
-        let leader = writer(WriteKind::Batch);
-        assert_eq!(q.join(&leader), LEADER);
-        let (_, h) = queue_sleeping_with(&q, WriteKind::Batch, WriteOptions::default());
-        assert!(q.exit_or_combine(1, false).is_none());
-        assert_eq!(h.join().unwrap(), LEADER);
+        assert_handed_leadership(WriteKind::Batch, WriteOptions::default(), false);
     }
 
     #[test]
     fn a_sleeping_low_priority_writer_is_made_leader_not_combined() {
-        let q = Arc::new(WriteQueue::default());
-        let leader = writer(WriteKind::Batch);
-        assert_eq!(q.join(&leader), LEADER);
         let low_pri = WriteOptions {
             low_pri: true,
             ..WriteOptions::default()
         };
-        let (_, h) = queue_sleeping_with(&q, WriteKind::Batch, low_pri);
-        assert!(q.exit_or_combine(1, true).is_none());
-        assert_eq!(h.join().unwrap(), LEADER);
+        assert_handed_leadership(WriteKind::Batch, low_pri, true);
     }
 }
