@@ -387,4 +387,37 @@ mod tests {
         assert!(lz4_decompress_block(&bad).is_err());
         assert!(lz4_decompress_block(&[]).is_err());
     }
+
+    /// The decoded length must be the claimed one: a claim one byte short or
+    /// long, every truncation and every flipped bit of a real block give an
+    /// error or exactly the claimed length, never a panic or another length.
+    #[test]
+    fn lz4_decoding_a_damaged_block_errs_or_keeps_the_claimed_length() {
+        let raw: Vec<u8> = (0..3000u32)
+            .map(|i| (i % 251) as u8 ^ (i / 97) as u8)
+            .collect();
+        let mut out = Vec::new();
+        assert!(lz4_compress_block(&raw, &mut out));
+        let body = &out[2..]; // after the 2-byte varint of 3000
+        for claim in [2999u32, 3001] {
+            let mut lying = Vec::new();
+            put_varint32(&mut lying, claim);
+            lying.extend_from_slice(body);
+            let r = lz4_decompress_block(&lying);
+            assert!(r.is_err(), "claim {claim}: {r:?}");
+        }
+        for cut in 0..out.len() {
+            if let Ok(v) = lz4_decompress_block(&out[..cut]) {
+                assert_eq!(v.len(), 3000, "cut at {cut}");
+            }
+        }
+        for bit in 0..out.len() * 8 {
+            let mut flipped = out.clone();
+            flipped[bit / 8] ^= 1 << (bit % 8);
+            if let Ok(v) = lz4_decompress_block(&flipped) {
+                let claimed = Reader::new(&flipped).varint32().unwrap() as usize;
+                assert_eq!(v.len(), claimed, "bit {bit}");
+            }
+        }
+    }
 }
