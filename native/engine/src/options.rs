@@ -153,6 +153,12 @@ pub struct Options {
     pub wal_recovery_mode: WalRecoveryMode,
     /// Sync the WAL in the background every this many bytes (0 = off). Default 0.
     pub wal_bytes_per_sync: u64,
+    /// Reserve each new WAL's blocks when it is created (`fallocate` with
+    /// `FALLOC_FL_KEEP_SIZE`, `write_buffer_size` × 1.1, at most
+    /// `max_total_wal_size` when set), as RocksDB's `allow_fallocate` does;
+    /// what the log did not use is given back when it is closed. Default
+    /// true.
+    pub allow_fallocate: bool,
     /// Sync table files while writing them every this many bytes (0 = off). Default 0.
     pub bytes_per_sync: u64,
     /// Shared budget of background flush and compaction threads. Default 2.
@@ -252,6 +258,7 @@ impl Default for Options {
             wal_dir: None,
             wal_recovery_mode: WalRecoveryMode::default(),
             wal_bytes_per_sync: 0,
+            allow_fallocate: true,
             bytes_per_sync: 0,
             max_background_jobs: 2,
             max_background_compactions: -1,
@@ -512,6 +519,7 @@ impl Options {
             ),
             format!("wal_recovery_mode: {:?}", self.wal_recovery_mode),
             format!("wal_bytes_per_sync: {}", self.wal_bytes_per_sync),
+            format!("allow_fallocate: {}", self.allow_fallocate),
             format!("bytes_per_sync: {}", self.bytes_per_sync),
             format!("max_background_jobs: {}", self.max_background_jobs),
             format!(

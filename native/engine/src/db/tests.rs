@@ -1459,3 +1459,54 @@ fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_agai
         Some("2")
     );
 }
+
+/// `allow_fallocate` (default on) reserves `write_buffer_size` × 1.1 for
+/// each new WAL without changing its size; close gives back what the log
+/// did not use, and recovery reads only what was written.
+#[test]
+fn wal_blocks_are_reserved_when_allow_fallocate_and_given_back_at_close() {
+    use std::os::unix::fs::MetadataExt;
+    fn wal(dir: &std::path::Path) -> std::fs::Metadata {
+        let mut logs: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|x| x == "log"))
+            .collect();
+        logs.sort();
+        std::fs::metadata(logs.last().expect("a WAL")).unwrap()
+    }
+    let wo = WriteOptions::default();
+    for allow_fallocate in [true, false] {
+        let dir = tempfile::tempdir().unwrap();
+        let o = || Options {
+            write_buffer_size: 4 << 20,
+            allow_fallocate,
+            ..opts()
+        };
+        let db = Db::open(o(), dir.path()).unwrap();
+        for i in 0..100u32 {
+            db.put(&wo, &i.to_be_bytes(), b"value").unwrap();
+        }
+        let m = wal(dir.path());
+        assert!(m.len() < 64 << 10, "size is what was appended: {}", m.len());
+        let reserved = m.blocks() * 512;
+        if allow_fallocate && reserved < 4 << 20 {
+            eprintln!("fallocate not supported here; nothing to check");
+            return;
+        }
+        assert_eq!(
+            reserved >= (4 << 20) * 11 / 10,
+            allow_fallocate,
+            "{reserved} bytes allocated"
+        );
+        db.close().unwrap();
+        drop(db);
+        let after = wal(dir.path()).blocks() * 512;
+        assert!(after < 1 << 20, "{after} bytes allocated after close");
+        let db = Db::open(o(), dir.path()).unwrap();
+        for i in 0..100u32 {
+            let v = db.get(&ReadOptions::default(), &i.to_be_bytes()).unwrap();
+            assert_eq!(v.as_deref(), Some(&b"value"[..]), "key {i}");
+        }
+    }
+}

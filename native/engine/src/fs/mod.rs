@@ -45,6 +45,13 @@ pub trait WritableFile: Send {
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         None
     }
+    /// Reserves disk blocks for the file to grow to `len` bytes without
+    /// changing its size (`fallocate` with `FALLOC_FL_KEEP_SIZE`), so that
+    /// appends up to there find their blocks allocated; the reserve past
+    /// the end is released when the file is dropped. A hint: a file system
+    /// that cannot reserve, or has no room, leaves it undone, and appends
+    /// allocate as they go (and fail as before on a full disk).
+    fn preallocate(&mut self, _len: u64) {}
 }
 
 /// Makes a file's flushed data durable; usable from any thread.
@@ -181,5 +188,8 @@ impl WritableFile for PeriodicSyncFile {
     }
     fn len(&self) -> u64 {
         self.inner.len()
+    }
+    fn preallocate(&mut self, len: u64) {
+        self.inner.preallocate(len)
     }
 }

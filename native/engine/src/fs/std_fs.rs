@@ -42,6 +42,9 @@ struct StdWritable {
     /// after a gap. Every later call fails with this error instead, and
     /// drop writes nothing.
     failed: Option<Error>,
+    /// Blocks past the end were reserved ([`WritableFile::preallocate`]):
+    /// drop gives back what the appends did not use.
+    preallocated: bool,
 }
 
 impl StdWritable {
@@ -122,6 +125,15 @@ impl WritableFile for StdWritable {
         self.len
     }
 
+    fn preallocate(&mut self, len: u64) {
+        // A hint (see the trait): EOPNOTSUPP, ENOSPC and the like leave the
+        // file to grow by ordinary appends.
+        let keep_size = rustix::fs::FallocateFlags::KEEP_SIZE;
+        if rustix::fs::fallocate(&self.file, keep_size, 0, len).is_ok() {
+            self.preallocated = true;
+        }
+    }
+
     fn sync_handle(&self) -> Option<Box<dyn SyncHandle>> {
         let file = self.file.try_clone().ok()?;
         Some(Box::new(StdSyncHandle {
@@ -155,6 +167,15 @@ impl Drop for StdWritable {
         // Best effort: a file dropped without flush still reaches the OS
         // (unless a write failed: see `failed`).
         let _ = self.write_out();
+        // Truncating to its own size frees the reserved blocks past the end
+        // (RocksDB does the same at close). The size is the file's, not
+        // `len`: after a failed write they differ, and extending the file to
+        // `len` would append zeros.
+        if self.preallocated
+            && let Ok(m) = self.file.metadata()
+        {
+            let _ = self.file.set_len(m.len());
+        }
     }
 }
 
@@ -245,6 +266,7 @@ impl FileSystem for StdFileSystem {
             len: 0,
             use_fsync: opts.use_fsync,
             failed: None,
+            preallocated: false,
         }))
     }
 
@@ -266,6 +288,7 @@ impl FileSystem for StdFileSystem {
             len,
             use_fsync: opts.use_fsync,
             failed: None,
+            preallocated: false,
         }))
     }
 
@@ -381,6 +404,39 @@ impl FileSystem for StdFileSystem {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Allocated bytes of `p` (`st_blocks` counts 512-byte units).
+    fn allocated(p: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(p).unwrap().blocks() * 512
+    }
+
+    #[test]
+    fn preallocate_reserves_blocks_without_changing_the_size_and_drop_gives_back_the_rest() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("000007.log");
+        let mut f = StdFileSystem
+            .new_writable(&p, WriteFileOptions::default())
+            .unwrap();
+        f.preallocate(4 << 20);
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 0, "KEEP_SIZE");
+        if allocated(&p) < 4 << 20 {
+            // A file system without fallocate (tmpfs has it; some do not):
+            // the hint is simply not taken.
+            eprintln!("fallocate not supported here; nothing to check");
+            return;
+        }
+        f.append(b"0123456789").unwrap();
+        f.sync().unwrap();
+        assert_eq!(std::fs::metadata(&p).unwrap().len(), 10);
+        drop(f);
+        assert_eq!(std::fs::read(&p).unwrap(), b"0123456789");
+        assert!(
+            allocated(&p) < 1 << 20,
+            "{} bytes still allocated after drop",
+            allocated(&p)
+        );
+    }
 
     #[test]
     fn second_lock_in_same_process_is_busy() {

@@ -169,4 +169,8 @@ impl WritableFile for RateLimitedFile {
     fn len(&self) -> u64 {
         self.inner.len()
     }
+
+    fn preallocate(&mut self, len: u64) {
+        self.inner.preallocate(len)
+    }
 }
