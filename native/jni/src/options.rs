@@ -43,6 +43,7 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             "error_if_exists" => o.error_if_exists = boolean(name, v)?,
             "paranoid_checks" => o.paranoid_checks = boolean(name, v)?,
             "use_fsync" => o.use_fsync = boolean(name, v)?,
+            "allow_fallocate" => o.allow_fallocate = boolean(name, v)?,
             "wal_dir" => o.wal_dir = (!v.is_empty()).then(|| v.into()),
             "wal_recovery_mode" => {
                 o.wal_recovery_mode = WalRecoveryMode::from_u8(int(name, v)?)

@@ -37,8 +37,8 @@ class OptionsTest {
 
   /** Setters this test covers, checked against the classes by reflection. */
   private static final Set<String> OPTIONS_SETTERS = Set.of("setCreateIfMissing",
-      "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setWalDir", "setWalRecoveryMode",
-      "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
+      "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
+      "setWalRecoveryMode", "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
       "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
       "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setWriteBufferSize",
       "setMaxWriteBufferNumber", "setMinWriteBufferNumberToMerge",
@@ -119,6 +119,9 @@ class OptionsTest {
       assertFalse(o.paranoidChecks());
       o.setUseFsync(true);
       assertTrue(o.useFsync());
+      assertTrue(o.allowFAllocate(), "RocksDB's default");
+      assertSame(o, o.setAllowFAllocate(false));
+      assertFalse(o.allowFAllocate());
       o.setWalDir(wal.toString());
       assertEquals(wal.toString(), o.walDir());
       o.setWalRecoveryMode(WALRecoveryMode.PointInTimeRecovery);
