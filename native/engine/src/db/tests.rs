@@ -1466,15 +1466,7 @@ fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_agai
 #[test]
 fn wal_blocks_are_reserved_when_allow_fallocate_and_given_back_at_close() {
     use std::os::unix::fs::MetadataExt;
-    fn wal(dir: &std::path::Path) -> std::fs::Metadata {
-        let mut logs: Vec<_> = std::fs::read_dir(dir)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "log"))
-            .collect();
-        logs.sort();
-        std::fs::metadata(logs.last().expect("a WAL")).unwrap()
-    }
+    let wal = |dir: &Path| std::fs::metadata(only_log(dir)).unwrap();
     let wo = WriteOptions::default();
     for allow_fallocate in [true, false] {
         let dir = tempfile::tempdir().unwrap();
