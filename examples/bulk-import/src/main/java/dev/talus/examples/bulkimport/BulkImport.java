@@ -296,6 +296,8 @@ public final class BulkImport implements Callable<Integer> {
     s.putMaxMicros = h.getMaxValue() / 1000.0;
     s.putMeanMicros = h.getMean() / 1000.0;
     s.putsOver50ms = imp.slowPuts();
+    s.putsOver10ms = countAbove(h, 10_000_000L);
+    s.putsOver20ms = countAbove(h, 20_000_000L);
     s.flushes = imp.flushes.get();
     s.flushWaitSeconds = imp.flushNanos.get() / 1e9;
     s.backpressureSleeps = imp.backpressureSleeps.get();
@@ -378,6 +380,14 @@ public final class BulkImport implements Callable<Integer> {
     return m;
   }
 
+  /** Values recorded in {@code h} above {@code nanos}. */
+  static long countAbove(Histogram h, long nanos) {
+    if (h.getMaxValue() <= nanos) {
+      return 0;
+    }
+    return h.getCountBetweenValues(h.nextNonEquivalentValue(nanos), h.getMaxValue());
+  }
+
   private void printSummary(Summary s, Verifier v) {
     PrintStream o = out;
     o.println();
@@ -389,6 +399,8 @@ public final class BulkImport implements Callable<Integer> {
               + " 50 ms: %d%n", Fmt.micros(s.putP50Micros), Fmt.micros(s.putP99Micros),
           Fmt.micros(s.putP999Micros), Fmt.micros(s.putMaxMicros), Fmt.micros(s.putMeanMicros),
           s.putsOver50ms);
+      o.printf(Locale.ROOT, "put tail    puts over 10 ms: %d, over 20 ms: %d (histogram)%n",
+          s.putsOver10ms, s.putsOver20ms);
       o.printf(Locale.ROOT, "cpu         writers waited %.1f s for a CPU (run queue, summed over"
               + " %d writers); machine CPU steal %.1f%%%n", s.writersCpuWaitSeconds, s.threads,
           s.stealPercent);

@@ -35,6 +35,8 @@ public final class CompareTable {
       new Metric("put p999 (us)", s -> s.putP999Micros, "%.1f", true),
       new Metric("put max (ms)", s -> s.putMaxMicros / 1000, "%.1f", true),
       new Metric("puts over 50 ms", s -> s.putsOver50ms, "%.0f", true),
+      new Metric("puts over 20 ms", s -> s.putsOver20ms, "%.0f", true),
+      new Metric("puts over 10 ms", s -> s.putsOver10ms, "%.0f", true),
       new Metric("stall time (s, STALL_MICROS)", s -> s.stallMicros / 1e6, "%.2f", true),
       new Metric("write amp (rocksdb.stats Sum W-Amp)", s -> s.writeAmp, "%.1f", true),
       new Metric("write amp (tickers)", s -> s.writeAmpTickers, "%.2f", true),
