@@ -100,6 +100,23 @@ class BulkImportEndToEndTest {
   }
 
   @Test
+  void putsOverAThresholdCountOnlyValuesAboveIt() {
+    org.HdrHistogram.Histogram h = new org.HdrHistogram.Histogram(1, Importer.HIGHEST_NANOS, 3);
+    assertEquals(0, BulkImport.countAbove(h, 10_000_000L), "empty");
+    h.recordValue(7_000);
+    h.recordValue(10_000_000L); // exactly 10 ms: not over it
+    assertEquals(0, BulkImport.countAbove(h, 10_000_000L));
+    h.recordValue(10_050_000L);
+    h.recordValue(25_000_000L);
+    h.recordValue(25_000_000L);
+    h.recordValue(70_000_000L);
+    assertEquals(4, BulkImport.countAbove(h, 10_000_000L));
+    assertEquals(3, BulkImport.countAbove(h, 20_000_000L));
+    assertEquals(1, BulkImport.countAbove(h, 50_000_000L));
+    assertEquals(0, BulkImport.countAbove(h, 70_000_000L), "the maximum is not above itself");
+  }
+
+  @Test
   void rowsAreDeterministicAndDistinct() {
     Rows a = new Rows(3, 48, 160, false);
     Rows b = new Rows(3, 48, 160, false);
