@@ -25,7 +25,9 @@
 //! That thread sleeps on the disk most of the time; the freezes counted are
 //! those every busy thread saw, which one more guest thread cannot cause.
 //!
-//! Output: one summary line per thread, then the machine's, then a verdict.
+//! Output: one summary line per thread (with its clock reads per second, a
+//! rough speed of its CPU: this VM also has days on which every core is
+//! slower, frozen or not), then the machine's, then a verdict.
 //! Exit status 0, 1 when the IO thread fails, or 2 for bad usage.
 
 use std::sync::Barrier;
@@ -96,11 +98,23 @@ fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
         .map_err(|_| format!("{name}: not a number: {s:?}"))
 }
 
+/// What one busy thread saw.
+struct Watch {
+    gaps: Vec<Gap>,
+    /// Clock readings per second of the thread's running time (the run
+    /// minus its gaps): a rough speed of the CPU it ran on, for comparing
+    /// days on one machine (a slower or shared core reads the clock fewer
+    /// times), not machines.
+    reads_per_second: f64,
+}
+
 /// Busy-reads the clock until `until` and returns the gaps of at least `min`.
-fn watch(start: Instant, until: Duration, min: Duration) -> Vec<Gap> {
+fn watch(start: Instant, until: Duration, min: Duration) -> Watch {
     let mut gaps = Vec::new();
+    let mut reads = 0u64;
     let mut last = Instant::now();
     loop {
+        reads += 1;
         let now = Instant::now();
         let d = now - last;
         if d >= min {
@@ -115,7 +129,12 @@ fn watch(start: Instant, until: Duration, min: Duration) -> Vec<Gap> {
         }
         last = now;
         if now - start >= until {
-            return gaps;
+            let stopped: Duration = gaps.iter().map(|g| g.to - g.from).sum();
+            let ran = (now - start).saturating_sub(stopped).as_secs_f64();
+            return Watch {
+                gaps,
+                reads_per_second: reads as f64 / ran.max(1e-9),
+            };
         }
     }
 }
@@ -144,7 +163,7 @@ fn main() {
     let min = Duration::from_secs_f64(min_gap_ms / 1000.0);
     let barrier = Barrier::new(threads);
     let start = Instant::now();
-    let (per_thread, io) = std::thread::scope(|s| {
+    let (watches, io) = std::thread::scope(|s| {
         let io = io_dir
             .as_deref()
             .map(|dir| s.spawn(move || write_until(dir, start, until)));
@@ -156,11 +175,14 @@ fn main() {
                 })
             })
             .collect();
-        let gaps: Vec<Vec<Gap>> = handles
+        let watches: Vec<Watch> = handles
             .into_iter()
             .map(|h| h.join().expect("a watcher thread panicked"))
             .collect();
-        (gaps, io.map(|h| h.join().expect("the IO thread panicked")))
+        (
+            watches,
+            io.map(|h| h.join().expect("the IO thread panicked")),
+        )
     });
 
     println!(
@@ -175,17 +197,24 @@ fn main() {
         ),
         Some(Err(e)) => println!("disk: the IO thread failed: {e}"),
     }
-    for (i, gaps) in per_thread.iter().enumerate() {
-        let total: Duration = gaps.iter().map(|g| g.to - g.from).sum();
-        let max = gaps.iter().map(|g| g.to - g.from).max().unwrap_or_default();
+    for (i, w) in watches.iter().enumerate() {
+        let total: Duration = w.gaps.iter().map(|g| g.to - g.from).sum();
+        let max = w
+            .gaps
+            .iter()
+            .map(|g| g.to - g.from)
+            .max()
+            .unwrap_or_default();
         println!(
-            "thread {i}: {} gaps, {:.1} ms in all ({:.1}% of the time), longest {:.1} ms",
-            gaps.len(),
+            "thread {i}: {} gaps, {:.1} ms in all ({:.1}% of the time), longest {:.1} ms; {:.1} M clock reads/s while running",
+            w.gaps.len(),
             ms(total),
             100.0 * total.as_secs_f64() / seconds,
-            ms(max)
+            ms(max),
+            w.reads_per_second / 1e6
         );
     }
+    let per_thread: Vec<Vec<Gap>> = watches.into_iter().map(|w| w.gaps).collect();
     let whole = whole_machine(&per_thread);
     let total: Duration = whole.iter().map(|g| g.to - g.from).sum();
     let max = whole
