@@ -23,7 +23,8 @@
 //! project's VM the host freezes it only when its disk is busy too, so a probe
 //! without IO can report "not throttled" on a day when every benchmark is.
 //! That thread sleeps on the disk most of the time; the freezes counted are
-//! those every busy thread saw, which one more guest thread cannot cause.
+//! those every busy thread saw, which one more guest thread cannot cause
+//! alone (it holds one CPU at a time).
 //!
 //! Output: one summary line per thread (with its clock reads per second, a
 //! rough speed of its CPU: this VM also has days on which every core is
