@@ -130,7 +130,7 @@ fn watch(start: Instant, until: Duration, min: Duration) -> Watch {
         }
         last = now;
         if now - start >= until {
-            let stopped: Duration = gaps.iter().map(|g| g.to - g.from).sum();
+            let (stopped, _) = total_and_longest(&gaps);
             let ran = (now - start).saturating_sub(stopped).as_secs_f64();
             return Watch {
                 gaps,
@@ -138,6 +138,15 @@ fn watch(start: Instant, until: Duration, min: Duration) -> Watch {
             };
         }
     }
+}
+
+/// The summed length of `gaps` and the longest one.
+fn total_and_longest(gaps: &[Gap]) -> (Duration, Duration) {
+    gaps.iter()
+        .fold((Duration::ZERO, Duration::ZERO), |(sum, max), g| {
+            let d = g.to - g.from;
+            (sum + d, max.max(d))
+        })
 }
 
 fn ms(d: Duration) -> f64 {
@@ -199,13 +208,7 @@ fn main() {
         Some(Err(e)) => println!("disk: the IO thread failed: {e}"),
     }
     for (i, w) in watches.iter().enumerate() {
-        let total: Duration = w.gaps.iter().map(|g| g.to - g.from).sum();
-        let max = w
-            .gaps
-            .iter()
-            .map(|g| g.to - g.from)
-            .max()
-            .unwrap_or_default();
+        let (total, max) = total_and_longest(&w.gaps);
         println!(
             "thread {i}: {} gaps, {:.1} ms in all ({:.1}% of the time), longest {:.1} ms; {:.1} M clock reads/s while running",
             w.gaps.len(),
@@ -217,12 +220,7 @@ fn main() {
     }
     let per_thread: Vec<Vec<Gap>> = watches.into_iter().map(|w| w.gaps).collect();
     let whole = whole_machine(&per_thread);
-    let total: Duration = whole.iter().map(|g| g.to - g.from).sum();
-    let max = whole
-        .iter()
-        .map(|g| g.to - g.from)
-        .max()
-        .unwrap_or_default();
+    let (total, max) = total_and_longest(&whole);
     let over_10 = whole.iter().filter(|g| ms(g.to - g.from) >= 10.0).count();
     let frozen = 100.0 * total.as_secs_f64() / seconds;
     println!(
