@@ -191,6 +191,11 @@ class WriteStallGatesTest {
           fail("never stalled on pending bytes: " + log.lines);
         }
       }
+      // The loop above can end on the write that raised the stall, before any write was delayed
+      // (CI failure of 2026-12-01): keep writing while delayed, as in the L0 slowdown test.
+      for (int j = 0; j < 1_000; j++, n++) {
+        db.put(key(n * 7919 % 1_000_003), new byte[200]);
+      }
       assertTrue(prop(db, "rocksdb.estimate-pending-compaction-bytes") >= 0);
       assertTrue(prop(db, "rocksdb.compaction-pending-bytes") >= 0);
       slow.setBytesPerSecond(512L << 20);
@@ -198,7 +203,8 @@ class WriteStallGatesTest {
       for (long i = 0; i < n; i++) {
         assertArrayEquals(new byte[200], db.get(key(i * 7919 % 1_000_003)));
       }
-      assertTrue(stats.getTickerCount(TickerType.STALL_PENDING_COMPACTION_BYTES_MICROS) > 0);
+      assertTrue(stats.getTickerCount(TickerType.STALL_PENDING_COMPACTION_BYTES_MICROS) > 0,
+          "pending-bytes stall micros");
     }
   }
 }
