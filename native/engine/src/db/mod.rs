@@ -232,6 +232,8 @@ pub(crate) struct DbInner {
     pub(crate) statistics: Option<Arc<Statistics>>,
     /// Background WAL syncs (`wal_bytes_per_sync`).
     pub(crate) wal_syncer: wal_sync::WalSyncer,
+    /// The next WAL's file, made ahead on the WAL syncer thread.
+    pub(crate) prepared_wal: Arc<Mutex<write::PreparedWal>>,
     /// Wakes the periodic stats dumper at close.
     dump_stop: (Mutex<bool>, Condvar),
     dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -447,6 +449,7 @@ impl Db {
             wal_too_big: AtomicBool::new(false),
             statistics: opts.statistics.clone(),
             wal_syncer,
+            prepared_wal: Arc::default(),
             dump_stop: (Mutex::new(false), Condvar::new()),
             dump_thread: Mutex::new(None),
             purge_pending: AtomicBool::new(false),
@@ -789,6 +792,9 @@ impl DbInner {
             }
         }
         self.shutdown_background();
+        // The WAL file made ahead holds nothing (its queued preparation ran
+        // in the shutdown above).
+        drop(self.take_prepared_wal(false));
         // Tables left to readers that have let go since (those still
         // reading keep theirs: they are in live versions).
         let obsolete = self.collect_obsolete_files(&mut self.state.lock());

@@ -252,12 +252,13 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
         wal.last_allocated = last;
         wal.last_logged = last;
     }
-    db.new_wal(wal_number, OldWal::SyncNow)?;
+    db.new_wal(wal_number, OldWal::SyncNow, None)?;
     edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
     st.versions.log_and_apply(edit)?;
     db.last_sequence.store(last, Ordering::Release);
     db.install_super_version(&mut st, db.new_memtable(wal_number));
+    db.prepare_next_wal(&mut st);
     for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
         st.pending_outputs.remove(&n);
     }

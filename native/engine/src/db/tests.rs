@@ -1502,3 +1502,109 @@ fn wal_blocks_are_reserved_when_allow_fallocate_and_given_back_at_close() {
         }
     }
 }
+
+/// Log files in `dir`: (number, size in bytes), by number.
+fn logs_with_sizes(dir: &Path) -> Vec<(u64, u64)> {
+    let mut v: Vec<(u64, u64)> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.unwrap();
+            match crate::version::parse_file_name(e.file_name().to_str()?) {
+                Some(crate::version::FileType::Log(n)) => Some((n, e.metadata().unwrap().len())),
+                _ => None,
+            }
+        })
+        .collect();
+    v.sort_unstable();
+    v
+}
+
+fn live_log(db: &Db) -> u64 {
+    db.inner.super_version.load().mem.log_number()
+}
+
+#[test]
+fn the_next_wal_is_made_ahead_and_the_next_switch_starts_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    for round in 0..3u8 {
+        db.put(&wo, &[round], b"v").unwrap();
+        db.inner.wal_syncer.wait_for_all().unwrap();
+        let live = live_log(&db);
+        let logs = logs_with_sizes(dir.path());
+        // The live log, and one empty log above it: the next one.
+        let next = logs.iter().find(|l| l.0 > live).copied();
+        let next = next.unwrap_or_else(|| panic!("no log above {live}: {logs:?}"));
+        assert_eq!(next.1, 0, "the log made ahead holds nothing: {logs:?}");
+        assert_eq!(logs.iter().filter(|l| l.0 > live).count(), 1, "{logs:?}");
+        db.flush(&FlushOptions::default()).unwrap();
+        assert_eq!(
+            live_log(&db),
+            next.0,
+            "the switch started the log made ahead"
+        );
+    }
+    db.close().unwrap();
+    // Close removes the empty log made ahead; the live log stays.
+    let logs = logs_with_sizes(dir.path());
+    assert!(logs.iter().all(|l| l.1 > 0), "{logs:?}");
+    let db = Db::open(opts(), dir.path()).unwrap();
+    for round in 0..3u8 {
+        assert_eq!(db.get(&ro, &[round]).unwrap().as_deref(), Some(&b"v"[..]));
+    }
+}
+
+#[test]
+fn regression_a_log_made_too_late_never_becomes_live_below_the_live_log() {
+    // A switch that finds the next log not made yet creates its own, with
+    // a higher number; the file made afterwards must be removed, never
+    // started by a later switch (logs replay in number order: a live log
+    // below the one before it would replay its writes first).
+    let dir = tempfile::tempdir().unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    // Room for the memtables whose flush waits for the held thread below.
+    let o = Options {
+        max_write_buffer_number: 8,
+        ..opts()
+    };
+    let db = Db::open(o.clone(), dir.path()).unwrap();
+    db.inner.wal_syncer.wait_for_all().unwrap();
+    // Hold the WAL syncer thread, so the preparations queue behind it.
+    let (release, held) = std::sync::mpsc::channel::<()>();
+    db.inner.wal_syncer.enqueue(Box::new(move || {
+        let _ = held.recv();
+        Ok(())
+    }));
+    db.put(&wo, b"a", b"1").unwrap();
+    let switch = |db: &Db| {
+        let mut st = db.inner.state.lock();
+        db.inner.switch_memtable(&mut st).unwrap();
+    };
+    switch(&db); // starts the log made at open; queues the next one
+    let late = db.inner.prepared_wal.lock().wanted.expect("queued");
+    db.put(&wo, b"b", b"2").unwrap();
+    switch(&db); // finds nothing made: creates a log above `late`
+    let live = live_log(&db);
+    assert!(live > late, "{live} > {late}");
+    db.put(&wo, b"c", b"3").unwrap();
+    release.send(()).unwrap();
+    db.inner.wal_syncer.wait_for_all().unwrap();
+    let logs = logs_with_sizes(dir.path());
+    assert!(
+        !logs.iter().any(|l| l.0 == late),
+        "{late} removed: {logs:?}"
+    );
+    let ready = db.inner.prepared_wal.lock().ready.as_ref().map(|r| r.0);
+    assert!(ready.is_some_and(|n| n > live), "{ready:?} above {live}");
+    switch(&db);
+    assert_eq!(Some(live_log(&db)), ready);
+    db.put(&wo, b"d", b"4").unwrap();
+    db.close().unwrap();
+    let db = Db::open(o, dir.path()).unwrap();
+    for (k, v) in [(b"a", b"1"), (b"b", b"2"), (b"c", b"3"), (b"d", b"4")] {
+        assert_eq!(db.get(&ro, k).unwrap().as_deref(), Some(&v[..]));
+    }
+}

@@ -27,7 +27,7 @@ use super::write_thread::{
 };
 use super::{DbInner, DbState};
 use crate::error::{Error, Result};
-use crate::fs::WriteFileOptions;
+use crate::fs::{WritableFile, WriteFileOptions};
 use crate::info_log;
 use crate::key::ValueKind;
 use crate::memtable::{MemTable, Prepared};
@@ -485,14 +485,20 @@ impl DbInner {
     /// [`Self::switch_memtable`]; `abandon_wal`: the current WAL failed and
     /// is dropped without a sync (see [`Self::new_wal`]).
     fn switch_memtable_inner(self: &Arc<Self>, st: &mut DbState, abandon_wal: bool) -> Result<()> {
-        let number = st.versions.new_file_number();
         let switch_started = std::time::Instant::now();
+        // After a failed WAL the file made ahead is not used: it was made
+        // on the disk that failed, and the switch should face that disk now.
+        let prepared = self.take_prepared_wal(!abandon_wal);
+        let number = match &prepared {
+            Some(p) => p.0,
+            None => st.versions.new_file_number(),
+        };
         let old = if abandon_wal {
             OldWal::Abandon
         } else {
             OldWal::SyncLater
         };
-        let switched = match self.new_wal(number, old) {
+        let switched = match self.new_wal(number, old, prepared.map(|p| p.1)) {
             Ok(n) => n,
             Err(e) => {
                 self.set_bg_error(st, &e);
@@ -509,19 +515,104 @@ impl DbInner {
         info_log!(
             self.info_log,
             Info,
-            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL flush {:.1}, new WAL create {:.1}, syncs queued {:.1})",
+            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL flush {:.1}, new WAL {} {:.1}, syncs queued {:.1})",
             old.num_entries(),
             old.approximate_memory_usage(),
             old.log_number(),
             number,
             switched.sync_ms,
+            if switched.prepared {
+                "made ahead, start"
+            } else {
+                "create"
+            },
             switched.create_ms,
             switched.dir_sync_ms
         );
         st.imm.push(old);
         self.install_super_version(st, self.new_memtable(number));
+        self.prepare_next_wal(st);
         self.maybe_schedule_work(st);
         Ok(())
+    }
+
+    /// Takes the WAL file made ahead by [`Self::prepare_next_wal`], if it
+    /// is ready, and cancels a preparation still queued. Without `use_it`
+    /// the file is removed. Every new WAL goes through here: a file made
+    /// ahead must never outlive the switch after it, or it could become
+    /// the live log with a number below the log before it (logs replay in
+    /// number order).
+    pub(crate) fn take_prepared_wal(&self, use_it: bool) -> Option<(u64, Box<dyn WritableFile>)> {
+        let mut slot = self.prepared_wal.lock();
+        slot.wanted = None;
+        let ready = slot.ready.take();
+        let failure = slot.failure.take();
+        drop(slot);
+        if let Some(e) = failure {
+            info_log!(
+                self.info_log,
+                Warn,
+                "Could not make the next WAL ahead of its switch ({e}); the switch creates it"
+            );
+        }
+        match ready {
+            Some(r) if use_it => Some(r),
+            Some((number, file)) => {
+                drop(file);
+                let _ = self
+                    .fs
+                    .remove_file(&self.wal_dir.join(filename::log_file_name(number)));
+                None
+            }
+            None => None,
+        }
+    }
+
+    /// Queues the creation of the next WAL's file, with its blocks reserved,
+    /// on the WAL syncer thread, so the next memtable switch finds it made.
+    /// Creating and reserving a log took 0.1-6 ms at most switches but
+    /// 54-55 ms at one switch in each of two 20M-row imports (file create
+    /// and a 141 MiB `fallocate` under compaction IO), inside the write
+    /// queue, every writer waiting. The file gets its number now (from
+    /// `st`), above every log so far; it stays empty (the reservation keeps
+    /// its size 0) until the switch writes its start record, so a crash
+    /// leaves an empty log that recovery reads as holding nothing, and the
+    /// open that follows deletes as obsolete. A failure here is logged and
+    /// forgotten: the switch then creates its log itself, and meets the
+    /// disk's error there.
+    pub(crate) fn prepare_next_wal(&self, st: &mut DbState) {
+        let number = st.versions.new_file_number();
+        self.prepared_wal.lock().wanted = Some(number);
+        let slot = self.prepared_wal.clone();
+        let fs = self.fs.clone();
+        let path = self.wal_dir.join(filename::log_file_name(number));
+        let (opts, reserve) = (self.wal_file_options(), self.wal_reservation());
+        self.wal_syncer.enqueue(Box::new(move || {
+            if slot.lock().wanted != Some(number) {
+                return Ok(());
+            }
+            match create_wal_file(fs.as_ref(), &path, opts, reserve) {
+                Ok(file) => {
+                    let mut s = slot.lock();
+                    if s.wanted == Some(number) {
+                        s.wanted = None;
+                        s.ready = Some((number, file));
+                    } else {
+                        // A switch came first and made its own log.
+                        drop(s);
+                        drop(file);
+                        let _ = fs.remove_file(&path);
+                    }
+                }
+                Err(e) => {
+                    // Logged by the switch that takes the slot.
+                    slot.lock().failure = Some(format!("{}: {e}", path.display()));
+                    let _ = fs.remove_file(&path);
+                }
+            }
+            // Never a task failure: nothing depends on this file yet.
+            Ok(())
+        }));
     }
 
     /// Starts WAL `number`; what happens to the current one is `old`.
@@ -546,22 +637,34 @@ impl DbInner {
     /// durability is unknown, so `resume()` flushes the memtables that hold
     /// its writes before any new write is accepted) do all of it here. Any
     /// failure marks the WAL failed.
-    pub(crate) fn new_wal(&self, number: u64, old: OldWal) -> Result<WalSwitch> {
+    pub(crate) fn new_wal(
+        &self,
+        number: u64,
+        old: OldWal,
+        prepared: Option<Box<dyn WritableFile>>,
+    ) -> Result<WalSwitch> {
         let mut wal = self.wal.lock();
-        let r = self.new_wal_locked(&mut wal, number, old);
+        let r = self.new_wal_locked(&mut wal, number, old, prepared);
         if r.is_err() {
             wal.failed = true;
         }
         r
     }
 
-    /// Bytes reserved for each new WAL (`allow_fallocate`):
+    /// Bytes reserved for each new WAL, with `allow_fallocate`:
     /// `write_buffer_size` × 1.1, at most `max_total_wal_size` when set.
-    fn wal_preallocation_bytes(&self) -> u64 {
+    fn wal_reservation(&self) -> Option<u64> {
         let b = (self.opts.write_buffer_size as u64).saturating_mul(11) / 10;
-        match self.opts.max_total_wal_size {
+        let b = match self.opts.max_total_wal_size {
             0 => b,
             max => b.min(max),
+        };
+        self.opts.allow_fallocate.then_some(b)
+    }
+
+    fn wal_file_options(&self) -> WriteFileOptions {
+        WriteFileOptions {
+            use_fsync: self.opts.use_fsync,
         }
     }
 
@@ -570,6 +673,7 @@ impl DbInner {
         wal: &mut super::WalState,
         number: u64,
         old: OldWal,
+        prepared: Option<Box<dyn WritableFile>>,
     ) -> Result<WalSwitch> {
         let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
         let mut switched = WalSwitch::default();
@@ -598,25 +702,17 @@ impl DbInner {
         }
         switched.sync_ms = ms_since(t);
         let t = std::time::Instant::now();
-        let path = self.wal_dir.join(filename::log_file_name(number));
-        let mut file = self.fs.new_writable(
-            &path,
-            WriteFileOptions {
-                use_fsync: self.opts.use_fsync,
-            },
-        )?;
-        // The log's blocks, reserved now: without it each new 4 KiB of the
-        // log takes the inode's block-map lock in ext4's delayed allocation
-        // (`ext4_da_get_block_prep`), which the log's writeback holds while
-        // it allocates, reading block bitmaps under compaction IO. The
-        // write-group leader waited there 13-32 ms at a time, every writer
-        // queued behind it (writer kernel stacks sampled in D state, bulk
-        // import 20M rows: 99 and 137 samples per run without, 0 with). The
-        // reservation costs the switch 0.1-6 ms; RocksDB reserves at the
-        // log's first append, in its write path too.
-        if self.opts.allow_fallocate {
-            file.preallocate(self.wal_preallocation_bytes());
-        }
+        switched.prepared = prepared.is_some();
+        let file = match prepared {
+            // Made ahead, its blocks reserved (`prepare_next_wal`).
+            Some(file) => file,
+            None => create_wal_file(
+                self.fs.as_ref(),
+                &self.wal_dir.join(filename::log_file_name(number)),
+                self.wal_file_options(),
+                self.wal_reservation(),
+            )?,
+        };
         let mut writer = LogWriter::new(file, number);
         // The start record: one past the last sequence number logged before
         // this log. After a failed WAL (`Abandon`), one past every number
@@ -705,6 +801,43 @@ impl DbInner {
     }
 }
 
+/// Creates WAL file `path` with `reserve` bytes reserved (its size stays 0).
+///
+/// The reservation: without it each new 4 KiB of the log takes the inode's
+/// block-map lock in ext4's delayed allocation (`ext4_da_get_block_prep`),
+/// which the log's writeback holds while it allocates, reading block
+/// bitmaps under compaction IO. The write-group leader waited there 13-32 ms
+/// at a time, every writer queued behind it (writer kernel stacks sampled in
+/// D state, bulk import 20M rows: 99 and 137 samples per run without, 0
+/// with). RocksDB reserves at the log's first append, in its write path;
+/// here it is done ahead of the switch ([`DbInner::prepare_next_wal`]).
+fn create_wal_file(
+    fs: &dyn crate::fs::FileSystem,
+    path: &std::path::Path,
+    opts: WriteFileOptions,
+    reserve: Option<u64>,
+) -> Result<Box<dyn WritableFile>> {
+    let mut file = fs.new_writable(path, opts)?;
+    if let Some(bytes) = reserve {
+        file.preallocate(bytes);
+    }
+    Ok(file)
+}
+
+/// The next WAL's file, made ahead of the memtable switch that starts it
+/// ([`DbInner::prepare_next_wal`]); under its own mutex, which the WAL
+/// syncer thread takes, never the WAL lock.
+#[derive(Default)]
+pub(crate) struct PreparedWal {
+    /// The number of the file a queued preparation is to make; `None`
+    /// cancels it.
+    pub(super) wanted: Option<u64>,
+    /// A made file, empty, its blocks reserved: (log number, file).
+    pub(super) ready: Option<(u64, Box<dyn WritableFile>)>,
+    /// Why the last preparation failed, for the LOG.
+    failure: Option<String>,
+}
+
 /// What [`DbInner::new_wal`] does with the WAL it replaces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum OldWal {
@@ -724,6 +857,8 @@ pub(crate) enum OldWal {
 #[derive(Debug, Default)]
 pub(crate) struct WalSwitch {
     pub(crate) old_size: u64,
+    /// The new log's file was made ahead (`prepare_next_wal`).
+    prepared: bool,
     sync_ms: f64,
     create_ms: f64,
     dir_sync_ms: f64,
