@@ -25,7 +25,10 @@
 //! 3. The memtable is switched only by the group leader, between groups,
 //!    so no insert is ever in flight into a memtable that became immutable.
 //! 4. A WAL file is deleted only after every memtable that held its writes
-//!    was flushed and the manifest records a newer log number.
+//!    was flushed and the manifest records a newer log number. The next
+//!    WAL's file is made ahead on the WAL syncer thread; it stays empty,
+//!    numbered above every log, until the next switch starts it, and a
+//!    switch that does not start it removes it (`write::PreparedWal`).
 //! 5. A table file is deleted only when no live version and no running job
 //!    references it. The job that makes it obsolete deletes it; if a reader
 //!    (an iterator, or a get or write holding the super version for a
