@@ -24,6 +24,11 @@
 //! obsolete. A crash before it leaves the old WALs and the manifest as they
 //! were, so the next open replays the same data again (the unreferenced
 //! tables are deleted as obsolete).
+//!
+//! The newest log may be empty: the next WAL's file is made ahead of its
+//! switch (`write::PreparedWal`), and a crash can leave it. Read here as
+//! holding nothing, it is below the new log's number, so the edit above
+//! makes it obsolete like the replayed logs.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;

@@ -301,3 +301,77 @@ fn regression_an_empty_batch_at_sequence_zero_in_a_log_does_not_wrap_the_sequenc
     db.put(&wo(false, false), &key(100), &val(100)).unwrap();
     assert!(present(&db, 101).iter().all(|&x| x));
 }
+
+/// Empty log files in /db (the next WAL made ahead of its switch is the
+/// only log a running database keeps empty).
+fn empty_logs(fs: &FaultFs) -> Vec<String> {
+    let mut v: Vec<String> = fs
+        .list_dir(Path::new("/db"))
+        .unwrap()
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .filter(|n| {
+            fs.contents(&Path::new("/db").join(n))
+                .is_some_and(|c| c.is_empty())
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_crash_leaves_the_next_log_made_ahead_and_the_open_after_it_deletes_it() {
+    for crash in [talus::fs::Crash::ProcessKill, talus::fs::Crash::PowerLoss] {
+        let fs = FaultFs::new(11);
+        fs.create_dir_all(Path::new("/db")).unwrap();
+        let opts = Options {
+            create_if_missing: true,
+            fs: std::sync::Arc::new(fs.clone()),
+            stats_dump_period_sec: 0,
+            ..Options::default()
+        };
+        let db = Db::open(opts.clone(), "/db").unwrap();
+        let sync = talus::WriteOptions {
+            sync: true,
+            ..Default::default()
+        };
+        for i in 0..50 {
+            db.put(&sync, &key(i), &val(i)).unwrap();
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+        for i in 50..100 {
+            db.put(&sync, &key(i), &val(i)).unwrap();
+        }
+        // The WAL syncer thread makes the next log after the flush's switch.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while empty_logs(&fs).is_empty() {
+            assert!(std::time::Instant::now() < deadline, "no log made ahead");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let ahead = empty_logs(&fs);
+        assert_eq!(ahead.len(), 1, "{ahead:?}");
+        fs.freeze();
+        drop(db);
+        fs.crash(crash);
+        let db = Db::open(opts, "/db").unwrap();
+        let ro = ReadOptions::default();
+        for i in 0..100 {
+            assert_eq!(
+                db.get(&ro, &key(i)).unwrap(),
+                Some(val(i)),
+                "{crash:?} key {i}"
+            );
+        }
+        let logs: Vec<String> = fs
+            .list_dir(Path::new("/db"))
+            .unwrap()
+            .into_iter()
+            .filter(|n| n.ends_with(".log"))
+            .collect();
+        assert!(
+            !logs.contains(&ahead[0]),
+            "{crash:?}: {} kept: {logs:?}",
+            ahead[0]
+        );
+    }
+}
