@@ -290,15 +290,12 @@ fn disable_wal_writes_are_flushed_by_a_clean_close() {
 }
 
 fn only_log(dir: &Path) -> PathBuf {
-    let mut logs: Vec<_> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| {
-            p.extension().is_some_and(|e| e == "log") && std::fs::metadata(p).unwrap().len() > 0
-        })
+    let logs: Vec<_> = logs_with_sizes(dir)
+        .into_iter()
+        .filter(|l| l.1 > 0)
         .collect();
     assert_eq!(logs.len(), 1, "{logs:?}");
-    logs.pop().unwrap()
+    dir.join(crate::version::filename::log_file_name(logs[0].0))
 }
 
 #[test]

@@ -34,14 +34,7 @@ fn val(i: usize) -> Vec<u8> {
 /// second one (the first memtable is switched out but not flushed), then
 /// closes. Returns the file system and the logs, oldest first.
 fn build(two_logs: bool) -> (FaultFs, Vec<String>) {
-    let fs = FaultFs::new(21);
-    fs.create_dir_all(Path::new("/db")).unwrap();
-    let opts = Options {
-        create_if_missing: true,
-        fs: std::sync::Arc::new(fs.clone()),
-        stats_dump_period_sec: 0,
-        ..Options::default()
-    };
+    let (fs, opts) = fault_db(21);
     let db = Db::open(opts, "/db").unwrap();
     for i in 0..100 {
         db.put(&wo(false, false), &key(i), &val(i)).unwrap();
@@ -58,16 +51,39 @@ fn build(two_logs: bool) -> (FaultFs, Vec<String>) {
         }
     }
     db.close().unwrap();
-    let mut logs: Vec<String> = fs
+    let logs = logs(&fs, |len| len > 0);
+    assert_eq!(logs.len(), if two_logs { 2 } else { 1 }, "{logs:?}");
+    (fs, logs)
+}
+
+/// A fresh `FaultFs` (`seed`) with `/db` made, and options opening a
+/// database there.
+fn fault_db(seed: u64) -> (FaultFs, Options) {
+    let fs = FaultFs::new(seed);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let opts = Options {
+        create_if_missing: true,
+        fs: std::sync::Arc::new(fs.clone()),
+        stats_dump_period_sec: 0,
+        ..Options::default()
+    };
+    (fs, opts)
+}
+
+/// The log files in /db whose length in bytes passes `keep`, by name.
+fn logs(fs: &FaultFs, keep: impl Fn(usize) -> bool) -> Vec<String> {
+    let mut v: Vec<String> = fs
         .list_dir(Path::new("/db"))
         .unwrap()
         .into_iter()
         .filter(|n| n.ends_with(".log"))
-        .filter(|n| !fs.contents(&Path::new("/db").join(n)).unwrap().is_empty())
+        .filter(|n| {
+            fs.contents(&Path::new("/db").join(n))
+                .is_some_and(|c| keep(c.len()))
+        })
         .collect();
-    logs.sort();
-    assert_eq!(logs.len(), if two_logs { 2 } else { 1 }, "{logs:?}");
-    (fs, logs)
+    v.sort();
+    v
 }
 
 fn open(fs: &FaultFs, mode: WalRecoveryMode) -> talus::Result<Db> {
@@ -302,46 +318,21 @@ fn regression_an_empty_batch_at_sequence_zero_in_a_log_does_not_wrap_the_sequenc
     assert!(present(&db, 101).iter().all(|&x| x));
 }
 
-/// Empty log files in /db (the next WAL made ahead of its switch is the
-/// only log a running database keeps empty).
-fn empty_logs(fs: &FaultFs) -> Vec<String> {
-    let mut v: Vec<String> = fs
-        .list_dir(Path::new("/db"))
-        .unwrap()
-        .into_iter()
-        .filter(|n| n.ends_with(".log"))
-        .filter(|n| {
-            fs.contents(&Path::new("/db").join(n))
-                .is_some_and(|c| c.is_empty())
-        })
-        .collect();
-    v.sort();
-    v
-}
-
 #[test]
 fn a_crash_leaves_the_next_log_made_ahead_and_the_open_after_it_deletes_it() {
     for crash in [talus::fs::Crash::ProcessKill, talus::fs::Crash::PowerLoss] {
-        let fs = FaultFs::new(11);
-        fs.create_dir_all(Path::new("/db")).unwrap();
-        let opts = Options {
-            create_if_missing: true,
-            fs: std::sync::Arc::new(fs.clone()),
-            stats_dump_period_sec: 0,
-            ..Options::default()
-        };
+        let (fs, opts) = fault_db(11);
         let db = Db::open(opts.clone(), "/db").unwrap();
-        let sync = talus::WriteOptions {
-            sync: true,
-            ..Default::default()
-        };
         for i in 0..50 {
-            db.put(&sync, &key(i), &val(i)).unwrap();
+            db.put(&wo(true, false), &key(i), &val(i)).unwrap();
         }
         db.flush(&FlushOptions::default()).unwrap();
         for i in 50..100 {
-            db.put(&sync, &key(i), &val(i)).unwrap();
+            db.put(&wo(true, false), &key(i), &val(i)).unwrap();
         }
+        // The only log a running database keeps empty is the next one,
+        // made ahead of its switch.
+        let empty_logs = |fs: &FaultFs| logs(fs, |len| len == 0);
         // The WAL syncer thread makes the next log after the flush's switch.
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
         while empty_logs(&fs).is_empty() {
@@ -362,12 +353,7 @@ fn a_crash_leaves_the_next_log_made_ahead_and_the_open_after_it_deletes_it() {
                 "{crash:?} key {i}"
             );
         }
-        let logs: Vec<String> = fs
-            .list_dir(Path::new("/db"))
-            .unwrap()
-            .into_iter()
-            .filter(|n| n.ends_with(".log"))
-            .collect();
+        let logs = logs(&fs, |_| true);
         assert!(
             !logs.contains(&ahead[0]),
             "{crash:?}: {} kept: {logs:?}",
