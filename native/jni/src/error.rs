@@ -20,7 +20,7 @@
 //! it is the more precise report, and JNI forbids throwing a second one.
 //!
 //! The exception classes and the `TalusException(byte, byte, String)` constructor
-//! are looked up once, by [`init`] from `JNI_OnLoad`, while the class loader of
+//! are looked up once, by `init` from `JNI_OnLoad`, while the class loader of
 //! `dev.talus.NativeLibrary` is current; later lookups by name from an arbitrary
 //! thread could see the wrong class loader.
 //!

@@ -3,13 +3,13 @@
 //!
 //! Thread-safety contract: [`Db`] is `Send + Sync`; every method may be
 //! called from any number of threads at once.
-//! - Writers serialise only in the group-commit queue ([`write_thread`]).
+//! - Writers serialise only in the group-commit queue (`write_thread`).
 //! - Readers take no lock: they load the published sequence number and the
-//!   current [`SuperVersion`] (active memtable, immutable memtables, table
+//!   current `SuperVersion` (active memtable, immutable memtables, table
 //!   version) with atomic loads.
 //! - The *DB mutex* (`DbInner::state`) guards the version set, the immutable
 //!   memtable list and background-job bookkeeping; it is never held during
-//!   table IO nor during a manifest write ([`DbInner::log_and_apply`]).
+//!   table IO nor during a manifest write (`DbInner::log_and_apply`).
 //!   Lock order: DB mutex, then WAL mutex.
 //!
 //! Invariants:

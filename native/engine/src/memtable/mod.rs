@@ -1,7 +1,7 @@
 //! The memtable: a concurrent skiplist of internal keys, written by many
 //! threads at once and read without locks.
 //!
-//! Each entry is one node of an arena skiplist ([`skiplist`]) holding the
+//! Each entry is one node of an arena skiplist (`skiplist`) holding the
 //! internal key and the value inline, ordered by internal-key order (user
 //! key ascending, sequence descending; see [`crate::key`]). Range
 //! tombstones are kept beside the skiplist in a small list, because point
@@ -179,7 +179,7 @@ impl MemTable {
 
     /// Does the expensive part of inserting a point entry (a value or a
     /// point tombstone) ahead of its write: copies it into the memtable's
-    /// memory and finds where it goes ([`SkipList::prepare`]). The write's
+    /// memory and finds where it goes (`SkipList::prepare`). The write's
     /// leader then only sets its sequence number and links it
     /// ([`MemTable::add_prepared`]). Safe to call from many threads at once.
     pub fn prepare(&self, kind: ValueKind, user_key: &[u8], value: &[u8]) -> Prepared {
@@ -212,7 +212,7 @@ impl MemTable {
     /// Inserts entries (sequence, kind, user key, value; the value of a
     /// range deletion is its end key). Point entries go to the skiplist
     /// eight at a time, whose searches overlap their cache misses
-    /// ([`SkipList::insert_many`]). Safe to call from many threads at once.
+    /// (`SkipList::insert_many`). Safe to call from many threads at once.
     pub fn add_many<'a>(
         &self,
         entries: impl IntoIterator<Item = (SequenceNumber, ValueKind, &'a [u8], &'a [u8])>,

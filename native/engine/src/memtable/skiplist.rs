@@ -31,10 +31,11 @@
 //! write has its own sequence number), so no two nodes compare equal.
 //!
 //! Concurrency contract:
-//! 1. [`SkipList::insert`] may run on many threads at once. A new node is
-//!    fully written (bytes, then its `next` pointer at each level) before a
-//!    compare-and-swap with release ordering links it into that level, from
-//!    level 0 upward; a failed CAS re-finds the neighbours at that level.
+//! 1. Inserts ([`SkipList::insert_many`], [`SkipList::insert_prepared`]) may
+//!    run on many threads at once. A new node is fully written (bytes, then
+//!    its `next` pointer at each level) before a compare-and-swap with
+//!    release ordering links it into that level, from level 0 upward; a
+//!    failed CAS re-finds the neighbours at that level.
 //! 2. Readers load `next` pointers with acquire ordering, so a node they
 //!    reach is fully written. A reader descending the levels only reads a
 //!    node's `next` at levels where it found the node linked, and linking is
@@ -52,8 +53,9 @@
 //!
 //! The arena hands out memory from per-thread-stripe blocks under a
 //! per-stripe mutex (uncontended: threads keep their stripe), so inserts do
-//! not share a hot atomic. Unused block tails are not counted in
-//! [`SkipList::memory_usage`]: blocks are reserved, not written, until used.
+//! not share a hot atomic. Unused block tails are not counted in the bytes
+//! an insert returns (which [`super::MemTable::approximate_memory_usage`]
+//! sums): blocks are reserved, not written, until used.
 
 use std::cmp::Ordering;
 use std::ptr;
@@ -500,7 +502,7 @@ impl SkipList {
     /// no internal key may be in the list or twice in `entries`. Safe to
     /// call from many threads at once. Returns the bytes the nodes took.
     ///
-    /// Same result as one [`insert`](Self::insert) per entry, but faster
+    /// Same result as one `insert` (the tests' one at a time) per entry, but faster
     /// for a list larger than the CPU caches: a search is a chain of cache
     /// misses (each node's header must arrive before the next pointer is
     /// known), so searches for up to [`INTERLEAVE`] entries take turns, one

@@ -34,7 +34,7 @@
 //! Every instrumentation point reads the thread's level (one thread-local
 //! load) and branches; at `Disable` that is all it does. Counters are plain
 //! thread-local integers (`Cell<u64>`, no atomics). Timers read the clock
-//! ([`clock`]: the TSC, ~9 ns) only at the levels that ask for time,
+//! (`clock`: the TSC, ~9 ns) only at the levels that ask for time,
 //! consecutive phases share readings ([`Laps`]), and timers add raw clock
 //! ticks, converted to nanoseconds only when a context is read. With the cargo feature
 //! `perf-context-off` every macro, timer and scope compiles to nothing (the
