@@ -890,6 +890,7 @@ public class PerfContext implements AutoCloseable {
 
   // ---------------------------------------------------------------- for TalusDB and tests
 
+  @SuppressWarnings("deprecation") // names OUT_OF_BOUNDS only to refuse it
   static void setLevel(PerfLevel level) {
     if (level == null) {
       throw new NullPointerException("level");
