@@ -9,6 +9,10 @@ import java.nio.ByteBuffer;
 public final class CrashChild {
   private CrashChild() {}
 
+  /**
+   * @param args the database folder
+   * @throws Exception on an unexpected failure (exit code 1)
+   */
   public static void main(String[] args) throws Exception {
     try (Options o = new Options().setCreateIfMissing(true);
         TalusDB db = TalusDB.open(o, args[0]);

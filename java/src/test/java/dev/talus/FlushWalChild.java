@@ -10,6 +10,10 @@ public final class FlushWalChild {
 
   private FlushWalChild() {}
 
+  /**
+   * @param args the database folder
+   * @throws Exception on an unexpected failure (exit code 1)
+   */
   public static void main(String[] args) throws Exception {
     Options o = new Options().setCreateIfMissing(true);
     TalusDB db = TalusDB.open(o, args[0]);

@@ -34,6 +34,10 @@ public final class KillChild {
     return v;
   }
 
+  /**
+   * @param args database directory, ack log, seed, threads
+   * @throws Exception on an unexpected failure (exit code 1)
+   */
   public static void main(String[] args) throws Exception {
     String dir = args[0];
     FileOutputStream acks = new FileOutputStream(args[1], true);

@@ -4,6 +4,8 @@ package dev.talus;
 public final class LockChild {
   private LockChild() {}
 
+  /** @param args the database folder */
+  @SuppressWarnings("try") // db is opened only to take the lock
   public static void main(String[] args) {
     try (TalusDB db = TalusDB.open(new Options().setCreateIfMissing(true), args[0])) {
       System.out.println("opened");

@@ -87,6 +87,7 @@ class TalusDBBasicTest {
   }
 
   @Test
+  @SuppressWarnings("try") // db is open only to hold the lock
   void secondOpenOfALockedDirectoryFails() throws Exception {
     try (TalusDB db = open()) {
       TalusException e = assertThrows(TalusException.class, this::open);
@@ -108,7 +109,7 @@ class TalusDBBasicTest {
 
   @Test
   void nullArgumentsThrowNullPointerExceptionNamingTheParameter() throws Exception {
-    try (TalusDB db = open(); WriteOptions wo = new WriteOptions()) {
+    try (TalusDB db = open()) {
       assertEquals("key", assertThrows(NullPointerException.class,
           () -> db.put(null, b("v"))).getMessage());
       assertEquals("value", assertThrows(NullPointerException.class,

@@ -91,6 +91,7 @@ class TalusDBDurabilityTest {
   }
 
   @Test
+  @SuppressWarnings("try") // db is open only to hold the lock
   void secondOpenFromAnotherProcessFailsWhileLocked() throws Exception {
     try (TalusDB db = open()) {
       Process p = child(LockChild.class, dir.toString());
