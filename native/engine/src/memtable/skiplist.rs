@@ -502,12 +502,13 @@ impl SkipList {
     /// no internal key may be in the list or twice in `entries`. Safe to
     /// call from many threads at once. Returns the bytes the nodes took.
     ///
-    /// Same result as one `insert` (the tests' one at a time) per entry, but faster
-    /// for a list larger than the CPU caches: a search is a chain of cache
-    /// misses (each node's header must arrive before the next pointer is
-    /// known), so searches for up to [`INTERLEAVE`] entries take turns, one
-    /// node each, and each prefetches the node it will compare next while
-    /// the others run. Their misses overlap instead of adding up.
+    /// Same result as inserting the entries one at a time (the tests'
+    /// `insert`), but faster for a list larger than the CPU caches: a search
+    /// is a chain of cache misses (each node's header must arrive before the
+    /// next pointer is known), so searches for up to [`INTERLEAVE`] entries
+    /// take turns, one node each, and each prefetches the node it will
+    /// compare next while the others run. Their misses overlap instead of
+    /// adding up.
     pub(crate) fn insert_many(&self, entries: &[(&[u8], u64, &[u8])]) -> usize {
         let mut bytes = 0;
         for chunk in entries.chunks(INTERLEAVE) {
