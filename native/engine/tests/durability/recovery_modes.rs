@@ -71,16 +71,13 @@ fn fault_db(seed: u64) -> (FaultFs, Options) {
 }
 
 /// The log files in /db whose length in bytes passes `keep`, by name.
-fn logs(fs: &FaultFs, keep: impl Fn(usize) -> bool) -> Vec<String> {
+fn logs(fs: &FaultFs, keep: impl Fn(u64) -> bool) -> Vec<String> {
     let mut v: Vec<String> = fs
         .list_dir(Path::new("/db"))
         .unwrap()
         .into_iter()
         .filter(|n| n.ends_with(".log"))
-        .filter(|n| {
-            fs.contents(&Path::new("/db").join(n))
-                .is_some_and(|c| keep(c.len()))
-        })
+        .filter(|n| fs.file_size(&Path::new("/db").join(n)).is_ok_and(&keep))
         .collect();
     v.sort();
     v
