@@ -1,18 +1,20 @@
-//! The engine features talus-bench reports on that this build of Talus
-//! does not have yet: statistics (`--statistics`), the perf context
-//! (`--perf_level` ≥ 2), the rate limiter (`--rate_limiter_bytes_per_sec`),
-//! and the table bytes written by flushes and compactions (write
-//! amplification at the end of fill benchmarks), and write stalls on L0
-//! files and pending compaction bytes.
+//! Where talus-bench connects to the engine features it reports on:
+//! statistics (`--statistics`), the perf context (`--perf_level` ≥ 2), the
+//! rate limiter for flush and compaction IO (`--rate_limiter_bytes_per_sec`),
+//! the table bytes written by flushes and compactions (write amplification
+//! at the end of fill benchmarks), and write stalls on L0 files and pending
+//! compaction bytes.
 //!
-//! **Integration points.** Each feature is one function below; each returns
-//! "not available" today and is the only place to change when the engine
-//! grows the feature. Everything else in talus-bench already handles both
-//! answers: it prints the feature's output when there is one and a
-//! "not available in this build yet" line when there is none.
-//! The `rocksdb.stats` dump needs no change here: the `stats` benchmark and
-//! `--stats_per_interval` print `Db::property("rocksdb.stats")` as soon as
-//! the engine answers that property.
+//! **Integration points.** Each of the first four is one function below,
+//! which installs or reads the feature; every one of them answers in this
+//! build. The write stalls are a constant,
+//! [`L0_AND_PENDING_BYTES_WRITE_STALLS`] (true: the engine applies them).
+//! The rest of talus-bench handles both answers: it prints the feature's
+//! output when there is one and a "not available in this build yet" line
+//! when there is none (a function returning `None` or false, or the
+//! constant false). The `rocksdb.stats` dump is not here: the `stats`
+//! benchmark and `--stats_per_interval` print `Db::property("rocksdb.stats")`
+//! from `bench.rs`.
 
 use talus::{Db, Options};
 

@@ -14,8 +14,8 @@
 //! the same point of every period, which the tool prints as the phase of
 //! each gap's end within the 100 ms of the wall clock. Any operation in
 //! flight in either engine during a freeze takes that much longer; this is
-//! what bounds "no put over 50 ms" in the bulk import (README, "And where
-//! the whole machine stops").
+//! what bounds "no put over 50 ms" in the bulk import
+//! (docs/bulk-import-results.md, "And where the whole machine stops").
 //!
 //! Run it alone: other busy threads in the guest make gaps of their own.
 //! With `--io-dir DIR` one more thread writes a file there in 1 MiB writes
