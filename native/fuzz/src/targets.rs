@@ -187,6 +187,7 @@ pub fn table(data: &[u8]) -> u64 {
             pin_index_and_filter: false,
             verify_checksums: verify,
             statistics: None,
+            read_charger: None,
         };
         let t = match TableReader::open(file.clone(), len as u64, opts) {
             Ok(t) => Arc::new(t),
@@ -198,6 +199,7 @@ pub fn table(data: &[u8]) -> u64 {
         let ro = TableReadOptions {
             verify_checksums: verify,
             fill_cache: true,
+            rate_limited: false,
         };
         let props = t.properties();
         let probes = vec![

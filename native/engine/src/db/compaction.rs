@@ -404,9 +404,12 @@ impl DbInner {
         plan: &CompactionPlan,
         snapshots: &[u64],
     ) -> Result<JobStats> {
+        // Compaction input: checked, kept out of the block cache, and charged
+        // to the rate limiter when its mode covers reads.
         let tro = TableReadOptions {
             verify_checksums: true,
             fill_cache: false,
+            rate_limited: true,
         };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones = Vec::new();

@@ -84,6 +84,7 @@ use crate::logger::{InfoLog, InfoLogOptions};
 use crate::memtable::MemTable;
 use crate::memtable::block_pool::BlockPool;
 use crate::options::{Options, ReadOptions, WriteOptions};
+use crate::rate_limiter::ReadCharger;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::BlockCache;
 use crate::version::{Version, VersionSet};
@@ -354,12 +355,24 @@ impl Db {
             )?))
         };
         let sv_released = Arc::new(AtomicBool::new(false));
+        let held_cause = Arc::new(AtomicU8::new(0));
+        // Compaction reads are charged when the limiter's mode covers reads,
+        // at the priority its writes would have at the moment.
+        let read_charger = opts.rate_limiter.as_ref().and_then(|rl| {
+            let held = Arc::clone(&held_cause);
+            ReadCharger::new(
+                rl.clone(),
+                Arc::new(move || stall::output_io_priority(false, held.load(Ordering::Acquire))),
+                opts.statistics.clone(),
+            )
+        });
         let table_cache = Arc::new(TableCache::new(
             fs.clone(),
             path,
             &opts,
             block_cache.clone(),
             sv_released.clone(),
+            read_charger,
         )?);
         let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
@@ -443,7 +456,7 @@ impl Db {
             closed: AtomicBool::new(false),
             has_bg_error: AtomicBool::new(false),
             write_condition: AtomicU8::new(stall::NORMAL),
-            held_cause: Arc::new(AtomicU8::new(0)),
+            held_cause,
             compaction_pressure: AtomicBool::new(false),
             prev_group_bytes: AtomicU64::new(0),
             explicit_flush: parking_lot::Mutex::new(()),

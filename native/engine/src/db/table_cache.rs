@@ -28,6 +28,7 @@ use crate::cache::{CacheKey, LruCache, Priority, new_cache_owner_id};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RandomAccessFile};
 use crate::options::Options;
+use crate::rate_limiter::ReadCharger;
 use crate::table::{BlockCache, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
 
@@ -233,19 +234,22 @@ pub(crate) struct TableCache {
     cache_index_and_filter_blocks: bool,
     pin_l0: bool,
     statistics: Option<Arc<crate::statistics::Statistics>>,
+    read_charger: Option<ReadCharger>,
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
 }
 
 impl TableCache {
-    /// `closed` is set whenever a table file is closed.
+    /// `closed` is set whenever a table file is closed; `read_charger` is
+    /// given to every reader (compaction reads are charged to it).
     pub(crate) fn new(
         fs: Arc<dyn FileSystem>,
         dir: &Path,
         opts: &Options,
         block_cache: Option<Arc<BlockCache>>,
         closed: Arc<AtomicBool>,
+        read_charger: Option<ReadCharger>,
     ) -> Result<Self> {
         let lru = if opts.max_open_files > 0 {
             // Keep a few descriptors for logs, manifest and the info log.
@@ -265,6 +269,7 @@ impl TableCache {
             cache_index_and_filter_blocks: opts.table.cache_index_and_filter_blocks,
             pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
             statistics: opts.statistics.clone(),
+            read_charger,
             lru,
             owner: new_cache_owner_id(),
         })
@@ -297,6 +302,7 @@ impl TableCache {
                 pin_index_and_filter: self.pin_l0 && level == 0,
                 verify_checksums: true,
                 statistics: self.statistics.clone(),
+                read_charger: self.read_charger.clone(),
             },
         )?;
         Ok(Arc::new(reader))

@@ -1379,6 +1379,88 @@ fn flush_and_compaction_writes_go_through_the_rate_limiter_and_statistics_move()
     assert!(stats.ticker_count(Ticker::IterBytesRead) >= 5000 * 68);
 }
 
+/// `ReadsOnly` and `AllIo` limiters are charged the blocks compactions read
+/// (RocksDB's modes), and only those: flush writes stay out of `ReadsOnly`,
+/// and reads for `get` are never charged.
+#[test]
+fn compaction_reads_are_charged_in_the_modes_that_cover_reads() {
+    use crate::rate_limiter::{IoPriority, RateLimiter, RateLimiterMode};
+    use crate::statistics::{Statistics, Ticker};
+    const MIB: u64 = 1 << 20;
+    for mode in [
+        RateLimiterMode::WritesOnly,
+        RateLimiterMode::ReadsOnly,
+        RateLimiterMode::AllIo,
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let rl = RateLimiter::new(64 * MIB, 100_000, 10, mode, false, 0).unwrap();
+        let stats = Statistics::new();
+        let o = Options {
+            rate_limiter: Some(rl.clone()),
+            statistics: Some(stats.clone()),
+            table: crate::options::BlockBasedTableOptions {
+                no_block_cache: true,
+                ..Default::default()
+            },
+            ..small_opts()
+        };
+        let db = Db::open(o, dir.path()).unwrap();
+        // About 8 MB in scattered order, so compactions rewrite most of it.
+        for i in 0..100_000u32 {
+            let k = ((i * 7919) % 100_000).to_be_bytes();
+            db.put(&WriteOptions::default(), &k, &[7u8; 76]).unwrap();
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+        db.wait_for_compactions().unwrap();
+        let read = stats.ticker_count(Ticker::CompactReadBytes);
+        let written = stats.ticker_count(Ticker::FlushWriteBytes)
+            + stats.ticker_count(Ticker::CompactWriteBytes);
+        let high = rl.total_bytes_through(Some(IoPriority::High));
+        let bg = rl.total_bytes_through(Some(IoPriority::Low))
+            + rl.total_bytes_through(Some(IoPriority::User));
+        assert!(read > 4 * MIB, "{mode:?}: compactions read {read} bytes");
+        // The tables' data blocks are most of their bytes (index, filter and
+        // properties are read at open, uncharged); a compaction thread may
+        // hold one unit granted ahead of its reads (at most a 6.7 MB refill
+        // at user priority here), and two compactions may run at once.
+        let (reads_low, reads_high) = (read / 10 * 8, read + 14 * MIB);
+        match mode {
+            RateLimiterMode::WritesOnly => {
+                assert!(high > 0, "flush writes are charged");
+                assert!(
+                    rl.total_bytes_through(None) <= written,
+                    "{mode:?}: reads charged"
+                );
+            }
+            RateLimiterMode::ReadsOnly => {
+                assert_eq!(high, 0, "flush writes are not charged in ReadsOnly");
+                assert!(
+                    (reads_low..=reads_high).contains(&bg),
+                    "{mode:?}: {bg} bytes charged for {read} read"
+                );
+            }
+            RateLimiterMode::AllIo => {
+                assert!(high > 0, "flush writes are charged");
+                assert!(
+                    bg >= reads_low + stats.ticker_count(Ticker::CompactWriteBytes),
+                    "{mode:?}: {bg} bytes charged for {read} read and {written} written"
+                );
+            }
+        }
+        // Reads for `get` (every one from the file: no block cache) are not charged.
+        let before = rl.total_bytes_through(None);
+        let ro = ReadOptions::default();
+        for i in (0..100_000u32).step_by(97) {
+            assert_eq!(db.get(&ro, &i.to_be_bytes()).unwrap().unwrap(), [7u8; 76]);
+        }
+        assert_eq!(
+            rl.total_bytes_through(None),
+            before,
+            "{mode:?}: gets charged"
+        );
+    }
+}
+
 /// Regression (power-loss seed 0): a batch holding only an empty range
 /// deletion (`begin == end`) was flushed into a table with no keys at all;
 /// its empty smallest/largest keys made every later `get` panic.

@@ -1,6 +1,8 @@
 //! [`RateLimitedFile`]: a [`WritableFile`] whose appends are charged to a
 //! [`RateLimiter`] before they reach the wrapped file — how flush and
-//! compaction output is throttled without the table builder knowing.
+//! compaction output is throttled without the table builder knowing — and
+//! [`ReadCharger`], which charges the block reads of compactions to a
+//! limiter whose mode covers reads (`ReadsOnly`, `AllIo`).
 
 use std::sync::Arc;
 
@@ -118,15 +120,9 @@ impl RateLimitedFile {
         self.owed
     }
 
-    /// Bytes charged at a time ([`CHARGE_UNIT`]; one refill's worth at
-    /// `High` or `User` priority, if larger), at most the single burst.
+    /// Bytes charged at a time: [`charge_unit`] at the moment's priority.
     fn unit(&self, burst: u64) -> u64 {
-        let unit = if self.priority() >= IoPriority::High {
-            self.limiter.refill_interval_bytes().max(CHARGE_UNIT)
-        } else {
-            CHARGE_UNIT
-        };
-        unit.min(burst)
+        charge_unit(&self.limiter, self.priority()).min(burst)
     }
 
     /// Waits until the owed bytes are granted.
@@ -172,5 +168,91 @@ impl WritableFile for RateLimitedFile {
 
     fn preallocate(&mut self, len: u64) {
         self.inner.preallocate(len)
+    }
+}
+
+/// Bytes charged to `limiter` at a time at priority `pri`: [`CHARGE_UNIT`],
+/// or one refill's worth at `High` or `User` priority when that is more
+/// ([`RateLimitedFile`] says why).
+fn charge_unit(limiter: &RateLimiter, pri: IoPriority) -> u64 {
+    if pri >= IoPriority::High {
+        limiter.refill_interval_bytes().max(CHARGE_UNIT)
+    } else {
+        CHARGE_UNIT
+    }
+}
+
+/// Decides the priority of a compaction's reads at the moment; shared by
+/// every table reader of a database, so `Sync`.
+pub type SharedPriorityFn = Arc<dyn Fn() -> IoPriority + Send + Sync>;
+
+thread_local! {
+    /// Bytes this thread has been granted for reads and not yet read, and
+    /// the limiter that granted them (its address; credit from another
+    /// limiter is dropped). See [`ReadCharger::charge`].
+    static READ_CREDIT: std::cell::Cell<(usize, u64)> = const { std::cell::Cell::new((0, 0)) };
+}
+
+/// Charges block reads from table files to a [`RateLimiter`] whose mode
+/// covers reads, as RocksDB does in its `kReadsOnly` and `kAllIo` modes:
+/// the reads of compaction inputs are charged at the compaction's priority
+/// of the moment (`Low`, or `User` while writes are held); reads for
+/// `get`, iterators and checksum verification are not charged (RocksDB
+/// charges those only when a read asks for it, which its default
+/// `ReadOptions` do not). Reads served by the block cache are not charged.
+///
+/// A table is read one block (about 4 KiB) at a time, so, as with
+/// [`RateLimitedFile`]'s appends, reads are charged in units
+/// ([`CHARGE_UNIT`], or a refill's worth at `High` or `User` priority when
+/// that is more): the read that finds its thread's credit short asks
+/// for a whole unit (or its own size, if larger) and the reads after it
+/// spend the credit. A thread is thus granted at most one unit ahead of
+/// what it reads; credit left when a compaction ends is spent by the
+/// thread's next one.
+#[derive(Clone)]
+pub struct ReadCharger {
+    limiter: Arc<RateLimiter>,
+    priority: SharedPriorityFn,
+    stats: Option<Arc<Statistics>>,
+}
+
+impl std::fmt::Debug for ReadCharger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ReadCharger")
+            .field("mode", &self.limiter.mode())
+            .finish()
+    }
+}
+
+impl ReadCharger {
+    /// A charger for `limiter`, or `None` when its mode does not cover reads
+    /// (then nothing is charged and no reader needs one). `priority` is
+    /// asked for each charge; `stats` gets the limiter's drain ticker.
+    pub fn new(
+        limiter: Arc<RateLimiter>,
+        priority: SharedPriorityFn,
+        stats: Option<Arc<Statistics>>,
+    ) -> Option<Self> {
+        limiter.is_rate_limited(OpType::Read).then(|| Self {
+            limiter,
+            priority,
+            stats,
+        })
+    }
+
+    /// Takes `bytes` of this thread's read credit, first waiting for a grant
+    /// of at least the shortfall when the credit is short.
+    pub fn charge(&self, bytes: u64) {
+        let id = Arc::as_ptr(&self.limiter) as usize;
+        let (owner, credit) = READ_CREDIT.with(|c| c.get());
+        let mut credit = if owner == id { credit } else { 0 };
+        if credit < bytes {
+            let pri = (self.priority)();
+            let want = (bytes - credit).max(charge_unit(&self.limiter, pri));
+            self.limiter
+                .request_with_stats(want, pri, OpType::Read, self.stats.as_deref());
+            credit += want;
+        }
+        READ_CREDIT.with(|c| c.set((id, credit - bytes)));
     }
 }

@@ -78,7 +78,7 @@ use crate::error::{Error, Result};
 use crate::statistics::{Statistics, Ticker};
 
 pub use clock::{Clock, ManualClock, SystemClock};
-pub use file::{CHARGE_UNIT, PriorityFn, RateLimitedFile};
+pub use file::{CHARGE_UNIT, PriorityFn, RateLimitedFile, ReadCharger, SharedPriorityFn};
 use policy::Bucket;
 
 /// Default refill period, as RocksDB's: 100 ms.
@@ -90,9 +90,11 @@ pub const DEFAULT_FAIRNESS: i32 = 10;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 #[repr(u8)]
 pub enum RateLimiterMode {
-    /// Only reads are limited.
+    /// Only reads are limited: the table blocks compactions read
+    /// ([`ReadCharger`]).
     ReadsOnly = 0,
-    /// Only writes are limited (the default).
+    /// Only writes are limited (the default): the table files flushes and
+    /// compactions write ([`RateLimitedFile`]).
     #[default]
     WritesOnly = 1,
     /// Reads and writes are limited.

@@ -822,3 +822,41 @@ fn regression_a_flush_asks_for_a_whole_refill_so_its_priority_buys_the_refill() 
         }
     }
 }
+
+#[test]
+fn block_reads_are_charged_a_unit_ahead_per_thread_and_limiter() {
+    let clock = Arc::new(ManualClock::auto_advance(0));
+    let cfg = |mode| RateLimiterConfig {
+        mode,
+        ..config(100 * RATE)
+    };
+    let low: SharedPriorityFn = Arc::new(|| IoPriority::Low);
+    // A writes-only limiter charges no reads: no charger at all.
+    let w = on_clock(cfg(RateLimiterMode::WritesOnly), &clock, 5);
+    assert!(ReadCharger::new(w, Arc::clone(&low), None).is_none());
+
+    let a = on_clock(cfg(RateLimiterMode::ReadsOnly), &clock, 5);
+    let b = on_clock(cfg(RateLimiterMode::AllIo), &clock, 5);
+    let ca = ReadCharger::new(Arc::clone(&a), Arc::clone(&low), None).unwrap();
+    let cb = ReadCharger::new(Arc::clone(&b), Arc::clone(&low), None).unwrap();
+    // 256 blocks of 4 KiB are one unit: one request, made by the first read.
+    ca.charge(4096);
+    assert_eq!(a.total_bytes_through(Some(IoPriority::Low)), CHARGE_UNIT);
+    for _ in 1..256 {
+        ca.charge(4096);
+    }
+    assert_eq!(a.total_requests(None), 1);
+    // The 257th asks for the next unit.
+    ca.charge(4096);
+    assert_eq!(a.total_bytes_through(None), 2 * CHARGE_UNIT);
+    // Credit from `a` is not spent on `b`'s reads, and a read larger than a
+    // unit is granted whole.
+    cb.charge(3 * CHARGE_UNIT);
+    assert_eq!(b.total_bytes_through(None), 3 * CHARGE_UNIT);
+    assert_eq!(b.total_requests(None), 1);
+    // Another thread has its own credit.
+    std::thread::scope(|s| {
+        s.spawn(|| ca.charge(10));
+    });
+    assert_eq!(a.total_bytes_through(None), 3 * CHARGE_UNIT);
+}

@@ -35,6 +35,7 @@ use crate::memtable::{Lookup, RangeTombstone, SeekKey};
 use crate::options::ReadOptions;
 use crate::perf_context::{F, Laps, PerfLevel};
 use crate::perf_count;
+use crate::rate_limiter::ReadCharger;
 use crate::statistics::{Histogram, Statistics, Ticker};
 
 /// Largest stored block (with trailer) read into the per-thread scratch
@@ -100,6 +101,10 @@ pub struct TableReaderOptions {
     pub verify_checksums: bool,
     /// Tickers for block cache, block reads, checksums and decompression.
     pub statistics: Option<Arc<crate::statistics::Statistics>>,
+    /// Where the block reads of reads with
+    /// [`TableReadOptions::rate_limited`] are charged (a database's rate
+    /// limiter in a mode that covers reads); `None` charges nothing.
+    pub read_charger: Option<ReadCharger>,
 }
 
 impl Default for TableReaderOptions {
@@ -111,6 +116,7 @@ impl Default for TableReaderOptions {
             pin_index_and_filter: false,
             verify_checksums: true,
             statistics: None,
+            read_charger: None,
         }
     }
 }
@@ -122,6 +128,10 @@ pub struct TableReadOptions {
     pub verify_checksums: bool,
     /// Put data blocks read from the file into the block cache.
     pub fill_cache: bool,
+    /// Charge the blocks read from the file to the reader's
+    /// [`TableReaderOptions::read_charger`] (a compaction's reads). Off for
+    /// the reads of `get`, iterators and checksum verification.
+    pub rate_limited: bool,
 }
 
 impl Default for TableReadOptions {
@@ -129,6 +139,7 @@ impl Default for TableReadOptions {
         TableReadOptions {
             verify_checksums: true,
             fill_cache: true,
+            rate_limited: false,
         }
     }
 }
@@ -138,6 +149,7 @@ impl From<&ReadOptions> for TableReadOptions {
         TableReadOptions {
             verify_checksums: ro.verify_checksums,
             fill_cache: ro.fill_cache,
+            rate_limited: false,
         }
     }
 }
@@ -195,6 +207,8 @@ pub struct TableReader {
     filter: Option<Arc<BloomFilter>>,
     /// Where block cache and block read tickers go, if anywhere.
     stats: Option<Arc<Statistics>>,
+    /// See [`TableReaderOptions::read_charger`].
+    read_charger: Option<ReadCharger>,
 }
 
 impl std::fmt::Debug for TableReader {
@@ -245,13 +259,16 @@ impl TableReader {
             index: None,
             filter: None,
             stats: opts.statistics,
+            read_charger: opts.read_charger,
         };
         let verify = opts.verify_checksums;
-        let raw = t.read_block_from_file(footer.properties, BlockKind::Properties, verify)?;
+        let raw =
+            t.read_block_from_file(footer.properties, BlockKind::Properties, verify, false)?;
         t.props = TableProperties::decode(&raw, &t.file_name, footer.properties.offset)?;
         t.props.file_size = file_size;
         if !footer.range_del.is_none() {
-            let raw = t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify)?;
+            let raw =
+                t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify, false)?;
             t.range_dels = range_del::decode(&raw, &t.file_name, footer.range_del.offset)?;
         }
         // Load index and filter now, so a damaged one fails the open. Cached
@@ -259,6 +276,7 @@ impl TableReader {
         let ro = TableReadOptions {
             verify_checksums: verify,
             fill_cache: true,
+            rate_limited: false,
         };
         let index = t.index_block(ro)?;
         let filter = t.filter_block(ro)?;
@@ -399,13 +417,13 @@ impl TableReader {
             (self.footer.filter, BlockKind::Filter),
         ] {
             if !h.is_none() {
-                let raw = self.read_block_from_file(h, kind, true)?;
+                let raw = self.read_block_from_file(h, kind, true, false)?;
                 if kind == BlockKind::Filter {
                     BloomFilter::new(raw, &self.file_name, h.offset)?;
                 }
             }
         }
-        let raw = self.read_block_from_file(self.footer.index, BlockKind::Index, true)?;
+        let raw = self.read_block_from_file(self.footer.index, BlockKind::Index, true, false)?;
         let index = Arc::new(Block::new(
             raw,
             self.file_name.clone(),
@@ -415,7 +433,7 @@ impl TableReader {
         it.seek_to_first();
         while it.valid() {
             let h = self.decode_index_value(&it)?;
-            let raw = self.read_block_from_file(h, BlockKind::Data, true)?;
+            let raw = self.read_block_from_file(h, BlockKind::Data, true, false)?;
             let block = Arc::new(Block::new(raw, self.file_name.clone(), h.offset)?);
             let mut entries = BlockIter::new(block);
             entries.seek_to_first();
@@ -558,7 +576,7 @@ impl TableReader {
                 }
             }
         }
-        let raw = self.read_block_from_file(handle, kind, ro.verify_checksums)?;
+        let raw = self.read_block_from_file(handle, kind, ro.verify_checksums, ro.rate_limited)?;
         let block = match kind {
             BlockKind::Filter => CachedBlock::Filter(Arc::new(BloomFilter::new(
                 raw,
@@ -616,11 +634,15 @@ impl TableReader {
 
     /// The one place block bytes are read from the file: read stored block +
     /// trailer, verify the checksum, decompress. Returns the block contents.
+    /// With `charged`, the bytes are first charged to the reader's
+    /// [`ReadCharger`], if it has one (after the handle is checked, so that a
+    /// corrupt size never becomes a request to the limiter).
     fn read_block_from_file(
         &self,
         handle: BlockHandle,
         kind: BlockKind,
         verify: bool,
+        charged: bool,
     ) -> Result<Vec<u8>> {
         let bad = |reason: String| {
             Error::corruption(
@@ -641,6 +663,9 @@ impl TableReader {
                 ))
             })?;
         let total = len + BLOCK_TRAILER_LEN;
+        if charged && let Some(c) = &self.read_charger {
+            c.charge(total as u64);
+        }
         // The stored block is read into this thread's scratch buffer and
         // decompressed (or, uncompressed, copied) out of it: no allocation
         // and no zeroing for the read itself. Blocks above

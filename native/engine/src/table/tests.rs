@@ -713,6 +713,7 @@ fn flipped_data_byte_is_corruption_naming_file_and_block() {
     let unverified = TableReadOptions {
         verify_checksums: false,
         fill_cache: true,
+        rate_limited: false,
     };
     let mut v = Vec::new();
     if let Err(e) = t.get(uk, MAX_SEQUENCE, &unverified, &mut v) {
@@ -727,6 +728,7 @@ fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
     let unverified = TableReadOptions {
         verify_checksums: false,
         fill_cache: true,
+        rate_limited: false,
     };
     for i in 0..good.len() {
         let mut bad = good.clone();
@@ -802,6 +804,7 @@ fn block_cache_serves_repeated_reads() {
     let no_fill = TableReadOptions {
         verify_checksums: true,
         fill_cache: false,
+        rate_limited: false,
     };
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();

@@ -1,22 +1,25 @@
 package dev.talus;
 
 /**
- * Which IO a {@link RateLimiter} charges, with RocksJava's byte values. Flush and compaction
- * writes are what Talus charges today; reads (compaction input) are charged in {@link
- * #READS_ONLY} and {@link #ALL_IO} modes once the engine routes them through the limiter.
+ * Which IO a {@link RateLimiter} charges, with RocksJava's byte values. Writes are the table
+ * files flushes and compactions write; reads are the table blocks compactions read (their input),
+ * as in RocksDB. Reads for {@code get}, {@code multiGetAsList}, iterators and {@code
+ * verifyChecksum} are never charged, nor are blocks found in the block cache (RocksDB charges user
+ * reads only when their read options name a rate-limiter priority, which Talus's {@link
+ * ReadOptions} do not offer).
  *
  * <p>The same constants are reachable as {@code RateLimiter.RateLimiterMode.WRITES_ONLY}, and the
  * C++-style names {@link #kReadsOnly}, {@link #kWritesOnly} and {@link #kAllIo} are aliases of
  * the constants below (the same objects, so {@code kWritesOnly == WRITES_ONLY}).
  */
 public enum RateLimiterMode {
-  /** Only reads are limited. */
+  /** Only compaction reads are limited; flush and compaction writes pass freely. */
   READS_ONLY((byte) 0x00),
 
   /** Only writes are limited (RocksJava's and Talus's default). */
   WRITES_ONLY((byte) 0x01),
 
-  /** Reads and writes are limited. */
+  /** Compaction reads and flush and compaction writes are limited. */
   ALL_IO((byte) 0x02);
 
   /** Alias of {@link #READS_ONLY}, RocksDB's C++ name {@code kReadsOnly}. */

@@ -21,7 +21,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** flush(FlushOptions) waiting and not waiting, flushWal, and compactRange. */
+/**
+ * flush(FlushOptions) waiting and not waiting, flushWal, and compactRange (with the reads it
+ * charges to a reads-only rate limiter).
+ */
 class FlushTest {
   private Path dir;
 
@@ -162,6 +165,23 @@ class FlushTest {
         Lsm.assertScansMatch(db, ro, model);
       }
       db.verifyChecksum();
+    }
+  }
+
+  @Test
+  void compactionReadsAreChargedToAReadsOnlyLimiter() throws Exception {
+    try (RateLimiter limiter =
+            new RateLimiter(256L << 20, 100_000, 10, RateLimiterMode.READS_ONLY, false);
+        Options o = Lsm.smallOptions().setRateLimiter(limiter);
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      Lsm.layered(db);
+      long sstBytes = db.getLongProperty("rocksdb.total-sst-files-size");
+      long before = limiter.getTotalBytesThrough();
+      db.compactRange();
+      // A full compaction reads every table's data blocks; flush writes are
+      // not charged in this mode, so these bytes are the compactions' reads.
+      long charged = limiter.getTotalBytesThrough() - before;
+      assertTrue(charged >= sstBytes / 2, charged + " bytes charged for " + sstBytes + " read");
     }
   }
 }
