@@ -1237,8 +1237,9 @@ pub fn last_operation_enabled() -> bool {
 
 /// The fields recorded by the calling thread's last operation (plus events
 /// outside operations just before it), while the record is on
-/// ([`set_last_operation_enabled`]); zero otherwise. Per-level fields and
-/// `num_runs` are not part of it (zero).
+/// ([`set_last_operation_enabled`]): zero if it never was on, and the last
+/// operation recorded while it was on once it is turned off. Per-level
+/// fields and `num_runs` are not part of it (zero).
 pub fn last_operation() -> PerfContext {
     LOCAL.with(Local::last_snapshot)
 }

@@ -315,5 +315,19 @@ fn without_the_last_operation_record_counters_go_straight_to_the_totals() {
         }
         assert_eq!(get().block_cache_hit_count(), 7);
         assert_eq!(get().num_runs(), 2);
+        // With the record off it is not updated: it keeps the last
+        // operation recorded while it was on.
+        set_last_operation_enabled(true);
+        {
+            let _op = op();
+            perf_count!(block_cache_hit_count = 3);
+        }
+        set_last_operation_enabled(false);
+        {
+            let _op = op();
+            perf_count!(block_cache_hit_count = 4);
+        }
+        assert_eq!(last_operation().block_cache_hit_count(), 3);
+        assert_eq!(get().block_cache_hit_count(), 14);
     });
 }

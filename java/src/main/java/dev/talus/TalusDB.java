@@ -1059,7 +1059,8 @@ public class TalusDB extends NativeHandle {
    * multiGet, put/delete/write, newIterator or one iterator move), at any level above {@link
    * PerfLevel#DISABLE}, without a reset before it — to explain one slow call after the fact.
    * Recorded only while {@link #setLastOperationPerfContextEnabled(boolean)} is on for the
-   * thread (all zeros otherwise). Per-level fields and the number of runs are not part of it.
+   * thread: all zeros if it never was, and the last operation recorded while it was on after it
+   * is turned off. Per-level fields and the number of runs are not part of it.
    *
    * @return a snapshot of the last operation's fields
    */
