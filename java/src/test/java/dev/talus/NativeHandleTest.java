@@ -32,6 +32,7 @@ class NativeHandleTest {
     final List<Resource> children = new CopyOnWriteArrayList<>();
     volatile boolean freed;
     volatile Runnable onBeforeDispose = () -> {};
+    volatile Runnable onClosing = () -> {};
 
     Resource(final boolean owning, final int stripes) {
       this("resource", owning, stripes, new CopyOnWriteArrayList<>());
@@ -68,6 +69,11 @@ class NativeHandleTest {
 
     void unbalancedRelease() {
       release();
+    }
+
+    @Override
+    protected void onClosing() {
+      onClosing.run();
     }
 
     @Override
@@ -174,6 +180,68 @@ class NativeHandleTest {
     caller.join();
     assertNull(callerFailure.get());
     assertEquals(1, r.disposed.get());
+  }
+
+  /**
+   * Regression: when onClosing() threw (an OutOfMemoryError from the database's native
+   * prepare-close), close() skipped the wait for calls in flight and freed the memory under them.
+   */
+  @Test
+  void anErrorFromOnClosingStillWaitsForTheCallInFlightBeforeFreeing() throws Exception {
+    final Resource r = new Resource();
+    r.onClosing =
+        () -> {
+          throw new OutOfMemoryError("from onClosing");
+        };
+    final CountDownLatch entered = new CountDownLatch(1);
+    final CountDownLatch proceed = new CountDownLatch(1);
+    final AtomicReference<Throwable> callerFailure = new AtomicReference<>();
+    final Thread caller =
+        new Thread(
+            () -> {
+              try {
+                r.call(
+                    () -> {
+                      entered.countDown();
+                      await(proceed);
+                      return null;
+                    });
+              } catch (Throwable t) {
+                callerFailure.set(t);
+              }
+            });
+    caller.start();
+    entered.await();
+
+    final AtomicReference<Throwable> closeFailure = new AtomicReference<>();
+    final Thread closer =
+        new Thread(
+            () -> {
+              try {
+                r.close();
+              } catch (Throwable t) {
+                closeFailure.set(t);
+              }
+            });
+    closer.start();
+    while (!r.isClosed()) {
+      Thread.onSpinWait();
+    }
+    closer.join(100); // gives a broken close() the chance to free early
+    assertTrue(closer.isAlive(), "close() returned while a call was in flight");
+    assertEquals(0, r.disposed.get(), "memory freed while a call was in flight");
+
+    proceed.countDown();
+    closer.join();
+    caller.join();
+    assertNull(callerFailure.get(), "the call in flight saw its memory freed");
+    assertTrue(closeFailure.get() instanceof OutOfMemoryError, "close() rethrows the error");
+    assertEquals(1, r.disposed.get());
+    assertEquals(1, r.beforeDisposeCalls.get(), "children are still closed");
+    assertEquals(List.of("resource.beforeDispose", "resource.dispose"), r.events);
+    r.close(); // closed exactly once: a later close() returns at once and frees nothing
+    assertEquals(1, r.disposed.get());
+    assertThrows(IllegalStateException.class, () -> r.call(() -> 0));
   }
 
   @ParameterizedTest

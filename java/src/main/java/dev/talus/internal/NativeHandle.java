@@ -253,17 +253,24 @@ public abstract class NativeHandle implements AutoCloseable {
     closingThread = Thread.currentThread();
     try {
       onClosing();
-      awaitNoCallsInFlight();
-      beforeDispose();
     } finally {
+      // On every path, even when onClosing() threw (an OutOfMemoryError from its native call):
+      // freeing the handle while another thread is still in a native call on it would be a
+      // use-after-free in native code, so the wait comes before beforeDispose and dispose. (A
+      // call that only onClosing() would have woken is waited for: a hang, never a crash.)
       try {
-        if (owning) {
-          owning = false;
-          disposeInternal(handle);
-        }
+        awaitNoCallsInFlight();
+        beforeDispose();
       } finally {
-        state = CLOSED;
-        closingThread = null;
+        try {
+          if (owning) {
+            owning = false;
+            disposeInternal(handle);
+          }
+        } finally {
+          state = CLOSED;
+          closingThread = null;
+        }
       }
     }
   }
@@ -272,7 +279,8 @@ public abstract class NativeHandle implements AutoCloseable {
    * Runs once at the start of {@link #close()}, after new calls are rejected and BEFORE waiting
    * for calls in flight, so a subclass can wake calls that would otherwise wait forever (a
    * database wakes writers held in a write stall). The handle is still valid here. Does nothing
-   * by default.
+   * by default. If it throws, {@code close()} still waits for the calls in flight, runs {@link
+   * #beforeDispose()} and frees the handle, then rethrows.
    */
   protected void onClosing() {}
 
