@@ -121,6 +121,9 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeSetBytesPerSecond<'l>(
 
 /// `static native void nativeRequest(long handle, long bytes)`: blocks until
 /// granted, at high priority, whatever the mode (RocksJava's `request`).
+/// Like RocksDB, refuses more than the single burst: a larger request would be
+/// split into pieces and could block for as long as the pieces take
+/// (`Long.MAX_VALUE` bytes: effectively forever).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_RateLimiter_nativeRequest<'l>(
     mut env: JNIEnv<'l>,
@@ -130,7 +133,15 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeRequest<'l>(
 ) {
     guard(&mut env, |_| {
         let bytes = non_negative(bytes, "bytes")?;
-        rate_limiter(handle)?.request_any(bytes, IoPriority::High);
+        let limiter = rate_limiter(handle)?;
+        let burst = limiter.single_burst_bytes();
+        if bytes > burst {
+            return Err(JniError::IllegalArgument(format!(
+                "bytes must be at most the single burst of {burst} bytes \
+                 (getSingleBurstBytes()), got {bytes}"
+            )));
+        }
+        limiter.request_any(bytes, IoPriority::High);
         Ok(())
     })
 }

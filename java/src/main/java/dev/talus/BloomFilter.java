@@ -46,6 +46,7 @@ public class BloomFilter extends Filter {
 
   @Override
   double bitsPerKey() {
+    checkOpen();
     return bitsPerKey;
   }
 

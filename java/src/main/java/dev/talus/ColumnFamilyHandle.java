@@ -1,28 +1,39 @@
 package dev.talus;
 
-import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
-
 /**
  * A column family of a database, as RocksJava's {@code ColumnFamilyHandle}. Talus has one
- * column family, {@code "default"}; {@link TalusDB#getDefaultColumnFamily()} returns its handle,
- * which the overloads taking a column family accept (as does {@code null}). The handle owns no
- * native memory: closing it does nothing, as RocksJava's default handle does.
+ * column family, {@code "default"}; {@link TalusDB#getDefaultColumnFamily()} returns a handle of
+ * it, which the overloads taking a column family accept (as does {@code null}).
+ *
+ * <p>The handle owns no native memory. {@link #close()} closes this handle only, as in RocksJava:
+ * it does not drop the column family or affect the database, and {@link
+ * TalusDB#getDefaultColumnFamily()} returns a new open handle. A closed handle, or a handle of a
+ * closed database, throws {@link IllegalStateException} from its methods and when passed to the
+ * database.
  */
 public final class ColumnFamilyHandle implements AutoCloseable {
   private final TalusDB db;
+  private volatile boolean closed;
 
   ColumnFamilyHandle(TalusDB db) {
     this.db = db;
   }
 
-  /** @return the name, {@code "default"} */
+  /**
+   * @return the name, {@code "default"}
+   * @throws IllegalStateException if this handle or its database is closed
+   */
   public byte[] getName() {
+    checkOpen();
     return TalusDB.DEFAULT_COLUMN_FAMILY.clone();
   }
 
-  /** @return the id, 0 for the default column family */
+  /**
+   * @return the id, 0 for the default column family
+   * @throws IllegalStateException if this handle or its database is closed
+   */
   public int getID() {
+    checkOpen();
     return 0;
   }
 
@@ -30,10 +41,24 @@ public final class ColumnFamilyHandle implements AutoCloseable {
     return db;
   }
 
-  /** The default column family's handle is owned by the database: nothing to free. */
-  @Override
-  public void close() {}
+  /** Throws {@code IllegalStateException} once this handle or its database is closed. */
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("ColumnFamilyHandle is closed");
+    }
+    db.checkOpen();
+  }
 
+  /**
+   * Marks this handle closed; later use throws {@link IllegalStateException}. The column family
+   * and the database are left as they are. Idempotent.
+   */
+  @Override
+  public void close() {
+    closed = true;
+  }
+
+  /** Handles are equal when they name the same column family of the same database. */
   @Override
   public boolean equals(Object o) {
     return o instanceof ColumnFamilyHandle && ((ColumnFamilyHandle) o).db == db;
@@ -46,13 +71,23 @@ public final class ColumnFamilyHandle implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ColumnFamilyHandle{" + new String(getName(), StandardCharsets.UTF_8) + "}";
+    return "ColumnFamilyHandle{default" + (closed ? ", closed}" : "}");
   }
 
+  /**
+   * Checks a column family argument of {@code db}'s methods.
+   *
+   * @throws IllegalArgumentException if {@code cf} belongs to another database
+   * @throws IllegalStateException if {@code cf} or its database is closed
+   */
   static void check(TalusDB db, ColumnFamilyHandle cf) {
-    if (cf != null && cf.db != db) {
-      throw new IllegalArgumentException(
-          "column family handle " + Arrays.toString(cf.getName()) + " belongs to another database");
+    if (cf == null) {
+      return;
     }
+    if (cf.db != db) {
+      throw new IllegalArgumentException(
+          "column family handle \"default\" belongs to another database");
+    }
+    cf.checkOpen();
   }
 }

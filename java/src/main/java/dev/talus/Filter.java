@@ -2,15 +2,29 @@ package dev.talus;
 
 /**
  * A table filter policy, as RocksJava's {@code Filter}. Talus implements {@link BloomFilter}. A
- * plain Java object: its settings are copied into the database at open.
+ * plain Java object: its settings are copied into the database at open, so closing it once the
+ * database is open is harmless. It owns no native memory; {@link #close()} only marks it closed,
+ * and opening a database whose table config names a closed filter throws {@link
+ * IllegalStateException}.
  */
 public abstract class Filter implements AutoCloseable {
+  private volatile boolean closed;
+
   Filter() {}
 
   /** @return bits per key of the filter */
   abstract double bitsPerKey();
 
-  /** No native memory is held; nothing to free. */
+  /** Throws {@code IllegalStateException("<SimpleClassName> is closed")} once closed. */
+  final void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException(getClass().getSimpleName() + " is closed");
+    }
+  }
+
+  /** Marks this filter closed; later use throws {@link IllegalStateException}. Idempotent. */
   @Override
-  public void close() {}
+  public void close() {
+    closed = true;
+  }
 }

@@ -69,9 +69,12 @@ public class Options implements AutoCloseable {
   /**
    * A shallow copy of {@code other}.
    *
-   * @param other options to copy
+   * @param other options to copy; not null
+   * @throws NullPointerException if {@code other} is null
+   * @throws IllegalStateException if {@code other} is closed
    */
   public Options(Options other) {
+    Objects.requireNonNull(other, "other");
     other.checkOpen();
     this.createIfMissing = other.createIfMissing;
     this.errorIfExists = other.errorIfExists;

@@ -37,8 +37,10 @@ import java.util.Map;
  * many threads survive the threads. Folding never changes the thread's own values and resetting
  * never loses values not yet folded.
  *
- * <p>Not thread-safe: use an instance from one thread at a time. Closing it does nothing (it owns
- * no native memory); {@link #close()} exists for code written against RocksJava.
+ * <p>Not thread-safe: use an instance from one thread at a time. It owns no native memory;
+ * {@link #close()} only marks this object closed so that later use fails with {@link
+ * IllegalStateException}, as with every closed Talus object (the thread's context itself is left
+ * as it is).
  */
 public class PerfContext implements AutoCloseable {
   static final int THREAD = 0;
@@ -134,6 +136,7 @@ public class PerfContext implements AutoCloseable {
   private final int which;
   private final long[] values = new long[LENGTH];
   private boolean loaded;
+  private volatile boolean closed;
 
   PerfContext(int which) {
     NativeLibrary.load();
@@ -145,8 +148,10 @@ public class PerfContext implements AutoCloseable {
    * calling thread's last operation, or the aggregate. One JNI call.
    *
    * @return this
+   * @throws IllegalStateException if this object is closed
    */
   public PerfContext refresh() {
+    checkOpen();
     try {
       nativeRead(which, values);
     } catch (TalusException e) {
@@ -160,8 +165,11 @@ public class PerfContext implements AutoCloseable {
    * Zeroes the context: the calling thread's (fields, per-level fields and the number of runs;
    * values not yet folded into the aggregate stay owed to it), or the aggregate. For a
    * last-operation context only this copy is zeroed. The next getter copies the context again.
+   *
+   * @throws IllegalStateException if this object is closed
    */
   public void reset() {
+    checkOpen();
     try {
       if (which == THREAD) {
         nativeReset(THREAD);
@@ -175,7 +183,15 @@ public class PerfContext implements AutoCloseable {
     loaded = which == LAST_OPERATION;
   }
 
+  private void checkOpen() {
+    if (closed) {
+      throw new IllegalStateException("PerfContext is closed");
+    }
+  }
+
+  /** A field's value; every getter reads through here, so each throws once this is closed. */
   private long value(int index) {
+    checkOpen();
     if (!loaded) {
       refresh();
     }
@@ -796,6 +812,7 @@ public class PerfContext implements AutoCloseable {
    * slot), in the native order.
    *
    * @return a new map
+   * @throws IllegalStateException if this object is closed
    */
   public Map<String, Long> toMap() {
     Map<String, Long> m = new LinkedHashMap<>();
@@ -812,10 +829,13 @@ public class PerfContext implements AutoCloseable {
     return m;
   }
 
-  /** @return {@link #toString(boolean) toString(true)}: the non-zero fields */
+  /**
+   * @return {@link #toString(boolean) toString(true)}: the non-zero fields; {@code
+   *     "PerfContext{closed}"} once closed
+   */
   @Override
   public String toString() {
-    return toString(true);
+    return closed ? "PerfContext{closed}" : toString(true);
   }
 
   /**
@@ -824,8 +844,10 @@ public class PerfContext implements AutoCloseable {
    *
    * @param excludeZeroCounters leave out fields that are zero
    * @return the line
+   * @throws IllegalStateException if this object is closed
    */
   public String toString(boolean excludeZeroCounters) {
+    checkOpen();
     if (!loaded) {
       refresh();
     }
@@ -836,9 +858,14 @@ public class PerfContext implements AutoCloseable {
     }
   }
 
-  /** Does nothing: a perf context owns no native memory. */
+  /**
+   * Marks this object closed; later use throws {@link IllegalStateException}. The thread's (or
+   * the aggregate's) values are not changed. Idempotent.
+   */
   @Override
-  public void close() {}
+  public void close() {
+    closed = true;
+  }
 
   // ---------------------------------------------------------------- process-wide aggregate
 

@@ -282,12 +282,13 @@ public class RateLimiter extends NativeHandle {
   }
 
   /**
-   * Charges {@code bytes} at high priority, whatever the mode, blocking until they are granted. A
-   * request larger than {@link #getSingleBurstBytes()} is split into pieces (RocksJava requires it
-   * to be smaller). While a call blocks, {@link #close()} waits for it.
+   * Charges {@code bytes} at high priority, whatever the mode, blocking until they are granted.
+   * As in RocksDB, one request may not exceed {@link #getSingleBurstBytes()}: split larger amounts
+   * into several calls. While a call blocks, {@link #close()} waits for it.
    *
-   * @param bytes bytes to charge; 0 returns at once
-   * @throws IllegalArgumentException if {@code bytes} is negative
+   * @param bytes bytes to charge, from 0 (returns at once) to {@link #getSingleBurstBytes()}
+   * @throws IllegalArgumentException if {@code bytes} is negative or above the single burst at the
+   *     time of the call (the message gives the limit)
    * @throws IllegalStateException if this limiter is closed
    */
   public void request(final long bytes) {

@@ -1,6 +1,7 @@
 package dev.talus;
 
 import java.util.Arrays;
+import java.util.Objects;
 
 /**
  * Options of one read or iterator, as RocksJava's {@code ReadOptions}. A plain Java object: it
@@ -33,9 +34,12 @@ public class ReadOptions implements AutoCloseable {
   /**
    * A copy of {@code other} (sharing its snapshot and bounds).
    *
-   * @param other options to copy
+   * @param other options to copy; not null
+   * @throws NullPointerException if {@code other} is null
+   * @throws IllegalStateException if {@code other} is closed
    */
   public ReadOptions(ReadOptions other) {
+    Objects.requireNonNull(other, "other");
     other.checkOpen();
     this.verifyChecksums = other.verifyChecksums;
     this.fillCache = other.fillCache;
@@ -81,9 +85,12 @@ public class ReadOptions implements AutoCloseable {
   }
 
   /**
-   * Read as of {@code snapshot}; {@code null} (the default) reads the latest state.
+   * Read as of {@code snapshot}; {@code null} (the default) reads the latest state. A read of
+   * another database than the snapshot's throws {@link IllegalArgumentException}, and a read
+   * after the snapshot is released throws {@link IllegalStateException}.
    *
-   * @param snapshot a snapshot from {@link TalusDB#getSnapshot()}, or null
+   * @param snapshot a snapshot from {@link TalusDB#getSnapshot()} of the database these options
+   *     will read, or null
    * @return this
    */
   public ReadOptions setSnapshot(Snapshot snapshot) {
@@ -165,12 +172,6 @@ public class ReadOptions implements AutoCloseable {
   int flags() {
     checkOpen();
     return (verifyChecksums ? VERIFY_CHECKSUMS : 0) | (fillCache ? FILL_CACHE : 0);
-  }
-
-  /** @return the snapshot's sequence number, or -1 for the latest state */
-  long snapshotSequence() {
-    Snapshot s = snapshot;
-    return s == null ? -1L : s.getSequenceNumber();
   }
 
   void checkOpen() {

@@ -6,7 +6,9 @@ import dev.talus.internal.NativeHandle;
  * A pinned point in a database's history (RocksJava's {@code Snapshot}). Reads with {@link
  * ReadOptions#setSnapshot(Snapshot)} see the database as it was when the snapshot was taken.
  * Release it with {@link TalusDB#releaseSnapshot(Snapshot)} or {@link #close()}; closing the
- * database releases it too.
+ * database releases it too. A read holds the snapshot for its duration (a release waits for it);
+ * a read with a released snapshot throws {@link IllegalStateException}, and a read of another
+ * database than the snapshot's throws {@link IllegalArgumentException}.
  */
 public class Snapshot extends NativeHandle {
   private final TalusDB db;

@@ -244,14 +244,19 @@ public class Statistics extends NativeHandle {
   /**
    * Dumps everything in RocksDB's {@code Statistics::ToString} shape: one line per counter,
    * {@code <name> COUNT : <n>}, then one per histogram, {@code <name> P50 : <f> P95 : <f> P99 :
-   * <f> P100 : <f> COUNT : <n> SUM : <n>}.
+   * <f> P100 : <f> COUNT : <n> SUM : <n>}. Safe after {@link #close()}, as every {@code
+   * toString} (loggers and debuggers call it on anything).
    *
-   * @return the dump
-   * @throws IllegalStateException if this object is closed
+   * @return the dump, or {@code "Statistics{closed}"} once closed
    */
   @Override
   public String toString() {
-    final long h = acquire();
+    final long h;
+    try {
+      h = acquire();
+    } catch (IllegalStateException closed) {
+      return "Statistics{closed}";
+    }
     try {
       return nativeToString(h);
     } finally {

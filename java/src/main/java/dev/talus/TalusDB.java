@@ -37,7 +37,6 @@ public class TalusDB extends NativeHandle {
   private final String path;
   private final int numLevels;
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
-  private final ColumnFamilyHandle defaultColumnFamily = new ColumnFamilyHandle(this);
 
   private TalusDB(long handle, Options options, String path) {
     super(handle);
@@ -48,7 +47,7 @@ public class TalusDB extends NativeHandle {
   }
 
   /** Throws {@code IllegalStateException} once this database is closed. */
-  private void checkOpen() {
+  void checkOpen() {
     acquire();
     release();
   }
@@ -87,13 +86,16 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * The handle of the default (and only) column family; the same object every time.
+   * A handle of the default (and only) column family: a new object each call, equal to the
+   * others, so that closing one (which drops nothing, as in RocksJava) leaves the database and
+   * later calls unaffected.
    *
    * @return the default column family
+   * @throws IllegalStateException if this database is closed
    */
   public ColumnFamilyHandle getDefaultColumnFamily() {
     checkOpen();
-    return defaultColumnFamily;
+    return new ColumnFamilyHandle(this);
   }
 
   /** @return the database directory this database was opened at */
@@ -383,7 +385,7 @@ public class TalusDB extends NativeHandle {
    */
   public byte[] get(byte[] key) throws TalusException {
     Objects.requireNonNull(key, "key");
-    return get(DEFAULT_READ_FLAGS, -1L, key, 0, key.length);
+    return read(null, key, 0, key.length);
   }
 
   /**
@@ -393,11 +395,14 @@ public class TalusDB extends NativeHandle {
    * @param key the key
    * @return the value, or {@code null} when absent
    * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if the snapshot of {@code readOptions} belongs to another
+   *     database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public byte[] get(ReadOptions readOptions, byte[] key) throws TalusException {
     Objects.requireNonNull(readOptions, "readOptions");
     Objects.requireNonNull(key, "key");
-    return get(readOptions.flags(), readOptions.snapshotSequence(), key, 0, key.length);
+    return read(readOptions, key, 0, key.length);
   }
 
   /**
@@ -411,7 +416,7 @@ public class TalusDB extends NativeHandle {
    */
   public byte[] get(byte[] key, int offset, int len) throws TalusException {
     Objects.requireNonNull(key, "key");
-    return get(DEFAULT_READ_FLAGS, -1L, key, offset, len);
+    return read(null, key, offset, len);
   }
 
   /**
@@ -423,21 +428,29 @@ public class TalusDB extends NativeHandle {
    * @param len key length
    * @return the value, or {@code null} when absent
    * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if the snapshot of {@code readOptions} belongs to another
+   *     database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public byte[] get(ReadOptions readOptions, byte[] key, int offset, int len)
       throws TalusException {
     Objects.requireNonNull(readOptions, "readOptions");
     Objects.requireNonNull(key, "key");
-    return get(readOptions.flags(), readOptions.snapshotSequence(), key, offset, len);
+    return read(readOptions, key, offset, len);
   }
 
-  private byte[] get(int flags, long snapshot, byte[] key, int offset, int len)
+  /** The read behind every {@code byte[]}-returning get; {@code readOptions} null for defaults. */
+  private byte[] read(ReadOptions readOptions, byte[] key, int offset, int len)
       throws TalusException {
     Objects.checkFromIndexSize(offset, len, key.length);
+    int flags = readFlags(readOptions);
     long h = acquire();
+    Snapshot snapshot = null;
     try {
-      return nativeGet(h, flags, snapshot, key, offset, len);
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeGet(h, flags, sequenceOf(snapshot), key, offset, len);
     } finally {
+      releaseReadSnapshot(snapshot);
       release();
     }
   }
@@ -453,7 +466,7 @@ public class TalusDB extends NativeHandle {
   public int get(byte[] key, byte[] value) throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    return getInto(DEFAULT_READ_FLAGS, -1L, key, 0, key.length, value, 0, value.length);
+    return getInto(null, key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -464,13 +477,15 @@ public class TalusDB extends NativeHandle {
    * @param value the buffer for the value
    * @return the full length of the value, or {@link #NOT_FOUND}
    * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if the snapshot of {@code readOptions} belongs to another
+   *     database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public int get(ReadOptions readOptions, byte[] key, byte[] value) throws TalusException {
     Objects.requireNonNull(readOptions, "readOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    return getInto(readOptions.flags(), readOptions.snapshotSequence(), key, 0, key.length,
-        value, 0, value.length);
+    return getInto(readOptions, key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -489,17 +504,22 @@ public class TalusDB extends NativeHandle {
       throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    return getInto(DEFAULT_READ_FLAGS, -1L, key, offset, len, value, vOffset, vLen);
+    return getInto(null, key, offset, len, value, vOffset, vLen);
   }
 
-  private int getInto(int flags, long snapshot, byte[] key, int offset, int len, byte[] value,
+  private int getInto(ReadOptions readOptions, byte[] key, int offset, int len, byte[] value,
       int vOffset, int vLen) throws TalusException {
     Objects.checkFromIndexSize(offset, len, key.length);
     Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    int flags = readFlags(readOptions);
     long h = acquire();
+    Snapshot snapshot = null;
     try {
-      return nativeGetInto(h, flags, snapshot, key, offset, len, value, vOffset, vLen);
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeGetInto(h, flags, sequenceOf(snapshot), key, offset, len, value, vOffset,
+          vLen);
     } finally {
+      releaseReadSnapshot(snapshot);
       release();
     }
   }
@@ -511,28 +531,40 @@ public class TalusDB extends NativeHandle {
    *
    * @param readOptions options of this read
    * @param key the key buffer
-   * @param value the value buffer
+   * @param value the value buffer; writable
    * @return the full length of the value, or {@link #NOT_FOUND}
    * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if {@code value} is read-only (checked before reading), or
+   *     the snapshot of {@code readOptions} belongs to another database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public int get(ReadOptions readOptions, ByteBuffer key, ByteBuffer value)
       throws TalusException {
     Objects.requireNonNull(readOptions, "readOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
+    if (value.isReadOnly()) {
+      // Native code writes the value through the buffer's address: into a read-only mapped
+      // file that is a segmentation fault of the JVM.
+      throw new IllegalArgumentException("value buffer is read-only");
+    }
     int n;
     if (key.isDirect() && value.isDirect()) {
+      int flags = readOptions.flags();
       long h = acquire();
+      Snapshot snapshot = null;
       try {
-        n = nativeGetDirect(h, readOptions.flags(), readOptions.snapshotSequence(), key,
-            key.position(), key.remaining(), value, value.position(), value.remaining());
+        snapshot = acquireReadSnapshot(readOptions);
+        n = nativeGetDirect(h, flags, sequenceOf(snapshot), key, key.position(), key.remaining(),
+            value, value.position(), value.remaining());
       } finally {
+        releaseReadSnapshot(snapshot);
         release();
       }
     } else {
       byte[] k = new byte[key.remaining()];
       key.duplicate().get(k);
-      byte[] v = get(readOptions.flags(), readOptions.snapshotSequence(), k, 0, k.length);
+      byte[] v = read(readOptions, k, 0, k.length);
       n = v == null ? NOT_FOUND : v.length;
       if (v != null) {
         value.duplicate().put(v, 0, Math.min(v.length, value.remaining()));
@@ -563,6 +595,9 @@ public class TalusDB extends NativeHandle {
    * @param keys the keys
    * @return one entry per key, {@code null} for absent keys
    * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if the snapshot of {@code readOptions} belongs to another
+   *     database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public List<byte[]> multiGetAsList(ReadOptions readOptions, List<byte[]> keys)
       throws TalusException {
@@ -571,13 +606,15 @@ public class TalusDB extends NativeHandle {
     for (byte[] k : arr) {
       Objects.requireNonNull(k, "keys element");
     }
-    int flags = readOptions == null ? DEFAULT_READ_FLAGS : readOptions.flags();
-    long snap = readOptions == null ? -1L : readOptions.snapshotSequence();
+    int flags = readFlags(readOptions);
     long h = acquire();
+    Snapshot snapshot = null;
     byte[][] values;
     try {
-      values = nativeMultiGet(h, flags, snap, arr);
+      snapshot = acquireReadSnapshot(readOptions);
+      values = nativeMultiGet(h, flags, sequenceOf(snapshot), arr);
     } finally {
+      releaseReadSnapshot(snapshot);
       release();
     }
     List<byte[]> out = new ArrayList<>(values.length);
@@ -598,21 +635,70 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * A new iterator honouring {@code readOptions}' snapshot and iterate bounds.
+   * A new iterator honouring {@code readOptions}' snapshot and iterate bounds. The iterator pins
+   * what it reads: releasing the snapshot afterwards does not change what it sees.
    *
    * @param readOptions options of the iterator
    * @return the iterator, not yet positioned
+   * @throws IllegalArgumentException if the snapshot of {@code readOptions} belongs to another
+   *     database
+   * @throws IllegalStateException if this database, {@code readOptions} or its snapshot is closed
    */
   public TalusIterator newIterator(ReadOptions readOptions) {
     Objects.requireNonNull(readOptions, "readOptions");
+    int flags = readOptions.flags();
     long h = acquire();
+    Snapshot snapshot = null;
     try {
-      TalusIterator it = TalusIterator.create(this, h, readOptions);
+      snapshot = acquireReadSnapshot(readOptions);
+      TalusIterator it = TalusIterator.create(this, h, flags, sequenceOf(snapshot), readOptions);
       children.add(it);
       return it;
     } finally {
+      releaseReadSnapshot(snapshot);
       release();
     }
+  }
+
+  private static int readFlags(ReadOptions readOptions) {
+    return readOptions == null ? DEFAULT_READ_FLAGS : readOptions.flags();
+  }
+
+  /**
+   * Acquires the snapshot {@code readOptions} reads at, so that it cannot be released while the
+   * native call reads at its sequence number (the engine may already have dropped what only a
+   * released snapshot kept). Pair with {@link #releaseReadSnapshot(Snapshot)} in a {@code
+   * finally} block.
+   *
+   * @param readOptions the read's options, or null for defaults
+   * @return the acquired snapshot, or null to read the latest state
+   * @throws IllegalArgumentException if the snapshot belongs to another database (reading this
+   *     one at its sequence number would return wrong data)
+   * @throws IllegalStateException if the snapshot is released or {@code readOptions} is closed
+   */
+  private Snapshot acquireReadSnapshot(ReadOptions readOptions) {
+    Snapshot snapshot = readOptions == null ? null : readOptions.snapshot();
+    if (snapshot == null) {
+      return null;
+    }
+    if (snapshot.database() != this) {
+      throw new IllegalArgumentException("ReadOptions snapshot " + snapshot
+          + " belongs to another database (" + snapshot.database().path + "), not " + path);
+    }
+    acquire(snapshot);
+    return snapshot;
+  }
+
+  /** Ends an {@link #acquireReadSnapshot(ReadOptions)}; null is ignored. */
+  private static void releaseReadSnapshot(Snapshot snapshot) {
+    if (snapshot != null) {
+      release(snapshot);
+    }
+  }
+
+  /** @return the sequence number of an acquired snapshot, or -1 for the latest state */
+  private static long sequenceOf(Snapshot snapshot) {
+    return snapshot == null ? -1L : snapshot.getSequenceNumber();
   }
 
   /**
@@ -953,6 +1039,8 @@ public class TalusDB extends NativeHandle {
     } catch (TalusException | RuntimeException e) {
       // close() reports nothing, as in RocksJava; closeE() reports this error.
     }
+    // An Error (OutOfMemoryError) propagates: NativeHandle.close() still waits for the calls in
+    // flight before it frees the database, then rethrows it.
   }
 
   @Override

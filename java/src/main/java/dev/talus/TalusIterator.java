@@ -31,12 +31,17 @@ public class TalusIterator extends NativeHandle {
     this.buffer = buffer;
   }
 
-  static TalusIterator create(TalusDB db, long dbHandle, ReadOptions ro) {
+  /**
+   * Creates the native iterator. The caller holds acquires of the database and of the snapshot
+   * {@code snapshot} names (see {@code TalusDB.newIterator}).
+   */
+  static TalusIterator create(TalusDB db, long dbHandle, int flags, long snapshot,
+      ReadOptions ro) {
     ByteBuffer buf = ByteBuffer.allocateDirect(INITIAL_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
     long h;
     try {
-      h = TalusDB.nativeNewIterator(dbHandle, ro.flags(), ro.snapshotSequence(), ro.lowerBound(),
-          ro.upperBound(), buf);
+      h = TalusDB.nativeNewIterator(dbHandle, flags, snapshot, ro.lowerBound(), ro.upperBound(),
+          buf);
     } catch (TalusException e) {
       throw new IllegalStateException("newIterator: " + e.getMessage(), e);
     }
@@ -223,8 +228,9 @@ public class TalusIterator extends NativeHandle {
    * Copies the current key into {@code key} from its position, as much as fits, and sets its
    * limit to {@code min(limit, position + length)}.
    *
-   * @param key the destination
+   * @param key the destination; writable
    * @return the full key length
+   * @throws IllegalArgumentException if {@code key} is read-only
    */
   public int key(ByteBuffer key) {
     Objects.requireNonNull(key, "key");
@@ -235,8 +241,9 @@ public class TalusIterator extends NativeHandle {
    * Copies the current value into {@code value} from its position, as much as fits, and sets
    * its limit to {@code min(limit, position + length)}.
    *
-   * @param value the destination
+   * @param value the destination; writable
    * @return the full value length
+   * @throws IllegalArgumentException if {@code value} is read-only
    */
   public int value(ByteBuffer value) {
     Objects.requireNonNull(value, "value");
@@ -245,6 +252,9 @@ public class TalusIterator extends NativeHandle {
 
   /** Copies straight from the entry buffer into {@code dst}, without a temporary array. */
   private int copyEntryPart(ByteBuffer dst, boolean value) {
+    if (dst.isReadOnly()) {
+      throw new IllegalArgumentException((value ? "value" : "key") + " buffer is read-only");
+    }
     long h = acquire();
     try {
       checkValid();

@@ -1,5 +1,7 @@
 package dev.talus;
 
+import java.util.Objects;
+
 /**
  * Options of one write, as RocksJava's {@code WriteOptions}. Every option defaults to {@code
  * false}. A plain Java object: it owns no native memory; {@link #close()} only marks it closed
@@ -20,10 +22,12 @@ public class WriteOptions implements AutoCloseable {
   /**
    * A copy of {@code other}.
    *
-   * @param other options to copy
+   * @param other options to copy; not null
+   * @throws NullPointerException if {@code other} is null
+   * @throws IllegalStateException if {@code other} is closed
    */
   public WriteOptions(WriteOptions other) {
-    this.flags = other.flags();
+    this.flags = Objects.requireNonNull(other, "other").flags();
   }
 
   private WriteOptions set(int bit, boolean on) {

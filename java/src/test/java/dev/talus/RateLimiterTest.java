@@ -124,13 +124,50 @@ class RateLimiterTest {
       assertEquals(1, l.getTotalRequests());
       l.request(0);
       assertEquals(1, l.getTotalRequests(), "0 bytes is not a request");
-      // 25 MiB: split into three burst-sized pieces; needs about two more refills.
+      // 25 MiB in three requests of at most one burst each; needs about two more refills.
       long start = System.nanoTime();
-      l.request(25 * MIB);
+      l.request(burst);
+      l.request(burst);
+      l.request(5 * MIB);
       long elapsedMs = (System.nanoTime() - start) / 1_000_000;
       assertEquals(1000 + 25 * MIB, l.getTotalBytesThrough());
       assertEquals(4, l.getTotalRequests());
       assertTrue(elapsedMs >= 100, "waited for refills, took " + elapsedMs + " ms");
+    }
+  }
+
+  /**
+   * Regression: request(Long.MAX_VALUE) was split into single-burst pieces and blocked for
+   * centuries; as in RocksDB, a request may not exceed the single burst.
+   */
+  @Test
+  @Timeout(value = 30, unit = TimeUnit.SECONDS)
+  void requestsAboveTheSingleBurstAreRejectedNamingTheLimit() {
+    try (RateLimiter l = new RateLimiter(10_000_000)) {
+      long burst = l.getSingleBurstBytes();
+      assertEquals(1_000_000, burst);
+      for (long bytes : new long[] {Long.MAX_VALUE, burst + 1}) {
+        IllegalArgumentException e =
+            assertThrows(IllegalArgumentException.class, () -> l.request(bytes));
+        assertTrue(e.getMessage().startsWith("bytes "), e.getMessage());
+        assertTrue(e.getMessage().contains(Long.toString(burst)), e.getMessage());
+        assertTrue(e.getMessage().contains(Long.toString(bytes)), e.getMessage());
+      }
+      assertEquals(0, l.getTotalRequests(), "a rejected request charges nothing");
+      l.request(burst); // the limit itself is allowed
+      assertEquals(burst, l.getTotalBytesThrough());
+      // The default burst follows the rate.
+      l.setBytesPerSecond(20_000_000);
+      l.request(2_000_000);
+      assertThrows(IllegalArgumentException.class, () -> l.request(2_000_001));
+    }
+    try (RateLimiter l =
+        new RateLimiter(100 * MIB, 100_000, 10, RateLimiterMode.WRITES_ONLY, false, 4096)) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> l.request(4097));
+      assertTrue(e.getMessage().contains("4096"), e.getMessage());
+      l.request(4096);
+      assertEquals(4096, l.getTotalBytesThrough());
     }
   }
 

@@ -205,12 +205,13 @@ class StatisticsTest {
           s::statsLevel,
           () -> s.setStatsLevel(StatsLevel.ALL),
           () -> s.toPrometheus(""),
-          s::toString,
           s::acquireShared
         }) {
       IllegalStateException e = assertThrows(IllegalStateException.class, call);
       assertEquals("Statistics is closed", e.getMessage());
     }
+    // toString stays safe after close: loggers and debuggers call it on anything.
+    assertEquals("Statistics{closed}", s.toString());
   }
 
   @Test

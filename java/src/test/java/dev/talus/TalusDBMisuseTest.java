@@ -3,6 +3,7 @@ package dev.talus;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -12,8 +13,10 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -23,6 +26,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
 
 /**
  * Misuse of the Java API: calls after close, closing with open children and busy threads, double
@@ -354,6 +358,221 @@ class TalusDBMisuseTest {
     } finally {
       TestDirs.delete(otherDir);
     }
+  }
+
+  /** The public methods of a database that take read options. */
+  private static List<Method> readMethods() {
+    List<Method> reads = new ArrayList<>();
+    for (Method m : TalusDB.class.getMethods()) {
+      if (!Modifier.isStatic(m.getModifiers())
+          && Arrays.asList(m.getParameterTypes()).contains(ReadOptions.class)) {
+        reads.add(m);
+      }
+    }
+    return reads;
+  }
+
+  /** Calls read method {@code m} of {@code db} with {@code ro}; returns what it threw, or null. */
+  private static Throwable read(TalusDB db, Method m, ReadOptions ro) throws Exception {
+    Object[] args = Arrays.stream(m.getParameterTypes())
+        .map(t -> t == ReadOptions.class ? ro : dummy(t, null, null)).toArray();
+    try {
+      Object result = m.invoke(db, args);
+      if (result instanceof AutoCloseable) {
+        ((AutoCloseable) result).close(); // an iterator
+      }
+      return null;
+    } catch (InvocationTargetException e) {
+      return e.getCause();
+    }
+  }
+
+  /**
+   * Regression: a snapshot of one database, passed to another database's reads, silently read
+   * the other database at the first one's sequence number.
+   */
+  @Test
+  void readsAtASnapshotOfAnotherDatabaseAreRefused() throws Exception {
+    Path otherDir = TestDirs.fresh("misuse-other");
+    try (TalusDB db = open();
+        Options o = new Options().setCreateIfMissing(true);
+        TalusDB other = TalusDB.open(o, otherDir.toString())) {
+      db.put(b("k"), b("mine"));
+      other.put(b("k"), b("theirs"));
+      Snapshot theirs = other.getSnapshot();
+      List<String> wrong = new ArrayList<>();
+      List<Method> reads = readMethods();
+      try (ReadOptions ro = new ReadOptions().setSnapshot(theirs)) {
+        for (Method m : reads) {
+          Throwable t = read(db, m, ro);
+          if (!(t instanceof IllegalArgumentException)
+              || !t.getMessage().contains("belongs to another database")) {
+            wrong.add(m + " threw " + t);
+          }
+        }
+        assertArrayEquals(b("theirs"), other.get(ro, b("k")), "its own database reads at it");
+        for (Method m : reads) {
+          assertNull(read(other, m, ro), m.toString());
+        }
+      }
+      assertTrue(wrong.isEmpty(), String.join("\n", wrong));
+      assertEquals(6, reads.size(), "checked " + reads);
+      assertArrayEquals(b("mine"), db.get(b("k")));
+      other.releaseSnapshot(theirs);
+    } finally {
+      TestDirs.delete(otherDir);
+    }
+  }
+
+  /**
+   * A read at a released snapshot throws instead of reading at a sequence number the engine may
+   * already have compacted away; the read holds the snapshot, so it cannot be released midway.
+   */
+  @Test
+  void readsAtAReleasedSnapshotThrowIllegalState() throws Exception {
+    try (TalusDB db = open()) {
+      db.put(b("k"), b("old"));
+      for (int way = 0; way < 2; way++) {
+        Snapshot s = db.getSnapshot();
+        db.put(b("k"), b("new" + way));
+        try (ReadOptions ro = new ReadOptions().setSnapshot(s)) {
+          assertArrayEquals(way == 0 ? b("old") : b("new0"), db.get(ro, b("k")));
+          if (way == 0) {
+            db.releaseSnapshot(s);
+          } else {
+            s.close();
+          }
+          for (Method m : readMethods()) {
+            Throwable t = read(db, m, ro);
+            assertTrue(t instanceof IllegalStateException, m + " threw " + t);
+            assertEquals("Snapshot is closed", t.getMessage(), m.toString());
+          }
+        }
+      }
+      assertEquals(0, db.getLongProperty("rocksdb.num-snapshots"));
+    }
+  }
+
+  /**
+   * Regression: a read-only direct value buffer was written by native code; a read-only mapped
+   * one crashed the JVM.
+   */
+  @Test
+  void aReadOnlyValueBufferIsRefusedBeforeTheRead() throws Exception {
+    Path file = dir.resolve("read-only-mapped");
+    Files.write(file, new byte[4096]);
+    try (TalusDB db = open();
+        ReadOptions ro = new ReadOptions();
+        FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+      db.put(b("k"), b("value"));
+      ByteBuffer key = ByteBuffer.allocateDirect(1).put(b("k")).flip();
+      for (ByteBuffer value : List.of(ByteBuffer.allocateDirect(16).asReadOnlyBuffer(),
+          ByteBuffer.allocate(16).asReadOnlyBuffer(),
+          ch.map(FileChannel.MapMode.READ_ONLY, 0, 4096))) {
+        ByteBuffer k = key.duplicate();
+        IllegalArgumentException e =
+            assertThrows(IllegalArgumentException.class, () -> db.get(ro, k, value));
+        assertEquals("value buffer is read-only", e.getMessage());
+        assertEquals(0, k.position(), "nothing consumed");
+        assertEquals(0, value.position());
+      }
+      try (TalusIterator it = db.newIterator()) {
+        it.seekToFirst();
+        ByteBuffer readOnly = ByteBuffer.allocateDirect(16).asReadOnlyBuffer();
+        assertEquals("key buffer is read-only",
+            assertThrows(IllegalArgumentException.class, () -> it.key(readOnly)).getMessage());
+        assertEquals("value buffer is read-only",
+            assertThrows(IllegalArgumentException.class, () -> it.value(readOnly)).getMessage());
+      }
+      ByteBuffer out = ByteBuffer.allocateDirect(16);
+      assertEquals(5, db.get(ro, key.duplicate(), out), "writable buffers still work");
+      byte[] got = new byte[out.remaining()];
+      out.get(got);
+      assertArrayEquals(b("value"), got);
+    }
+  }
+
+  /**
+   * Regression: close() of Slice, Filter, PerfContext and ColumnFamilyHandle did nothing, so a
+   * closed object went on working. Closing a column family handle drops nothing (as in RocksJava).
+   */
+  @Test
+  void closedSlicesFiltersPerfContextsAndColumnFamilyHandlesThrowIllegalState() throws Exception {
+    Slice slice = new Slice("x");
+    slice.close();
+    slice.close();
+    assertEquals(3, callAllAfterClose(slice, Slice.class).size());
+    assertEquals("Slice is closed",
+        assertThrows(IllegalStateException.class, slice::data).getMessage());
+    assertEquals("Slice{closed}", slice.toString());
+    try (ReadOptions ro = new ReadOptions()) {
+      assertThrows(IllegalStateException.class, () -> ro.setIterateLowerBound(slice));
+    }
+
+    BloomFilter closedBloom = new BloomFilter(10);
+    closedBloom.close();
+    try (Options o = new Options().setCreateIfMissing(true)
+        .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(closedBloom))) {
+      IllegalStateException e =
+          assertThrows(IllegalStateException.class, () -> TalusDB.open(o, dir.toString()));
+      assertEquals("BloomFilter is closed", e.getMessage());
+    }
+    BloomFilter bloom = new BloomFilter(10);
+    try (Options o = new Options().setCreateIfMissing(true)
+            .setTableFormatConfig(new BlockBasedTableConfig().setFilterPolicy(bloom));
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      bloom.close(); // harmless once open: the database copied the settings
+      db.put(b("k"), b("v"));
+      assertArrayEquals(b("v"), db.get(b("k")));
+
+      PerfContext ctx = db.getPerfContext();
+      ctx.close();
+      ctx.close();
+      assertTrue(callAllAfterClose(ctx, PerfContext.class).size() > 50);
+      assertEquals("PerfContext is closed",
+          assertThrows(IllegalStateException.class, ctx::getNumRuns).getMessage());
+      assertEquals("PerfContext{closed}", ctx.toString());
+      db.getPerfContext().getNumRuns(); // a new one works
+
+      ColumnFamilyHandle cf = db.getDefaultColumnFamily();
+      cf.close();
+      cf.close();
+      assertEquals(2, callAllAfterClose(cf, ColumnFamilyHandle.class).size());
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> db.getProperty(cf, "rocksdb.num-files-at-level0"));
+      assertEquals("ColumnFamilyHandle is closed", e.getMessage());
+      // The database and new handles are unaffected.
+      ColumnFamilyHandle again = db.getDefaultColumnFamily();
+      assertNotSame(cf, again);
+      assertEquals(cf, again);
+      assertArrayEquals(TalusDB.DEFAULT_COLUMN_FAMILY, again.getName());
+      assertEquals(0, again.getID());
+      assertEquals("0", db.getProperty(again, "rocksdb.num-files-at-level0"));
+      assertArrayEquals(b("v"), db.get(b("k")));
+      // A handle of a closed database defers to the database.
+      db.close();
+      e = assertThrows(IllegalStateException.class, again::getName);
+      assertEquals("TalusDB is closed", e.getMessage());
+      assertThrows(IllegalStateException.class, again::getID);
+    }
+  }
+
+  private static void assertNullNamed(String param, Executable make) {
+    NullPointerException e = assertThrows(NullPointerException.class, make);
+    assertEquals(param, e.getMessage());
+  }
+
+  @Test
+  void nullConstructorArgumentsNameTheParameter() {
+    assertNullNamed("data", () -> new Slice((byte[]) null));
+    assertNullNamed("data", () -> new Slice(null, 0));
+    assertNullNamed("s", () -> new Slice((String) null));
+    assertNullNamed("other", () -> new ReadOptions((ReadOptions) null));
+    assertNullNamed("other", () -> new WriteOptions((WriteOptions) null));
+    assertNullNamed("other", () -> new Options((Options) null));
+    assertThrows(IndexOutOfBoundsException.class, () -> new Slice(b("ab"), 3));
+    assertEquals("b", new Slice(b("ab"), 1).toString());
+    assertTrue(new Slice(b("ab"), 2).empty());
   }
 
   @Test
