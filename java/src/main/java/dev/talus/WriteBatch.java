@@ -14,13 +14,22 @@ import java.util.Objects;
  * <p>The batch is built in Java memory, in Talus's own batch encoding (the payload of a WAL
  * record, specified in the engine's {@code write_batch} module), and crosses into native code
  * once, when written. So {@link #data()} and {@link #WriteBatch(byte[])} use Talus's encoding,
- * not RocksDB's. Not thread-safe.
+ * not RocksDB's: {@link #data()} marks its bytes as Talus's (in the header field where a written
+ * batch has its sequence number), and {@link #WriteBatch(byte[])} refuses bytes without the
+ * mark, so that a RocksDB batch, whose record tags mean other things (RocksDB's merge tag is
+ * Talus's range deletion), fails loudly instead of being applied. Not thread-safe.
  */
 public class WriteBatch implements AutoCloseable {
   private static final int HEADER = 12;
   private static final byte VALUE = 1;
   private static final byte DELETION = 0;
   private static final byte RANGE_DELETION = 2;
+
+  /**
+   * The first 8 bytes of {@link #data()}: "TalusWB1". As a little-endian sequence number it is
+   * above RocksDB's largest (2^56 - 1), so no RocksDB batch carries it.
+   */
+  private static final byte[] MARK = {'T', 'a', 'l', 'u', 's', 'W', 'B', '1'};
 
   private byte[] buf;
   private int size = HEADER;
@@ -38,29 +47,85 @@ public class WriteBatch implements AutoCloseable {
    * An empty batch with room for about {@code reservedBytes} of updates.
    *
    * @param reservedBytes initial capacity in bytes
+   * @throws IllegalArgumentException if {@code reservedBytes} is negative or leaves no room for
+   *     the header under 2 GiB
    */
   public WriteBatch(int reservedBytes) {
-    if (reservedBytes < 0) {
-      throw new IllegalArgumentException("reservedBytes must not be negative, got " + reservedBytes);
+    if (reservedBytes < 0 || reservedBytes > Integer.MAX_VALUE - 16 - HEADER) {
+      throw new IllegalArgumentException(
+          "reservedBytes must be in [0, " + (Integer.MAX_VALUE - 16 - HEADER) + "], got "
+              + reservedBytes);
     }
     buf = new byte[HEADER + reservedBytes];
   }
 
   /**
-   * A batch from bytes returned by {@link #data()} (Talus's encoding). The bytes are checked
-   * when the batch is written.
+   * A batch from bytes returned by {@link #data()} (Talus's encoding, with its mark). Every record
+   * is checked here: its tag (put, delete or range delete), its lengths, and the count in the
+   * header.
    *
    * @param serialized the encoded batch
+   * @throws NullPointerException if {@code serialized} is null
+   * @throws IllegalArgumentException if the bytes are not a batch {@link #data()} returned (no
+   *     mark, as in RocksDB's encoding), or a record is malformed, or the count is wrong
    */
   public WriteBatch(byte[] serialized) {
     Objects.requireNonNull(serialized, "serialized");
     if (serialized.length < HEADER) {
-      throw new IllegalArgumentException("a serialized WriteBatch has at least 12 bytes");
+      throw new IllegalArgumentException(
+          "a serialized WriteBatch has at least 12 bytes, got " + serialized.length);
+    }
+    if (!Arrays.equals(serialized, 0, MARK.length, MARK, 0, MARK.length)) {
+      throw new IllegalArgumentException(
+          "not a Talus WriteBatch encoding (bytes from WriteBatch.data()); RocksDB's encoding is"
+              + " not accepted");
     }
     buf = serialized.clone();
+    Arrays.fill(buf, 0, MARK.length, (byte) 0);
     size = buf.length;
-    count = (buf[8] & 0xff) | (buf[9] & 0xff) << 8 | (buf[10] & 0xff) << 16 | (buf[11] & 0xff) << 24;
-    kinds = 7; // unknown: assume every kind may be present
+    int declared =
+        (buf[8] & 0xff) | (buf[9] & 0xff) << 8 | (buf[10] & 0xff) << 16 | (buf[11] & 0xff) << 24;
+    int at = HEADER;
+    while (at < size) {
+      byte tag = buf[at++];
+      int fields;
+      if (tag == VALUE || tag == RANGE_DELETION) {
+        fields = 2;
+      } else if (tag == DELETION) {
+        fields = 1;
+      } else {
+        throw new IllegalArgumentException(
+            "serialized WriteBatch: unknown record tag " + tag + " at byte " + (at - 1));
+      }
+      for (int f = 0; f < fields; f++) {
+        at = skipLengthPrefixed(at);
+      }
+      record(tag);
+    }
+    if (count != declared) {
+      throw new IllegalArgumentException(
+          "serialized WriteBatch says " + declared + " records but holds " + count);
+    }
+  }
+
+  /** The offset after the length-prefixed field at {@code at} of {@code buf[0, size)}. */
+  private int skipLengthPrefixed(int at) {
+    long len = 0;
+    for (int shift = 0; ; shift += 7) {
+      if (at >= size || shift > 28) {
+        throw new IllegalArgumentException("serialized WriteBatch: bad length at byte " + at);
+      }
+      byte b = buf[at++];
+      len |= (long) (b & 0x7f) << shift;
+      if (b >= 0) {
+        break;
+      }
+    }
+    if (len > size - at) {
+      throw new IllegalArgumentException(
+          "serialized WriteBatch: a field of " + len + " bytes runs past the end at byte " + at);
+    }
+    return at + (int) len;
   }
 
   private void checkOpen() {
@@ -287,10 +352,15 @@ public class WriteBatch implements AutoCloseable {
     }
   }
 
-  /** @return a copy of the encoded batch (Talus's encoding) */
+  /**
+   * @return a copy of the encoded batch (Talus's encoding, its first 8 bytes the mark {@link
+   *     #WriteBatch(byte[])} looks for)
+   */
   public byte[] data() {
     checkOpen();
-    return Arrays.copyOf(buffer(), size);
+    byte[] out = Arrays.copyOf(buffer(), size);
+    System.arraycopy(MARK, 0, out, 0, MARK.length);
+    return out;
   }
 
   /** The encoding buffer with the count in the header; valid up to {@link #size()}. */

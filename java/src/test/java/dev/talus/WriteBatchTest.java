@@ -150,6 +150,11 @@ class WriteBatchTest {
       batch.deleteRange(b(Lsm.key(100)), b(Lsm.key(200)));
       try (WriteBatch copy = new WriteBatch(batch.data())) {
         assertEquals(batch.count(), copy.count());
+        assertEquals(batch.getDataSize(), copy.getDataSize());
+        // The kinds are read from the records, not assumed.
+        assertTrue(copy.hasPut());
+        assertTrue(copy.hasDeleteRange());
+        assertFalse(copy.hasDelete());
         db.write(wo, copy);
       }
       for (int i = 0; i < 20_000; i += 97) {
@@ -168,5 +173,54 @@ class WriteBatchTest {
     batch.close();
     assertThrows(IllegalStateException.class, () -> batch.put(b("k"), b("v")));
     assertThrows(IllegalStateException.class, batch::count);
+  }
+
+  /** A header of 8 sequence bytes (the mark, or RocksDB's zero sequence) and a count. */
+  private static byte[] encoded(boolean marked, int count, int... body) {
+    byte[] b = new byte[12 + body.length];
+    if (marked) {
+      System.arraycopy("TalusWB1".getBytes(java.nio.charset.StandardCharsets.US_ASCII), 0, b, 0, 8);
+    }
+    b[8] = (byte) count;
+    for (int i = 0; i < body.length; i++) {
+      b[12 + i] = (byte) body[i];
+    }
+    return b;
+  }
+
+  @Test
+  void regressionRocksDbEncodedMergeIsRefusedNotAppliedAsARangeDelete() throws Exception {
+    // RocksDB's encoding of one merge of "a" with "z": its tag 2 is Talus's range deletion, so
+    // before the mark this batch deleted [a, z).
+    byte[] rocksMerge = encoded(false, 1, 2, 1, 'a', 1, 'z');
+    IllegalArgumentException e =
+        assertThrows(IllegalArgumentException.class, () -> new WriteBatch(rocksMerge));
+    assertTrue(e.getMessage().contains("not a Talus WriteBatch"), e.getMessage());
+    // The same records marked as Talus's are a range delete, as the mark says.
+    try (WriteBatch wb = new WriteBatch(encoded(true, 1, 2, 1, 'a', 1, 'z'))) {
+      assertTrue(wb.hasDeleteRange());
+      assertFalse(wb.hasPut());
+    }
+  }
+
+  @Test
+  void malformedSerializedBatchesAreRefusedByName() {
+    Object[][] cases = {
+      {encoded(true, 1, 5, 1, 'a'), "unknown record tag 5"},
+      {encoded(true, 2, 0, 1, 'a'), "says 2 records but holds 1"},
+      {encoded(true, 0, 0, 1, 'a'), "says 0 records but holds 1"},
+      {encoded(true, 1, 1, 1, 'a', 4, 'z'), "runs past the end"},
+      {encoded(true, 1, 1, 1, 'a', 0x80), "bad length"},
+      {new byte[11], "at least 12 bytes"},
+    };
+    for (Object[] c : cases) {
+      IllegalArgumentException e =
+          assertThrows(IllegalArgumentException.class, () -> new WriteBatch((byte[]) c[0]));
+      assertTrue(e.getMessage().contains((String) c[1]), e.getMessage());
+    }
+    assertThrows(NullPointerException.class, () -> new WriteBatch((byte[]) null));
+    IllegalArgumentException huge =
+        assertThrows(IllegalArgumentException.class, () -> new WriteBatch(Integer.MAX_VALUE));
+    assertTrue(huge.getMessage().contains("reservedBytes"), huge.getMessage());
   }
 }
