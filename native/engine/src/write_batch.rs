@@ -63,9 +63,24 @@ impl WriteBatch {
         WriteBatch { rep }
     }
 
+    /// [`WriteBatch::with_capacity`], or `None` when the memory cannot be
+    /// allocated (where a plain allocation failure aborts the process).
+    pub fn try_with_capacity(bytes: usize) -> Option<Self> {
+        let mut rep = Vec::new();
+        rep.try_reserve_exact(HEADER_LEN.checked_add(bytes)?).ok()?;
+        rep.resize(HEADER_LEN, 0);
+        Some(WriteBatch { rep })
+    }
+
     /// Decodes a batch from WAL payload bytes, checking every record.
     /// `file`/`offset` name where the bytes came from for error messages.
     pub fn from_bytes(data: &[u8], file: &str, offset: u64) -> Result<WriteBatch> {
+        Self::from_vec(data.to_vec(), file, offset)
+    }
+
+    /// [`WriteBatch::from_bytes`] of bytes the caller owns, without copying
+    /// them.
+    pub fn from_vec(data: Vec<u8>, file: &str, offset: u64) -> Result<WriteBatch> {
         if data.len() < HEADER_LEN {
             return Err(Error::corruption(
                 file,
@@ -73,7 +88,7 @@ impl WriteBatch {
                 "write batch shorter than its header",
             ));
         }
-        let b = WriteBatch { rep: data.to_vec() };
+        let b = WriteBatch { rep: data };
         let mut n = 0u32;
         for op in b.iter() {
             op.map_err(|reason| Error::corruption(file, offset, reason))?;
@@ -246,6 +261,16 @@ mod tests {
                 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 1, b'k', 2, b'v', b'v', 0, 1, b'd'
             ]
         );
+    }
+
+    #[test]
+    fn an_allocation_that_cannot_be_made_is_none_not_an_abort() {
+        assert!(WriteBatch::try_with_capacity(usize::MAX).is_none());
+        assert!(WriteBatch::try_with_capacity(isize::MAX as usize - 64).is_none());
+        let mut b = WriteBatch::try_with_capacity(100).unwrap();
+        b.put(b"k", b"v");
+        let again = WriteBatch::from_vec(b.data().to_vec(), "t", 0).unwrap();
+        assert_eq!(again.count(), 1);
     }
 
     #[test]

@@ -39,9 +39,21 @@ pub fn read_region(
     let alen = env.get_array_length(array)?;
     let r = check_bounds(what, alen, offset, len)?;
     dst.clear();
+    reserve(dst, r.len(), what)?;
     dst.resize(r.len(), 0);
     env.get_byte_array_region(array, offset, as_jbytes_mut(dst))?;
     Ok(())
+}
+
+/// Makes room for `n` bytes in `dst`, or fails with [`JniError::OutOfMemory`]
+/// naming `what`, where a plain allocation failure would abort the process.
+pub fn reserve(dst: &mut Vec<u8>, n: usize, what: &str) -> JniResult<()> {
+    dst.try_reserve_exact(n.saturating_sub(dst.len()))
+        .map_err(|_| {
+            JniError::OutOfMemory(format!(
+                "cannot allocate {n} bytes of native memory for the {what}"
+            ))
+        })
 }
 
 /// Copies a whole Java array into `dst`.

@@ -15,6 +15,7 @@ use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JObjectArray, JS
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
 
 use talus::options::{ReadOptions, WriteOptions};
+use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
 use crate::bytes::{direct_slice, fill_from, read_all, read_region, with_buffers};
@@ -144,7 +145,20 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePut<'l>(
                 "negative length: key {klen}, value {vlen}"
             )));
         }
-        let mut b = WriteBatch::with_capacity(klen as usize + vlen as usize + 12);
+        // Checked before the copy is allocated: a put of two 2 GiB arrays
+        // would otherwise be copied only to be refused by the write path.
+        let bytes = klen as usize + vlen as usize + 12;
+        if bytes > MAX_BATCH_BYTES {
+            return Err(JniError::IllegalArgument(format!(
+                "a put of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
+                 limit of {MAX_BATCH_BYTES} bytes"
+            )));
+        }
+        let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
+            JniError::OutOfMemory(format!(
+                "cannot allocate {bytes} bytes of native memory for a put"
+            ))
+        })?;
         {
             let (k, v) = b.put_slots(klen as usize, vlen as usize);
             fill_from(env, &key, "key", koff, k)?;
@@ -247,7 +261,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeWrite<'l>(
         require_non_null(&batch, "batch")?;
         let mut bytes = Vec::new();
         read_region(env, &batch, "batch", 0, len, &mut bytes)?;
-        let b = WriteBatch::from_bytes(&bytes, "WriteBatch", 0)
+        let b = WriteBatch::from_vec(bytes, "WriteBatch", 0)
             .map_err(|e| JniError::IllegalArgument(format!("malformed WriteBatch: {e}")))?;
         Ok(db(handle)?.write(&write_options(wflags), b)?)
     })

@@ -52,6 +52,9 @@ pub enum JniError {
     IndexOutOfBounds(String),
     /// The object cannot do this now (e.g. a null handle, an iterator not positioned).
     IllegalState(String),
+    /// Native memory for a copy of the arguments could not be allocated; thrown as
+    /// `java.lang.OutOfMemoryError` (an allocation failure would otherwise abort the process).
+    OutOfMemory(String),
     /// A JNI call failed; `JavaException` means a Java exception is pending.
     Jni(jni::errors::Error),
     /// A Rust panic caught by [`guard`], with its message.
@@ -65,7 +68,8 @@ impl fmt::Display for JniError {
             JniError::NullArgument(param) => write!(f, "{param} must not be null"),
             JniError::IllegalArgument(m)
             | JniError::IndexOutOfBounds(m)
-            | JniError::IllegalState(m) => f.write_str(m),
+            | JniError::IllegalState(m)
+            | JniError::OutOfMemory(m) => f.write_str(m),
             JniError::Jni(e) => write!(f, "talus JNI call failed: {e}"),
             JniError::Panic(m) => write!(f, "talus native panic: {m}"),
         }
@@ -203,15 +207,17 @@ enum Thrown {
     IllegalArgument = 2,
     IndexOutOfBounds = 3,
     IllegalState = 4,
+    OutOfMemory = 5,
 }
 
 impl Thrown {
-    const ALL: [Thrown; 5] = [
+    const ALL: [Thrown; 6] = [
         Thrown::TalusException,
         Thrown::NullPointer,
         Thrown::IllegalArgument,
         Thrown::IndexOutOfBounds,
         Thrown::IllegalState,
+        Thrown::OutOfMemory,
     ];
 
     fn class_name(self) -> &'static str {
@@ -221,6 +227,7 @@ impl Thrown {
             Thrown::IllegalArgument => "java/lang/IllegalArgumentException",
             Thrown::IndexOutOfBounds => "java/lang/IndexOutOfBoundsException",
             Thrown::IllegalState => "java/lang/IllegalStateException",
+            Thrown::OutOfMemory => "java/lang/OutOfMemoryError",
         }
     }
 }
@@ -279,6 +286,7 @@ fn throw(env: &mut JNIEnv<'_>, err: JniError) {
         JniError::IllegalArgument(_) => Thrown::IllegalArgument,
         JniError::IndexOutOfBounds(_) => Thrown::IndexOutOfBounds,
         JniError::IllegalState(_) | JniError::Jni(_) | JniError::Panic(_) => Thrown::IllegalState,
+        JniError::OutOfMemory(_) => Thrown::OutOfMemory,
     };
     let message = err.to_string();
     // If even this fails the JVM has an exception (OutOfMemoryError) pending.

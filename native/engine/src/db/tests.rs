@@ -1461,6 +1461,33 @@ fn compaction_reads_are_charged_in_the_modes_that_cover_reads() {
     }
 }
 
+/// Regression: the default WAL limit (4 × write buffer × memtables) was
+/// computed without overflow checks; with the largest options it wrapped
+/// (to 0 in release builds, switching the memtable at every write group;
+/// a panic in debug builds).
+#[test]
+fn regression_the_default_wal_limit_saturates_for_the_largest_options() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        write_buffer_size: 64usize << 30,
+        max_write_buffer_number: i32::MAX,
+        // Not 1.1 × 64 GiB of WAL reserved on the test machine's disk.
+        allow_fallocate: false,
+        ..opts()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    assert_eq!(db.inner.max_total_wal_size(), u64::MAX);
+    for i in 0..100u32 {
+        db.put(&WriteOptions::default(), &i.to_be_bytes(), b"v")
+            .unwrap();
+    }
+    assert_eq!(db.int_property("rocksdb.num-immutable-mem-table"), Some(0));
+    assert_eq!(
+        db.int_property("rocksdb.num-entries-active-mem-table"),
+        Some(100)
+    );
+}
+
 /// Regression (power-loss seed 0): a batch holding only an empty range
 /// deletion (`begin == end`) was flushed into a table with no keys at all;
 /// its empty smallest/largest keys made every later `get` panic.

@@ -924,12 +924,16 @@ impl DbInner {
     }
 
     /// The WAL size that triggers a flush: `max_total_wal_size`, or four
-    /// times the memtable budget when 0 (RocksDB's default).
-    fn max_total_wal_size(&self) -> u64 {
+    /// times the memtable budget when 0 (RocksDB's default), saturating:
+    /// the largest options (64 GiB × 2^31 memtables) would wrap to a limit
+    /// of 0, and every write group would switch the memtable.
+    pub(crate) fn max_total_wal_size(&self) -> u64 {
         if self.opts.max_total_wal_size > 0 {
             self.opts.max_total_wal_size
         } else {
-            4 * self.opts.write_buffer_size as u64 * self.opts.max_write_buffer_number.max(1) as u64
+            (self.opts.write_buffer_size as u64)
+                .saturating_mul(4)
+                .saturating_mul(self.opts.max_write_buffer_number.max(1) as u64)
         }
     }
 }
