@@ -477,7 +477,11 @@ impl<'o> Runner<'o> {
             && engine_features::install_rate_limiter(
                 &mut base_options,
                 cfg.rate_limiter_bytes_per_sec,
-            );
+                cfg.rate_limiter_refill_period_us,
+                cfg.rate_limiter_single_burst_bytes,
+                cfg.rate_limiter_auto_tuned,
+                cfg.rate_limit_bg_reads,
+            )?;
         let perf = if cfg.perf_level > 1 {
             engine_features::perf_context()
         } else {

@@ -47,6 +47,12 @@ pub struct Config {
     pub benchmark_write_rate_limit: u64,
     pub benchmark_read_rate_limit: u64,
     pub rate_limiter_bytes_per_sec: u64,
+    pub rate_limiter_refill_period_us: u64,
+    pub rate_limiter_auto_tuned: bool,
+    pub rate_limiter_single_burst_bytes: u64,
+    /// The limiter charges compaction reads, not writes (db_bench's
+    /// `kReadsOnly` under `--rate_limit_bg_reads`).
+    pub rate_limit_bg_reads: bool,
     pub verify_checksum: bool,
     pub compression: CompressionType,
     /// Write-stall flags given on the command line.
@@ -149,6 +155,11 @@ impl Config {
                 "--cache_type={} is not supported by Talus: its block cache is lru_cache",
                 flags.str("cache_type")
             ));
+        }
+        if flags.uint("rate_limiter_bytes_per_sec") > 0
+            && flags.uint("rate_limiter_refill_period_us") == 0
+        {
+            return Err("--rate_limiter_refill_period_us must be positive".into());
         }
         let pri = flags.int("compaction_pri");
         let compaction_pri = u8::try_from(pri)
@@ -262,6 +273,10 @@ impl Config {
             benchmark_write_rate_limit: flags.uint("benchmark_write_rate_limit"),
             benchmark_read_rate_limit: flags.uint("benchmark_read_rate_limit"),
             rate_limiter_bytes_per_sec: flags.uint("rate_limiter_bytes_per_sec"),
+            rate_limiter_refill_period_us: flags.uint("rate_limiter_refill_period_us"),
+            rate_limiter_auto_tuned: flags.bool("rate_limiter_auto_tuned"),
+            rate_limiter_single_burst_bytes: flags.uint("rate_limiter_single_burst_bytes"),
+            rate_limit_bg_reads: flags.bool("rate_limit_bg_reads"),
             verify_checksum: flags.bool("verify_checksum"),
             compression,
             write_stall_flags_set: crate::engine_features::WRITE_STALL_FLAGS

@@ -88,27 +88,37 @@ pub fn perf_context() -> Option<PerfContextHooks> {
     })
 }
 
-/// Integration point for `--rate_limiter_bytes_per_sec`: installs a rate
-/// limiter of `bytes_per_sec` for flush and compaction IO in `opts`.
-/// Returns whether it could (false when this build has no rate limiter).
-pub fn install_rate_limiter(opts: &mut Options, bytes_per_sec: u64) -> bool {
-    use talus::rate_limiter::{
-        DEFAULT_FAIRNESS, DEFAULT_REFILL_PERIOD_US, RateLimiter, RateLimiterMode,
+/// Integration point for `--rate_limiter_bytes_per_sec` and the other
+/// `--rate_limiter_*` flags: installs a rate limiter in `opts` as db_bench
+/// makes one (fairness 10; `kReadsOnly` with `--rate_limit_bg_reads`, which
+/// charges compaction reads, else `kWritesOnly`, which charges flush and
+/// compaction writes). Returns whether it could (false when this build has
+/// no rate limiter); a value the limiter refuses is an error naming it.
+pub fn install_rate_limiter(
+    opts: &mut Options,
+    bytes_per_sec: u64,
+    refill_period_us: u64,
+    single_burst_bytes: u64,
+    auto_tuned: bool,
+    bg_reads: bool,
+) -> Result<bool, String> {
+    use talus::rate_limiter::{DEFAULT_FAIRNESS, RateLimiter, RateLimiterMode};
+    let mode = if bg_reads {
+        RateLimiterMode::ReadsOnly
+    } else {
+        RateLimiterMode::WritesOnly
     };
-    match RateLimiter::new(
+    let rl = RateLimiter::new(
         bytes_per_sec,
-        DEFAULT_REFILL_PERIOD_US,
+        refill_period_us,
         DEFAULT_FAIRNESS,
-        RateLimiterMode::WritesOnly,
-        false,
-        0,
-    ) {
-        Ok(rl) => {
-            opts.rate_limiter = Some(rl);
-            true
-        }
-        Err(_) => false,
-    }
+        mode,
+        auto_tuned,
+        single_burst_bytes,
+    )
+    .map_err(|e| format!("--rate_limiter_*: {e}"))?;
+    opts.rate_limiter = Some(rl);
+    Ok(true)
 }
 
 /// Integration point for write amplification: the bytes written to table

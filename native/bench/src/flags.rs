@@ -358,6 +358,30 @@ pub const FLAGS: &[FlagDef] = &[
         "Rate limit of flush and compaction IO in bytes/s (0: off)",
     ),
     f(
+        "rate_limiter_refill_period_us",
+        Uint,
+        "100000",
+        "Refill period of the rate limiter in microseconds",
+    ),
+    f(
+        "rate_limiter_auto_tuned",
+        Bool,
+        "false",
+        "Let the rate limiter tune its rate between a twentieth of the limit and the limit",
+    ),
+    f(
+        "rate_limiter_single_burst_bytes",
+        Uint,
+        "0",
+        "Most bytes the rate limiter grants at once (0: one refill's worth)",
+    ),
+    f(
+        "rate_limit_bg_reads",
+        Bool,
+        "false",
+        "Rate-limit compaction reads instead of flush and compaction writes (kReadsOnly)",
+    ),
+    f(
         "cache_size",
         Int,
         "33554432",

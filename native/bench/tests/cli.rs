@@ -333,6 +333,34 @@ mod options {
     }
 
     #[test]
+    fn rate_limiter_flags_as_db_bench_and_a_zero_period_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = run_ok(
+            &dir.path().join("db"),
+            &[
+                "--benchmarks=fillrandom,compact",
+                "--num=20000",
+                "--write_buffer_size=65536",
+                "--rate_limiter_bytes_per_sec=100000000",
+                "--rate_limiter_refill_period_us=50000",
+                "--rate_limiter_single_burst_bytes=1048576",
+                "--rate_limiter_auto_tuned=true",
+                "--rate_limit_bg_reads",
+            ],
+        );
+        assert_eq!(line(&report_lines(&out), "fillrandom").operations, 20000);
+        assert!(!out.contains("not available in this build yet"), "{out}");
+        let out = talus_bench(&[
+            "--benchmarks=fillrandom",
+            "--rate_limiter_bytes_per_sec=1000",
+            "--rate_limiter_refill_period_us=0",
+        ]);
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8(out.stderr).unwrap();
+        assert!(err.contains("--rate_limiter_refill_period_us"), "{err}");
+    }
+
+    #[test]
     fn report_file_is_db_benchs_csv() {
         let dir = tempfile::tempdir().unwrap();
         let csv = dir.path().join("report.csv");

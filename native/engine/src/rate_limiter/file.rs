@@ -195,8 +195,9 @@ thread_local! {
 
 /// Charges block reads from table files to a [`RateLimiter`] whose mode
 /// covers reads, as RocksDB does in its `kReadsOnly` and `kAllIo` modes:
-/// the reads of compaction inputs are charged at the compaction's priority
-/// of the moment (`Low`, or `User` while writes are held); reads for
+/// the reads of compaction inputs are charged at the priority the
+/// compaction's writes would have at the moment (`Low`, or `User` while
+/// writes are held other than by the memtable limit); reads for
 /// `get`, iterators and checksum verification are not charged (RocksDB
 /// charges those only when a read asks for it, which its default
 /// `ReadOptions` do not). Reads served by the block cache are not charged.
@@ -204,7 +205,8 @@ thread_local! {
 /// A table is read one block (about 4 KiB) at a time, so, as with
 /// [`RateLimitedFile`]'s appends, reads are charged in units
 /// ([`CHARGE_UNIT`], or a refill's worth at `High` or `User` priority when
-/// that is more): the read that finds its thread's credit short asks
+/// that is more; at most the single burst): the read that finds its
+/// thread's credit short asks
 /// for a whole unit (or its own size, if larger) and the reads after it
 /// spend the credit. A thread is thus granted at most one unit ahead of
 /// what it reads; credit left when a compaction ends is spent by the
@@ -248,7 +250,8 @@ impl ReadCharger {
         let mut credit = if owner == id { credit } else { 0 };
         if credit < bytes {
             let pri = (self.priority)();
-            let want = (bytes - credit).max(charge_unit(&self.limiter, pri));
+            let unit = charge_unit(&self.limiter, pri).min(self.limiter.single_burst_bytes());
+            let want = (bytes - credit).max(unit);
             self.limiter
                 .request_with_stats(want, pri, OpType::Read, self.stats.as_deref());
             credit += want;
