@@ -15,8 +15,9 @@ public class Snapshot extends NativeHandle {
   private final long sequence;
 
   Snapshot(TalusDB db, long sequence) {
-    // The handle is the sequence number; it names a registration in the database.
-    super(sequence == 0 ? -1 : sequence, true, 1);
+    // The handle is the sequence number; it names a registration in the database. Striped like
+    // the database's own handle: every read at the snapshot holds it, often from many threads.
+    super(sequence == 0 ? -1 : sequence, true, DEFAULT_STRIPES);
     this.db = db;
     this.sequence = sequence;
   }
