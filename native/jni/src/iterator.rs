@@ -61,13 +61,19 @@ impl IterHandle {
         }
         let (k, v) = (it.key(), it.value());
         let need = 8 + k.len() + v.len();
-        let (ptr, cap) = *self.buf.lock();
+        // Held through the copy: a thread misusing the iterator concurrently
+        // cannot swap the buffer (`set_buffer`) under it, and the Java side
+        // keeps the old buffer reachable until its swap returns.
+        let buf = self.buf.lock();
+        let (ptr, cap) = *buf;
         if need > cap || need > jint::MAX as usize {
             return Ok(TOO_BIG);
         }
         // SAFETY: (ptr, cap) describe the Java direct buffer the TalusIterator
-        // object owns and keeps reachable while it is open; the iterator's
-        // native calls run under its acquire(), and `need <= cap`.
+        // object owns and keeps reachable while it is open (and, when it
+        // replaces it, until `set_buffer` has swapped it, which waits for this
+        // lock); the iterator's native calls run under its acquire(), and
+        // `need <= cap`.
         let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, need) };
         out[..4].copy_from_slice(&(k.len() as i32).to_le_bytes());
         out[4..8].copy_from_slice(&(v.len() as i32).to_le_bytes());

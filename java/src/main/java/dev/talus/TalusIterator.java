@@ -1,6 +1,7 @@
 package dev.talus;
 
 import dev.talus.internal.NativeHandle;
+import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -180,8 +181,16 @@ public class TalusIterator extends NativeHandle {
       return false;
     }
     int cap = Math.min(MAX_BUFFER, buffer.capacity() * 4);
+    ByteBuffer old = buffer;
     buffer = ByteBuffer.allocateDirect(cap).order(ByteOrder.LITTLE_ENDIAN);
-    state = nativeSetBuffer(h, buffer);
+    try {
+      state = nativeSetBuffer(h, buffer);
+    } finally {
+      // The iterator is not thread-safe, but misuse must not crash the JVM: a thread still
+      // copying an entry into the old buffer holds the native buffer lock, which the swap waits
+      // for, so the old buffer must stay reachable (not freed) until the swap has returned.
+      Reference.reachabilityFence(old);
+    }
     return state != TOO_BIG;
   }
 

@@ -313,4 +313,52 @@ class TalusIteratorTest {
     assertThrows(IllegalStateException.class, it::seekToFirst);
     assertThrows(IllegalStateException.class, it::key);
   }
+
+  /**
+   * The iterator is not thread-safe, but misuse must not crash the JVM: one thread moves an
+   * iterator over entries larger than its buffer while another reads values (each of which may
+   * replace the buffer). Each round uses a new iterator, so every round grows a buffer, and the
+   * old buffers are collected meanwhile.
+   */
+  @Test
+  void oneIteratorUsedFromTwoThreadsNeverCrashesTheJvm() throws Exception {
+    byte[] big = new byte[300 * 1024];
+    new Random(7).nextBytes(big);
+    try (Options o = new Options().setCreateIfMissing(true);
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      for (int i = 0; i < 8; i++) {
+        db.put(b(key(i)), big);
+      }
+      long end = System.nanoTime() + 1_500_000_000L;
+      while (System.nanoTime() < end) {
+        try (TalusIterator it = db.newIterator()) {
+          it.seekToFirst();
+          Thread reader = new Thread(() -> {
+            for (int n = 0; n < 50; n++) {
+              try {
+                it.value();
+              } catch (IllegalStateException e) {
+                // not positioned at that moment
+              }
+            }
+          });
+          reader.start();
+          for (int n = 0; n < 20; n++) {
+            if (it.isValid()) {
+              it.next();
+            } else {
+              it.seekToFirst();
+            }
+          }
+          reader.join();
+          System.gc();
+        }
+      }
+      // Used from one thread again, the iterator reads right.
+      try (TalusIterator it = db.newIterator()) {
+        it.seekToFirst();
+        assertArrayEquals(big, it.value());
+      }
+    }
+  }
 }
