@@ -476,6 +476,20 @@ impl Options {
             ));
             self.soft_pending_compaction_bytes_limit = self.hard_pending_compaction_bytes_limit;
         }
+        // Two table settings that RocksDB also accepts and ignores; said in the
+        // LOG so that neither goes unnoticed.
+        if self.table.no_block_cache && self.table.block_cache.is_some() {
+            notes.push("table.block_cache ignored: table.no_block_cache is set".into());
+        }
+        if self.table.pin_l0_filter_and_index_blocks_in_cache
+            && !self.table.cache_index_and_filter_blocks
+        {
+            notes.push(
+                "table.pin_l0_filter_and_index_blocks_in_cache has no effect without \
+                 table.cache_index_and_filter_blocks (table readers hold those blocks)"
+                    .into(),
+            );
+        }
         notes
     }
 
@@ -705,6 +719,16 @@ mod tests {
         assert_eq!(o.min_write_buffer_number_to_merge, 1);
         assert_eq!(o.soft_pending_compaction_bytes_limit, 5);
         assert_eq!(notes.len(), 5);
+        let mut t = Options::default();
+        t.table.no_block_cache = true;
+        t.table.block_cache = Some(Arc::new(
+            crate::table::BlockCache::new(1 << 20, 0, false, 0.5).unwrap(),
+        ));
+        t.table.pin_l0_filter_and_index_blocks_in_cache = true;
+        let notes = t.sanitize();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].contains("block_cache ignored"), "{notes:?}");
+        assert!(notes[1].contains("has no effect"), "{notes:?}");
     }
 
     #[test]
