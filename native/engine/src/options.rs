@@ -161,11 +161,14 @@ pub struct Options {
     pub allow_fallocate: bool,
     /// Sync table files while writing them every this many bytes (0 = off). Default 0.
     pub bytes_per_sync: u64,
-    /// Shared budget of background flush and compaction threads. Default 2.
+    /// Shared budget of background flush and compaction threads, 1 to
+    /// [`MAX_BACKGROUND_THREADS`]. Default 2.
     pub max_background_jobs: i32,
-    /// Deprecated split of the budget: compactions (-1 = derive). Default -1.
+    /// Deprecated split of the budget: compactions (-1 = derive, else 1 to
+    /// [`MAX_BACKGROUND_THREADS`]). Default -1.
     pub max_background_compactions: i32,
-    /// Deprecated split of the budget: flushes (-1 = derive). Default -1.
+    /// Deprecated split of the budget: flushes (-1 = derive, else 1 to
+    /// [`MAX_BACKGROUND_THREADS`]). Default -1.
     pub max_background_flushes: i32,
     /// Table files kept open (-1 = unlimited). Default -1.
     pub max_open_files: i32,
@@ -220,7 +223,8 @@ pub struct Options {
     pub soft_pending_compaction_bytes_limit: u64,
     /// Pending compaction bytes at which writes stop (0 = off). Default 256 GiB.
     pub hard_pending_compaction_bytes_limit: u64,
-    /// Number of levels. Default 7.
+    /// Number of levels, 1 to 64. Default 7. As in RocksDB, 1 is raised to
+    /// 2 at open (level compaction needs a level below L0).
     pub num_levels: i32,
     /// Target size of the base level in bytes. Default 256 MiB.
     pub max_bytes_for_level_base: u64,
@@ -298,6 +302,12 @@ impl Default for Options {
     }
 }
 
+/// Upper bound of `max_background_jobs`, `max_background_compactions` and
+/// `max_background_flushes`. The pools' threads are started at open, so
+/// without a bound a value like `i32::MAX` started threads until the system
+/// refused one (leaving thousands behind) or aborted the process.
+pub const MAX_BACKGROUND_THREADS: i32 = 1024;
+
 fn invalid(msg: String) -> Error {
     Error::InvalidArgument(msg)
 }
@@ -355,21 +365,27 @@ impl Options {
                 self.target_file_size_multiplier
             )));
         }
-        if self.max_background_jobs < 1 {
+        if !(1..=MAX_BACKGROUND_THREADS).contains(&self.max_background_jobs) {
             return Err(invalid(format!(
-                "max_background_jobs must be at least 1, got {}",
+                "max_background_jobs must be in 1..={MAX_BACKGROUND_THREADS}, got {}",
                 self.max_background_jobs
             )));
         }
-        if self.max_background_compactions == 0 || self.max_background_compactions < -1 {
+        if self.max_background_compactions == 0
+            || self.max_background_compactions < -1
+            || self.max_background_compactions > MAX_BACKGROUND_THREADS
+        {
             return Err(invalid(format!(
-                "max_background_compactions must be -1 or positive, got {}",
+                "max_background_compactions must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {}",
                 self.max_background_compactions
             )));
         }
-        if self.max_background_flushes == 0 || self.max_background_flushes < -1 {
+        if self.max_background_flushes == 0
+            || self.max_background_flushes < -1
+            || self.max_background_flushes > MAX_BACKGROUND_THREADS
+        {
             return Err(invalid(format!(
-                "max_background_flushes must be -1 or positive, got {}",
+                "max_background_flushes must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {}",
                 self.max_background_flushes
             )));
         }
@@ -424,6 +440,17 @@ impl Options {
             if self.delayed_write_rate == 0 {
                 self.delayed_write_rate = rl.bytes_per_second();
             }
+        }
+        // RocksDB's SanitizeOptions: level-style compaction needs a level
+        // below L0. With a single level nothing ever compacted L0, so once it
+        // held `level0_stop_writes_trigger` files writes (and flushes) waited
+        // forever.
+        if self.num_levels < 2 {
+            notes.push(format!(
+                "num_levels raised from {} to 2 (level compaction needs a level below L0)",
+                self.num_levels
+            ));
+            self.num_levels = 2;
         }
         if self.max_write_buffer_number < 2 {
             notes.push(format!(

@@ -52,19 +52,26 @@ impl ThreadPool {
             env,
             priority,
         });
-        let mut threads = Vec::with_capacity(n);
-        for i in 0..n.max(1) {
-            let s = shared.clone();
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("{name}-{i}"))
-                    .spawn(move || worker(&s))?,
-            );
-        }
-        Ok(ThreadPool {
+        let pool = ThreadPool {
             shared,
-            threads: Mutex::new(threads),
-        })
+            threads: Mutex::new(Vec::with_capacity(n.max(1))),
+        };
+        for i in 0..n.max(1) {
+            let s = pool.shared.clone();
+            match std::thread::Builder::new()
+                .name(format!("{name}-{i}"))
+                .spawn(move || worker(&s))
+            {
+                Ok(t) => pool.threads.lock().push(t),
+                Err(e) => {
+                    // Stop the threads already started: dropped handles
+                    // would leave them waiting for jobs forever.
+                    pool.shutdown();
+                    return Err(e);
+                }
+            }
+        }
+        Ok(pool)
     }
 
     /// Queues a job. Ignored after shutdown.

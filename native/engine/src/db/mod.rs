@@ -374,6 +374,13 @@ impl Db {
             sv_released.clone(),
             read_charger,
         )?);
+        // Before the background threads start, so that a manifest that
+        // cannot be recovered (or files beyond `num_levels`) leaves none behind.
+        let versions = if exists {
+            VersionSet::recover(fs.clone(), path, &opts)?
+        } else {
+            VersionSet::create_new(fs.clone(), path, &opts)?
+        };
         let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
         let flush_pool = ThreadPool::new("talus-flush", flushes, opts.env.clone(), Priority::High)
@@ -384,14 +391,16 @@ impl Db {
             opts.env.clone(),
             Priority::Low,
         )
-        .map_err(spawn_err)?;
-        let wal_syncer = wal_sync::WalSyncer::new().map_err(spawn_err)?;
+        .map_err(|e| {
+            flush_pool.shutdown();
+            spawn_err(e)
+        })?;
+        let wal_syncer = wal_sync::WalSyncer::new().map_err(|e| {
+            flush_pool.shutdown();
+            compaction_pool.shutdown();
+            spawn_err(e)
+        })?;
 
-        let versions = if exists {
-            VersionSet::recover(fs.clone(), path, &opts)?
-        } else {
-            VersionSet::create_new(fs.clone(), path, &opts)?
-        };
         for w in versions.recovery_warnings() {
             info_log!(info_log, Warn, "Manifest recovery: {w}");
         }

@@ -111,7 +111,7 @@ impl DbInner {
             || soft == 0
             || inputs.pending_compaction_bytes
                 >= (bottom_bytes / 8)
-                    .max(2 * self.opts.max_bytes_for_level_base)
+                    .max(self.opts.max_bytes_for_level_base.saturating_mul(2))
                     .min(soft / 4);
         // Logged on each change of condition, and (as RocksDB logs every
         // re-evaluation while delayed) each time the delayed rate moves.

@@ -1714,3 +1714,130 @@ fn regression_a_log_made_too_late_never_becomes_live_below_the_live_log() {
         assert_eq!(db.get(&ro, k).unwrap().as_deref(), Some(&v[..]));
     }
 }
+
+/// Runs `f` on a thread and fails the test if it has not finished within
+/// `secs` seconds (instead of hanging the test run).
+fn within_secs<T: Send + 'static>(secs: u64, f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(std::time::Duration::from_secs(secs))
+        .expect("did not finish: hung")
+}
+
+/// Regression: `num_levels = 1` passed validation, but with a single level
+/// nothing ever compacted L0; once L0 held `level0_stop_writes_trigger`
+/// files, writes and flushes waited forever. As RocksDB's SanitizeOptions
+/// does for level compaction, open now raises it to 2.
+#[test]
+fn regression_num_levels_1_is_raised_to_2_so_l0_drains() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().to_path_buf();
+    let files_at_l1 = within_secs(60, move || {
+        let o = Options {
+            num_levels: 1,
+            write_buffer_size: 64 << 10,
+            level0_file_num_compaction_trigger: 1,
+            level0_slowdown_writes_trigger: 2,
+            level0_stop_writes_trigger: 3,
+            ..opts()
+        };
+        let db = Db::open(o, &path).unwrap();
+        let wo = WriteOptions::default();
+        for i in 0..2000u32 {
+            db.put(&wo, format!("key{i:06}").as_bytes(), &[b'v'; 100])
+                .unwrap();
+            if i % 200 == 199 {
+                db.flush(&FlushOptions::default()).unwrap();
+            }
+        }
+        db.compact_range(None, None).unwrap();
+        for i in (0..2000u32).step_by(37) {
+            assert!(
+                db.get(&ReadOptions::default(), format!("key{i:06}").as_bytes())
+                    .unwrap()
+                    .is_some()
+            );
+        }
+        db.int_property("rocksdb.num-files-at-level1")
+    });
+    assert!(files_at_l1.unwrap() > 0);
+}
+
+/// Regression: with `max_bytes_for_level_base` above `u64::MAX / 2` (only
+/// reachable from Rust) the write-stall pressure check computed
+/// `2 × max_bytes_for_level_base` unchecked: a debug-build panic ("attempt
+/// to multiply with overflow") in the first flush.
+#[test]
+fn regression_max_bytes_for_level_base_at_u64_max_does_not_overflow() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        max_bytes_for_level_base: u64::MAX,
+        write_buffer_size: 64 << 10,
+        ..opts()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    for i in 0..1000u32 {
+        db.put(&wo, &i.to_be_bytes(), &[b'v'; 100]).unwrap();
+    }
+    db.flush(&FlushOptions::default()).unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(
+        db.get(&ReadOptions::default(), &7u32.to_be_bytes())
+            .unwrap()
+            .as_deref(),
+        Some(&[b'v'; 100][..])
+    );
+}
+
+/// Regression: `max_background_jobs` (and the deprecated per-kind counts)
+/// had no upper bound, and the pools start their threads at open:
+/// `i32::MAX` started threads until the system refused one (~16,000 here),
+/// returned the error with every started thread left waiting forever, and
+/// the process then aborted. They are now bounded by
+/// `MAX_BACKGROUND_THREADS`, and a pool that cannot start all its threads
+/// stops the ones it started.
+#[test]
+fn regression_background_thread_counts_are_bounded() {
+    use crate::options::MAX_BACKGROUND_THREADS;
+    let dir = tempfile::tempdir().unwrap();
+    for (name, o) in [
+        (
+            "max_background_jobs",
+            Options {
+                max_background_jobs: i32::MAX,
+                ..opts()
+            },
+        ),
+        (
+            "max_background_compactions",
+            Options {
+                max_background_compactions: MAX_BACKGROUND_THREADS + 1,
+                ..opts()
+            },
+        ),
+        (
+            "max_background_flushes",
+            Options {
+                max_background_flushes: i32::MAX,
+                ..opts()
+            },
+        ),
+    ] {
+        let Err(e) = Db::open(o, dir.path()) else {
+            panic!("{name}: opened");
+        };
+        assert_eq!(e.code(), crate::Code::InvalidArgument, "{e}");
+        assert!(e.to_string().contains(name), "{e}");
+        assert!(e.to_string().contains("1024"), "{e}");
+    }
+    let o = Options {
+        max_background_jobs: MAX_BACKGROUND_THREADS,
+        ..opts()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    db.put(&WriteOptions::default(), b"k", b"v").unwrap();
+    db.flush(&FlushOptions::default()).unwrap();
+}

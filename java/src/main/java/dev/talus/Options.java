@@ -139,6 +139,21 @@ public class Options implements AutoCloseable {
     return v;
   }
 
+  /**
+   * Upper bound of the background thread counts (the engine's {@code MAX_BACKGROUND_THREADS}):
+   * the threads are started at open, and {@code Integer.MAX_VALUE} of them would exhaust the
+   * system's threads.
+   */
+  static final int MAX_BACKGROUND_THREADS = 1024;
+
+  private static int threadCount(String name, int v, boolean minusOneDerives) {
+    if ((v < 1 && !(minusOneDerives && v == -1)) || v > MAX_BACKGROUND_THREADS) {
+      throw new IllegalArgumentException(name + " must be " + (minusOneDerives ? "-1 or " : "")
+          + "in 1.." + MAX_BACKGROUND_THREADS + ", got " + v);
+    }
+    return v;
+  }
+
   private static int minusOneOrPositive(String name, int v) {
     if (v == 0 || v < -1) {
       throw new IllegalArgumentException(name + " must be -1 or positive, got " + v);
@@ -318,12 +333,12 @@ public class Options implements AutoCloseable {
   /**
    * Threads for background flushes and compactions together. Default 2.
    *
-   * @param jobs at least 1
+   * @param jobs 1 to 1024
    * @return this
    */
   public Options setMaxBackgroundJobs(int jobs) {
     checkOpen();
-    maxBackgroundJobs = atLeast("maxBackgroundJobs", jobs, 1);
+    maxBackgroundJobs = threadCount("maxBackgroundJobs", jobs, false);
     return this;
   }
 
@@ -337,12 +352,12 @@ public class Options implements AutoCloseable {
    * Deprecated in RocksDB: compaction threads, overriding the split of {@link
    * #maxBackgroundJobs()}. Default -1 (derive).
    *
-   * @param n -1 or positive
+   * @param n -1, or 1 to 1024
    * @return this
    */
   public Options setMaxBackgroundCompactions(int n) {
     checkOpen();
-    maxBackgroundCompactions = minusOneOrPositive("maxBackgroundCompactions", n);
+    maxBackgroundCompactions = threadCount("maxBackgroundCompactions", n, true);
     return this;
   }
 
@@ -356,12 +371,12 @@ public class Options implements AutoCloseable {
    * Deprecated in RocksDB: flush threads, overriding the split of {@link #maxBackgroundJobs()}.
    * Default -1 (derive).
    *
-   * @param n -1 or positive
+   * @param n -1, or 1 to 1024
    * @return this
    */
   public Options setMaxBackgroundFlushes(int n) {
     checkOpen();
-    maxBackgroundFlushes = minusOneOrPositive("maxBackgroundFlushes", n);
+    maxBackgroundFlushes = threadCount("maxBackgroundFlushes", n, true);
     return this;
   }
 
@@ -675,7 +690,8 @@ public class Options implements AutoCloseable {
   }
 
   /**
-   * Number of LSM levels. Default 7.
+   * Number of LSM levels. Default 7. As in RocksDB, 1 is raised to 2 at open (level compaction
+   * needs a level below L0).
    *
    * @param n 1 to 64
    * @return this

@@ -275,6 +275,13 @@ class OptionsTest {
       assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(0));
       assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(-2));
       assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(0));
+      // Regression: no upper bound, and the engine starts the threads at open.
+      assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(Integer.MAX_VALUE));
+      assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(1025));
+      assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(1025));
+      assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(Integer.MAX_VALUE));
+      o.setMaxBackgroundJobs(1024).setMaxBackgroundCompactions(-1).setMaxBackgroundFlushes(1024);
+      o.setMaxBackgroundJobs(2).setMaxBackgroundFlushes(-1);
       assertNames("maxLogFileSize", () -> o.setMaxLogFileSize(-1));
       assertNames("keepLogFileNum", () -> o.setKeepLogFileNum(0));
       assertNames("statsDumpPeriodSec", () -> o.setStatsDumpPeriodSec(-1));
