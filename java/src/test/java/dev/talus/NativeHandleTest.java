@@ -144,25 +144,9 @@ class NativeHandleTest {
   @Test
   void closeWaitsForTheCallInFlight() throws Exception {
     final Resource r = new Resource();
-    final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch proceed = new CountDownLatch(1);
     final AtomicReference<Throwable> callerFailure = new AtomicReference<>();
-    final Thread caller =
-        new Thread(
-            () -> {
-              try {
-                r.call(
-                    () -> {
-                      entered.countDown();
-                      await(proceed);
-                      return null;
-                    });
-              } catch (Throwable t) {
-                callerFailure.set(t);
-              }
-            });
-    caller.start();
-    entered.await();
+    final Thread caller = callInFlight(r, proceed, callerFailure);
 
     final Thread closer = new Thread(r::close);
     closer.start();
@@ -193,25 +177,9 @@ class NativeHandleTest {
         () -> {
           throw new OutOfMemoryError("from onClosing");
         };
-    final CountDownLatch entered = new CountDownLatch(1);
     final CountDownLatch proceed = new CountDownLatch(1);
     final AtomicReference<Throwable> callerFailure = new AtomicReference<>();
-    final Thread caller =
-        new Thread(
-            () -> {
-              try {
-                r.call(
-                    () -> {
-                      entered.countDown();
-                      await(proceed);
-                      return null;
-                    });
-              } catch (Throwable t) {
-                callerFailure.set(t);
-              }
-            });
-    caller.start();
-    entered.await();
+    final Thread caller = callInFlight(r, proceed, callerFailure);
 
     final AtomicReference<Throwable> closeFailure = new AtomicReference<>();
     final Thread closer =
@@ -350,6 +318,33 @@ class NativeHandleTest {
 
     @Override
     protected void disposeInternal(final long handle) {}
+  }
+
+  /**
+   * Starts a thread whose call on {@code r} stays in flight until {@code proceed} opens, and
+   * returns once the call has entered; whatever the call throws goes to {@code failure}.
+   */
+  private static Thread callInFlight(
+      final Resource r, final CountDownLatch proceed, final AtomicReference<Throwable> failure)
+      throws InterruptedException {
+    final CountDownLatch entered = new CountDownLatch(1);
+    final Thread caller =
+        new Thread(
+            () -> {
+              try {
+                r.call(
+                    () -> {
+                      entered.countDown();
+                      await(proceed);
+                      return null;
+                    });
+              } catch (Throwable t) {
+                failure.set(t);
+              }
+            });
+    caller.start();
+    entered.await();
+    return caller;
   }
 
   private static void await(final CyclicBarrier barrier) {
