@@ -388,7 +388,9 @@ mod writes {
             except.write_scheduling_flushes_compactions_time() > 0,
             "{except:?}"
         );
-        assert!(except.env_new_writable_file_nanos() > 0, "new WAL");
+        // No assertion on env_new_writable_file_nanos: since 3b01977 the next WAL is
+        // made ahead on the WAL syncer's thread, and a switch creates one on the
+        // writer's thread only when it finds none made, which timing decides.
         assert_eq!(except.db_mutex_lock_nanos(), 0);
         let all = measure(PerfLevel::EnableTime, || fill(10_000));
         assert!(all.db_mutex_lock_nanos() > 0, "{all:?}");
