@@ -18,7 +18,7 @@ use talus::options::{ReadOptions, WriteOptions};
 use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
-use crate::bytes::{direct_slice, fill_from, read_all, read_region, with_buffers};
+use crate::bytes::{as_jbytes_mut, direct_slice, fill_from, read_all, read_region, with_buffers};
 use crate::error::{JniError, JniResult, guard, require_non_null};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 use crate::iterator::IterHandle;
@@ -369,27 +369,49 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
     guard(&mut env, |env| {
         require_non_null(&keys, "keys")?;
         let n = env.get_array_length(&keys)?;
-        let mut owned = Vec::with_capacity(n as usize);
+        // The keys go into one buffer; their ranges into a second. Both are
+        // reserved fallibly: a huge key list must throw, not abort the JVM.
+        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
+        ranges.try_reserve_exact(n as usize).map_err(|_| {
+            JniError::OutOfMemory(format!("cannot allocate native memory for {n} keys"))
+        })?;
+        let mut flat = Vec::new();
         for i in 0..n {
             let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
             if k.is_null() {
                 return Err(JniError::NullArgument("keys element"));
             }
-            let mut buf = Vec::new();
-            read_all(env, &k, &mut buf)?;
+            let len = env.get_array_length(&k)? as usize;
+            let start = flat.len();
+            // Amortized growth: an exact reservation per key would copy the
+            // buffer once per key.
+            flat.try_reserve(len).map_err(|_| {
+                JniError::OutOfMemory(format!(
+                    "cannot allocate {} bytes of native memory for the keys",
+                    start.saturating_add(len)
+                ))
+            })?;
+            flat.resize(start + len, 0);
+            env.get_byte_array_region(&k, 0, as_jbytes_mut(&mut flat[start..]))?;
             env.delete_local_ref(k)?;
-            owned.push(buf);
+            ranges.push(start..start + len);
         }
-        let refs: Vec<&[u8]> = owned.iter().map(|k| k.as_slice()).collect();
-        let values = db(handle)?.multi_get(&read_options(rflags, snapshot), &refs)?;
+        let mut refs: Vec<&[u8]> = Vec::new();
+        refs.try_reserve_exact(ranges.len()).map_err(|_| {
+            JniError::OutOfMemory(format!("cannot allocate native memory for {n} keys"))
+        })?;
+        refs.extend(ranges.iter().map(|r| &flat[r.clone()]));
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
-        for (i, v) in values.iter().enumerate() {
+        // Each value is copied into its Java array as soon as it is found, so
+        // native memory holds one value at a time whatever the total.
+        db(handle)?.multi_get_each(&read_options(rflags, snapshot), &refs, |i, v| {
             if let Some(v) = v {
                 let a = env.byte_array_from_slice(v)?;
                 env.set_object_array_element(&out, i as jint, &a)?;
                 env.delete_local_ref(a)?;
             }
-        }
+            Ok::<(), JniError>(())
+        })?;
         Ok(out.into_raw())
     })
 }

@@ -546,6 +546,20 @@ impl Db {
         self.inner.multi_get(ro, keys)
     }
 
+    /// Reads several keys at one snapshot like [`Db::multi_get`], handing
+    /// each result to `each(index, value)` in key order (`None` for an absent
+    /// key) instead of collecting them: the value slice is valid only during
+    /// the call, and only one value is held in memory at a time. An error
+    /// from `each` stops the lookups and is returned.
+    pub fn multi_get_each<E: From<Error>>(
+        &self,
+        ro: &ReadOptions,
+        keys: &[&[u8]],
+        each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        self.inner.multi_get_each(ro, keys, each)
+    }
+
     /// An iterator over the database as of `ro.snapshot` (or now).
     pub fn iter(&self, ro: &ReadOptions) -> Result<DbIterator> {
         self.inner.new_iterator(ro)

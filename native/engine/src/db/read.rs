@@ -13,7 +13,7 @@ use std::sync::{Arc, Weak};
 use super::db_iter::{DbIter, IterCounters};
 use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::SequenceNumber;
 use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
@@ -229,6 +229,23 @@ impl DbInner {
         ro: &ReadOptions,
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {
+        let mut out = Vec::with_capacity(keys.len());
+        self.multi_get_each(ro, keys, |_, v| {
+            out.push(v.map(<[u8]>::to_vec));
+            Ok::<(), Error>(())
+        })?;
+        Ok(out)
+    }
+
+    /// Looks up `keys` at one snapshot and super version, handing each result
+    /// to `each` in key order; one value buffer serves every key, so the
+    /// native memory held is that of the largest value, not of all of them.
+    pub(crate) fn multi_get_each<E: From<Error>>(
+        self: &Arc<Self>,
+        ro: &ReadOptions,
+        keys: &[&[u8]],
+        mut each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
         let _op = perf_context::op();
         self.check_open()?;
         let _t = self.timer(Histogram::DbMultiget);
@@ -238,10 +255,9 @@ impl DbInner {
         let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
         laps.lap(F::get_snapshot_time);
-        let mut out = Vec::with_capacity(keys.len());
         let (mut hits, mut bytes) = (0u64, 0u64);
-        for k in keys {
-            let mut v = Vec::new();
+        let mut v = Vec::new();
+        for (i, k) in keys.iter().enumerate() {
             let found = self.get_in(&sv, ro, snapshot, k, &mut v, counting, &mut laps)?;
             if found && counting {
                 perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
@@ -250,7 +266,7 @@ impl DbInner {
                 hits += 1;
                 bytes += v.len() as u64;
             }
-            out.push(found.then_some(v));
+            each(i, found.then_some(v.as_slice()))?;
         }
         self.tick(Ticker::NumberMultigetCalls, 1);
         self.tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
@@ -259,7 +275,7 @@ impl DbInner {
         drop(sv);
         laps.lap(F::get_post_process_time);
         self.maybe_purge_obsolete_files();
-        Ok(out)
+        Ok(())
     }
 
     pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {

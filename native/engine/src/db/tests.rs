@@ -35,6 +35,51 @@ fn put_get_delete_overwrite_and_reopen() {
 }
 
 #[test]
+fn multi_get_each_hands_results_in_key_order_and_stops_at_the_first_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(opts(), dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    let ro = ReadOptions::default();
+    db.put(&wo, b"a", &[1u8; 3000]).unwrap();
+    db.put(&wo, b"c", b"").unwrap();
+    db.flush(&FlushOptions::default()).unwrap();
+    db.put(&wo, b"b", b"memtable").unwrap();
+    let keys: [&[u8]; 5] = [b"c", b"x", b"a", b"b", b"a"];
+    let mut seen = Vec::new();
+    db.multi_get_each(&ro, &keys, |i, v| {
+        seen.push((i, v.map(<[u8]>::to_vec)));
+        Ok::<(), Error>(())
+    })
+    .unwrap();
+    let want: Vec<(usize, Option<Vec<u8>>)> = vec![
+        (0, Some(Vec::new())),
+        (1, None),
+        (2, Some(vec![1u8; 3000])),
+        (3, Some(b"memtable".to_vec())),
+        (4, Some(vec![1u8; 3000])),
+    ];
+    assert_eq!(seen, want);
+    // The collecting form agrees with it.
+    let collected = db.multi_get(&ro, &keys).unwrap();
+    assert_eq!(
+        collected,
+        want.into_iter().map(|(_, v)| v).collect::<Vec<_>>()
+    );
+    // An error from the callback ends the lookups and is returned as is.
+    let mut calls = 0;
+    let r = db.multi_get_each(&ro, &keys, |i, _| {
+        calls += 1;
+        if i == 1 {
+            Err(Error::Aborted("stop".into()))
+        } else {
+            Ok(())
+        }
+    });
+    assert!(matches!(r, Err(Error::Aborted(m)) if m == "stop"));
+    assert_eq!(calls, 2);
+}
+
+#[test]
 fn second_open_is_busy_and_missing_db_is_invalid() {
     let dir = tempfile::tempdir().unwrap();
     let err = Db::open(Options::default(), dir.path().join("nope")).unwrap_err();

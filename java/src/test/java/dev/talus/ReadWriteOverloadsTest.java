@@ -57,6 +57,50 @@ class ReadWriteOverloadsTest {
     }
   }
 
+  /**
+   * Values are copied into Java one at a time (the native side keeps one value buffer), and the
+   * keys into one native buffer: many keys and values of several MiB come back whole and in order.
+   */
+  @Test
+  void multiGetAsListOfManyKeysAndLargeValues() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      int big = 4 << 20;
+      for (int i = 0; i < 4; i++) {
+        byte[] v = new byte[big + i];
+        Arrays.fill(v, (byte) ('a' + i));
+        db.put(b("big" + i), v);
+      }
+      for (int i = 0; i < 20_000; i++) {
+        db.put(b(key(i)), b("v" + i));
+      }
+      db.flush(new FlushOptions().setWaitForFlush(true));
+      List<byte[]> keys = new ArrayList<>();
+      for (int i = 0; i < 40_000; i += 2) { // every other key is absent past 20,000
+        keys.add(b(key(i)));
+        if (i % 10_000 == 0) {
+          keys.add(b("big" + (i / 10_000)));
+        }
+      }
+      List<byte[]> got = db.multiGetAsList(keys);
+      assertEquals(keys.size(), got.size());
+      for (int j = 0; j < keys.size(); j++) {
+        String k = Lsm.s(keys.get(j));
+        if (k.startsWith("big")) {
+          int i = k.charAt(3) - '0';
+          assertEquals(big + i, got.get(j).length, k);
+          assertEquals('a' + i, got.get(j)[big + i - 1], k);
+        } else {
+          int i = Integer.parseInt(k.replaceAll("\\D", ""));
+          if (i < 20_000) {
+            assertArrayEquals(b("v" + i), got.get(j), k);
+          } else {
+            assertNull(got.get(j), k);
+          }
+        }
+      }
+    }
+  }
+
   private static ByteBuffer buf(boolean direct, int capacity) {
     return direct ? ByteBuffer.allocateDirect(capacity) : ByteBuffer.allocate(capacity);
   }
