@@ -588,21 +588,35 @@ impl SkipList {
         }
     }
 
-    /// The last node whose key is below `ikey` (the head when none).
-    fn last_before(&self, ikey: &[u8]) -> *mut Node {
+    /// The last node whose key is below `ikey` (the head when none) and the
+    /// node after it at level 0 as the search saw it: the first whose key is
+    /// not below `ikey` (null when none).
+    ///
+    /// The second must come from the search, not from reloading the first's
+    /// `next`: an insert may link a node between them meanwhile, whose key
+    /// can be below `ikey` (regression: a `get` at a snapshot returned a
+    /// newer version of its key, or missed the key, while a writer linked a
+    /// node just before it).
+    fn bracket(&self, ikey: &[u8]) -> (*mut Node, *mut Node) {
         let key_prefix = key::internal_key_prefix(ikey);
         let mut x = self.head;
+        let mut n = ptr::null_mut();
+        // `max_height` starts at 1: level 0 is always searched last, so `n`
+        // is the level-0 neighbour.
         for level in (0..self.max_height.load(AtomicOrdering::Relaxed)).rev() {
-            x = self.find_at_level(ikey, key_prefix, x, level).0;
+            (x, n) = self.find_at_level(ikey, key_prefix, x, level);
         }
-        x
+        (x, n)
+    }
+
+    /// The last node whose key is below `ikey` (the head when none).
+    fn last_before(&self, ikey: &[u8]) -> *mut Node {
+        self.bracket(ikey).0
     }
 
     /// The first entry at or after `ikey`.
     pub(crate) fn lower_bound(&self, ikey: &[u8]) -> Cursor {
-        let x = self.last_before(ikey);
-        // SAFETY: `x` is the head or a linked node (height ≥ 1).
-        Cursor(unsafe { Node::next_slot(x, 0).load(AtomicOrdering::Acquire) })
+        Cursor(self.bracket(ikey).1)
     }
 
     /// The last entry at or before `ikey`.
@@ -1143,6 +1157,42 @@ mod tests {
         check_levels(&l);
         assert_eq!(l.value(l.lower_bound(&ik(b"m", 20))), Some(&b"new-m"[..]));
         assert_eq!(l.value(l.lower_bound(&ik(b"m", 23))), Some(&b"newer-m"[..]));
+    }
+
+    /// Regression: `lower_bound` reloaded the level-0 `next` of the node the
+    /// search stopped at, so a node linked right after it meanwhile came
+    /// back as the bound though it sorts below the target: a memtable `get`
+    /// returned a newer version than its snapshot's (the new node was the
+    /// key's next version), or missed the key (the new node was another key).
+    #[test]
+    fn lower_bound_never_returns_a_node_below_the_target_while_inserts_land_before_it() {
+        let l = Arc::new(SkipList::new());
+        let target = ik(b"m", 1);
+        l.insert(&target, b"v");
+        let stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let readers: Vec<_> = (0..2)
+            .map(|_| {
+                let (l, stop, target) = (l.clone(), stop.clone(), target.clone());
+                std::thread::spawn(move || {
+                    let mut n = 0u64;
+                    while !stop.load(AtomicOrdering::Relaxed) {
+                        let got = l.key(l.lower_bound(&target));
+                        assert_eq!(got, Some(target.as_slice()), "lookup {n}");
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        // Each key sorts after every earlier one and before "m": it is linked
+        // right after the node where the readers' searches stop.
+        for i in 0..300_000u64 {
+            l.insert(&ik(format!("l{i:08}").as_bytes(), i + 2), b"w");
+        }
+        stop.store(true, AtomicOrdering::Relaxed);
+        for r in readers {
+            assert!(r.join().unwrap() > 0);
+        }
     }
 
     #[test]
