@@ -103,7 +103,42 @@ fn max_opt(a: Option<SequenceNumber>, b: Option<SequenceNumber>) -> Option<Seque
     }
 }
 
+/// A hook run between a read's two loads, for tests that make a flush
+/// happen there.
+#[cfg(test)]
+pub(crate) mod test_hooks {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static BETWEEN_READ_LOADS: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    }
+
+    /// Makes the next read on this thread run `f` between loading its
+    /// super version and its sequence number.
+    pub(crate) fn set_between_read_loads(f: impl FnOnce() + 'static) {
+        BETWEEN_READ_LOADS.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+    }
+
+    pub(super) fn between_read_loads() {
+        // Taken out first: the hook may itself read.
+        if let Some(f) = BETWEEN_READ_LOADS.with(|h| h.borrow_mut().take()) {
+            f();
+        }
+    }
+}
+
 impl DbInner {
+    /// The sequence number a read sees: its snapshot's, or the latest
+    /// published one. Call it after loading the super version the read uses.
+    ///
+    /// The other order lost data (regression test
+    /// `regression_a_read_without_a_snapshot_sees_a_key_a_flush_rewrote_between_its_loads`):
+    /// a flush installed between the two loads may have dropped a version
+    /// visible at the number, shadowed by a write published after it, and
+    /// the read found neither. In this order, what the super version's
+    /// tables dropped was shadowed by a write published before it was
+    /// installed, so at or below the number. A snapshot's number is safe in
+    /// either order: jobs keep what it sees from its registration on.
     fn snapshot_of(&self, ro: &ReadOptions) -> SequenceNumber {
         ro.snapshot
             .unwrap_or_else(|| self.last_sequence.load(Ordering::Acquire))
@@ -123,8 +158,10 @@ impl DbInner {
         let level = perf_context::level_u8();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
-        let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load();
+        #[cfg(test)]
+        test_hooks::between_read_loads();
+        let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
         let found = self.get_in(&sv, ro, snapshot, key, value_out, counting, &mut laps);
         if counting && let Ok(true) = found {
@@ -252,8 +289,10 @@ impl DbInner {
         let level = perf_context::level_u8();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
-        let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
+        #[cfg(test)]
+        test_hooks::between_read_loads();
+        let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
         let (mut hits, mut bytes) = (0u64, 0u64);
         let mut v = Vec::new();
@@ -281,8 +320,10 @@ impl DbInner {
     pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {
         let _op = perf_context::op();
         self.check_open()?;
-        let snapshot = self.snapshot_of(ro);
         let sv = self.super_version.load_full();
+        #[cfg(test)]
+        test_hooks::between_read_loads();
+        let snapshot = self.snapshot_of(ro);
         let tro = TableReadOptions::from(ro);
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones: Vec<RangeTombstone> = Vec::new();
