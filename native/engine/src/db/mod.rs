@@ -572,7 +572,7 @@ impl Db {
         Ok(self
             .inner
             .snapshots
-            .acquire(self.inner.last_sequence.load(Ordering::Acquire)))
+            .acquire_latest(&self.inner.last_sequence))
     }
 
     /// Releases a snapshot taken with [`Db::snapshot`].

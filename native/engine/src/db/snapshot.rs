@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use parking_lot::Mutex;
 
 use crate::key::SequenceNumber;
@@ -29,8 +31,22 @@ pub(crate) struct SnapshotList {
 }
 
 impl SnapshotList {
-    pub(crate) fn acquire(&self, seq: SequenceNumber) -> Snapshot {
-        *self.counts.lock().entry(seq).or_insert(0) += 1;
+    /// Registers a snapshot at the latest published sequence number,
+    /// `last_sequence`, read under the list's lock.
+    ///
+    /// Reading it before taking the lock lost data: a flush or compaction
+    /// that took [`SnapshotList::list`] between the read and the
+    /// registration did not see the snapshot and could drop a version
+    /// visible at it, shadowed by a write published meanwhile. Under the
+    /// lock, a job that took the list earlier only has inputs published
+    /// before it did (a flushed memtable was switched out after its writes
+    /// were published; a compaction's tables were installed before), so at
+    /// or below the number read here, and what it drops is shadowed at the
+    /// snapshot too. (RocksDB reads the number under its mutex as well.)
+    pub(crate) fn acquire_latest(&self, last_sequence: &AtomicU64) -> Snapshot {
+        let mut counts = self.counts.lock();
+        let seq = last_sequence.load(Ordering::Acquire);
+        *counts.entry(seq).or_insert(0) += 1;
         Snapshot { seq }
     }
 
