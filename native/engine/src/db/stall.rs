@@ -216,6 +216,7 @@ impl DbInner {
                 return Err(e.clone());
             }
             self.check_open()?;
+            self.check_writes_open()?;
             match st.stall.condition {
                 WriteCondition::Stopped(c) => {
                     if no_slowdown {
@@ -259,7 +260,10 @@ impl DbInner {
                     drop(st);
                     loop {
                         let now = Instant::now();
-                        if now >= until || self.write_condition.load(Ordering::Acquire) != DELAYED {
+                        if now >= until
+                            || self.write_condition.load(Ordering::Acquire) != DELAYED
+                            || self.writes_stopped.load(Ordering::Acquire)
+                        {
                             break;
                         }
                         std::thread::sleep((until - now).min(Duration::from_micros(1001)));

@@ -213,6 +213,10 @@ impl DbInner {
         let first_seq;
         let last = {
             let mut wal = self.wal.lock();
+            // Closing stops writes under this lock (DbInner::begin_close):
+            // after the check, this group's numbers and unlogged mark are
+            // taken before its final flush looks.
+            self.check_writes_open()?;
             if wal.failed {
                 // Defensive: the error that failed the WAL is latched, so
                 // check_bg_error above already refused this group.
