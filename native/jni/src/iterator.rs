@@ -16,7 +16,7 @@
 )]
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JByteBuffer, JClass};
+use jni::objects::{GlobalRef, JByteArray, JByteBuffer, JClass};
 use jni::sys::{jbyteArray, jint, jlong};
 use parking_lot::Mutex;
 
@@ -29,8 +29,10 @@ use crate::handle::{borrow_handle, drop_handle};
 /// The native side of a `TalusIterator`.
 pub struct IterHandle {
     it: Mutex<DbIterator>,
-    /// Address and capacity of the Java direct buffer.
-    buf: Mutex<(usize, usize)>,
+    /// The Java direct buffer entries are copied into: a global reference,
+    /// which keeps it from being freed while its address is here, and its
+    /// address and capacity.
+    buf: Mutex<(Option<GlobalRef>, usize, usize)>,
 }
 
 const NOT_VALID: jint = -1;
@@ -40,7 +42,7 @@ impl IterHandle {
     pub fn new(env: &mut JNIEnv<'_>, it: DbIterator, buffer: &JByteBuffer<'_>) -> JniResult<Self> {
         let h = IterHandle {
             it: Mutex::new(it),
-            buf: Mutex::new((0, 0)),
+            buf: Mutex::new((None, 0, 0)),
         };
         h.set_buffer(env, buffer)?;
         Ok(h)
@@ -50,7 +52,13 @@ impl IterHandle {
         require_non_null(buffer, "buffer")?;
         let ptr = env.get_direct_buffer_address(buffer)? as usize;
         let cap = env.get_direct_buffer_capacity(buffer)?;
-        *self.buf.lock() = (ptr, cap);
+        // Held here rather than trusted to the Java object: two threads
+        // misusing one iterator could otherwise leave this address naming a
+        // buffer that the Java side no longer references, which the garbage
+        // collector then frees under the next copy.
+        let pin = env.new_global_ref(buffer)?;
+        let old = std::mem::replace(&mut *self.buf.lock(), (Some(pin), ptr, cap));
+        drop(old); // the previous buffer's reference, deleted outside the lock
         Ok(())
     }
 
@@ -65,15 +73,14 @@ impl IterHandle {
         // cannot swap the buffer (`set_buffer`) under it, and the Java side
         // keeps the old buffer reachable until its swap returns.
         let buf = self.buf.lock();
-        let (ptr, cap) = *buf;
+        let (_, ptr, cap) = *buf;
         if need > cap || need > jint::MAX as usize {
             return Ok(TOO_BIG);
         }
-        // SAFETY: (ptr, cap) describe the Java direct buffer the TalusIterator
-        // object owns and keeps reachable while it is open (and, when it
-        // replaces it, until `set_buffer` has swapped it, which waits for this
-        // lock); the iterator's native calls run under its acquire(), and
-        // `need <= cap`.
+        // SAFETY: (ptr, cap) describe the Java direct buffer held by the
+        // global reference next to them, so not freed while they are here;
+        // `set_buffer` replaces all three under this lock, which is held
+        // through the copy, and `need <= cap`.
         let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, need) };
         out[..4].copy_from_slice(&(k.len() as i32).to_le_bytes());
         out[4..8].copy_from_slice(&(v.len() as i32).to_le_bytes());

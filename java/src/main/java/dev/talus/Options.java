@@ -1136,7 +1136,12 @@ public class Options implements AutoCloseable {
    */
   TalusDB withSharedHandles(SharedOpen open) throws TalusException {
     checkOpen();
+    // Read once: a setter called on another thread meanwhile must not make the finally block
+    // release an object it did not acquire (and leave the acquired one held forever).
     Cache cache = tableFormatConfig.sharedCache();
+    RateLimiter rateLimiter = this.rateLimiter;
+    Statistics statistics = this.statistics;
+    Logger logger = this.logger;
     long[] shared = new long[4];
     int held = 0;
     try {

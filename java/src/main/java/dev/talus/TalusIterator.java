@@ -1,7 +1,6 @@
 package dev.talus;
 
 import dev.talus.internal.NativeHandle;
-import java.lang.ref.Reference;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.Objects;
@@ -181,16 +180,12 @@ public class TalusIterator extends NativeHandle {
       return false;
     }
     int cap = Math.min(MAX_BUFFER, buffer.capacity() * 4);
-    ByteBuffer old = buffer;
-    buffer = ByteBuffer.allocateDirect(cap).order(ByteOrder.LITTLE_ENDIAN);
-    try {
-      state = nativeSetBuffer(h, buffer);
-    } finally {
-      // The iterator is not thread-safe, but misuse must not crash the JVM: a thread still
-      // copying an entry into the old buffer holds the native buffer lock, which the swap waits
-      // for, so the old buffer must stay reachable (not freed) until the swap has returned.
-      Reference.reachabilityFence(old);
-    }
+    ByteBuffer grown = ByteBuffer.allocateDirect(cap).order(ByteOrder.LITTLE_ENDIAN);
+    // The native side keeps a global reference to the buffer it writes, so the iterator (not
+    // thread-safe) misused from two threads cannot leave it writing a freed buffer; it is handed
+    // the local, never the field another thread may have replaced.
+    state = nativeSetBuffer(h, grown);
+    buffer = grown;
     return state != TOO_BIG;
   }
 

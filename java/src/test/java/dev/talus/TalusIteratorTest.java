@@ -316,7 +316,7 @@ class TalusIteratorTest {
 
   /**
    * The iterator is not thread-safe, but misuse must not crash the JVM: one thread moves an
-   * iterator over entries larger than its buffer while another reads values (each of which may
+   * iterator over entries larger than its buffer while two others read values (each of which may
    * replace the buffer). Each round uses a new iterator, so every round grows a buffer, and the
    * old buffers are collected meanwhile.
    */
@@ -333,16 +333,22 @@ class TalusIteratorTest {
       while (System.nanoTime() < end) {
         try (TalusIterator it = db.newIterator()) {
           it.seekToFirst();
-          Thread reader = new Thread(() -> {
-            for (int n = 0; n < 50; n++) {
-              try {
-                it.value();
-              } catch (IllegalStateException e) {
-                // not positioned at that moment
+          // Two readers: two buffer swaps at once must not leave the native side writing a
+          // buffer neither thread references (regression: it did, before the native side held
+          // a global reference to its buffer).
+          Thread[] readers = new Thread[2];
+          for (int r = 0; r < readers.length; r++) {
+            readers[r] = new Thread(() -> {
+              for (int n = 0; n < 50; n++) {
+                try {
+                  it.value();
+                } catch (IllegalStateException e) {
+                  // not positioned at that moment
+                }
               }
-            }
-          });
-          reader.start();
+            });
+            readers[r].start();
+          }
           for (int n = 0; n < 20; n++) {
             if (it.isValid()) {
               it.next();
@@ -350,7 +356,9 @@ class TalusIteratorTest {
               it.seekToFirst();
             }
           }
-          reader.join();
+          for (Thread reader : readers) {
+            reader.join();
+          }
           System.gc();
         }
       }
