@@ -1,7 +1,8 @@
 //! Integration tests of the engine through its public API, one module per
 //! behaviour. `model` checks random operations against a `BTreeMap`;
 //! `concurrent` runs writers, readers and background work at once and checks
-//! invariants that hold whatever the interleaving; the other modules are regression tests named after the bug they pin.
+//! invariants that hold whatever the interleaving; the other modules are
+//! regression tests named after the bug they pin.
 
 mod concurrent;
 mod model;
