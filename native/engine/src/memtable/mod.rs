@@ -257,6 +257,9 @@ impl MemTable {
             return Lookup::Absent;
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(ikey));
+        // The bound is at or after the seek key: the same user key with a
+        // sequence number above the snapshot sorts before it (d22e567).
+        debug_assert!(seq <= snapshot, "memtable lookup at {snapshot} found {seq}");
         if kind == ValueKind::Value as u8 {
             value_out.clear();
             value_out.extend_from_slice(value);

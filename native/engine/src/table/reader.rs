@@ -369,6 +369,7 @@ impl TableReader {
             return Ok(out);
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(found));
+        debug_assert!(seq <= snapshot, "table lookup at {snapshot} found {seq}");
         out.result = match ValueKind::from_u8(kind) {
             Some(ValueKind::Value) => {
                 value_out.clear();
