@@ -15,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -126,7 +127,7 @@ class TalusDBDurabilityTest {
     byte[] bytes = Files.readAllBytes(log);
     // Each record: 7-byte fragment header + 12-byte batch header + kind + 2 lengths + key + value.
     int rec = 7 + 12 + 1 + 1 + 8 + 2 + 1000;
-    Files.write(log, java.util.Arrays.copyOf(bytes, rec * 40 + rec / 3));
+    Files.write(log, Arrays.copyOf(bytes, rec * 40 + rec / 3));
     try (TalusDB db = open()) {
       for (long i = 0; i < 100; i++) {
         if (i < 40) {
@@ -198,6 +199,68 @@ class TalusDBDurabilityTest {
       assertTrue(unexpected.isEmpty(), unexpected.toString());
       assertEquals(threads, ise.get());
       assertThrows(IllegalStateException.class, () -> db.put(key(1), key(1)));
+    }
+  }
+
+  /**
+   * Regression: close() flushed the memtables holding writes made without the WAL, then stopped
+   * writes; a disableWAL put in flight during that flush was acknowledged and lost. Every put a
+   * writer saw return must be there after reopening.
+   */
+  @Test
+  void everyDisableWalPutAcknowledgedBeforeCloseIsKeptByIt() throws Exception {
+    int threads = 6;
+    for (int round = 0; round < 5; round++) {
+      long base = round * 100_000_000L;
+      TalusDB db = open();
+      long[] acked = new long[threads];
+      Arrays.fill(acked, -1);
+      CountDownLatch started = new CountDownLatch(threads);
+      List<Throwable> unexpected = new ArrayList<>();
+      List<Thread> ts = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        final int id = t;
+        Thread th = new Thread(() -> {
+          started.countDown();
+          try (WriteOptions unlogged = new WriteOptions().setDisableWAL(true)) {
+            for (long i = 0; ; i++) {
+              db.put(unlogged, key(base + id * 1_000_000L + i), new byte[200]);
+              acked[id] = i;
+            }
+          } catch (IllegalStateException e) {
+            // closed before the call began
+          } catch (TalusException e) {
+            if (e.getStatus().getCode() != Status.Code.ShutdownInProgress) {
+              synchronized (unexpected) {
+                unexpected.add(e);
+              }
+            }
+          } catch (Throwable e) {
+            synchronized (unexpected) {
+              unexpected.add(e);
+            }
+          }
+        });
+        th.start();
+        ts.add(th);
+      }
+      started.await();
+      Thread.sleep(50);
+      db.close();
+      for (Thread th : ts) {
+        th.join(30_000);
+      }
+      assertTrue(unexpected.isEmpty(), unexpected.toString());
+      try (TalusDB again = open()) {
+        for (int t = 0; t < threads; t++) {
+          assertTrue(acked[t] >= 0, "writer " + t + " wrote nothing");
+          for (long i = 0; i <= acked[t]; i++) {
+            assertNotNull(again.get(key(base + t * 1_000_000L + i)),
+                "round " + round + ": writer " + t + "'s put " + i + " of " + acked[t]
+                    + " acknowledged was lost");
+          }
+        }
+      }
     }
   }
 }
