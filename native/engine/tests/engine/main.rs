@@ -1,5 +1,7 @@
 //! Integration tests of the engine through its public API, one module per
 //! behaviour. `model` checks random operations against a `BTreeMap`;
+//! `range_del_model` does the same for range deletions over tiny files and
+//! several levels, at the latest state and at held snapshots;
 //! `concurrent` runs writers, readers and background work at once and checks
 //! invariants that hold whatever the interleaving; the other modules are
 //! regression tests named after the bug they pin.
@@ -7,5 +9,6 @@
 mod concurrent;
 mod model;
 mod obsolete_files;
+mod range_del_model;
 mod range_deletes;
 mod snapshot_reads;
