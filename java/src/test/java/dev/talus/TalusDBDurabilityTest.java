@@ -153,51 +153,71 @@ class TalusDBDurabilityTest {
     assertTrue(e.getMessage().contains(log.getFileName().toString()), e.getMessage());
   }
 
+  /** One writer's loop: it runs until a call throws because the database closed. */
+  private interface WriterLoop {
+    void run(int id) throws TalusException;
+  }
+
+  /**
+   * Starts {@code threads} writers running {@code loop}, closes {@code db} under them 50 ms later
+   * and waits for them. A writer may end only with IllegalStateException (its call began after the
+   * close) or a ShutdownInProgress status (it began before); anything else fails the test.
+   *
+   * @return how many writers ended that way
+   */
+  private static int closeUnderWriters(TalusDB db, int threads, WriterLoop loop)
+      throws Exception {
+    CountDownLatch started = new CountDownLatch(threads);
+    AtomicInteger ended = new AtomicInteger();
+    List<Throwable> unexpected = new ArrayList<>();
+    List<Thread> ts = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      final int id = t;
+      Thread th = new Thread(() -> {
+        started.countDown();
+        try {
+          loop.run(id);
+        } catch (IllegalStateException e) {
+          ended.incrementAndGet();
+        } catch (TalusException e) {
+          if (e.getStatus().getCode() == Status.Code.ShutdownInProgress) {
+            ended.incrementAndGet();
+          } else {
+            synchronized (unexpected) {
+              unexpected.add(e);
+            }
+          }
+        } catch (Throwable e) {
+          synchronized (unexpected) {
+            unexpected.add(e);
+          }
+        }
+      });
+      th.start();
+      ts.add(th);
+    }
+    started.await();
+    Thread.sleep(50);
+    db.close();
+    for (Thread th : ts) {
+      th.join(30_000);
+    }
+    assertTrue(unexpected.isEmpty(), unexpected.toString());
+    return ended.get();
+  }
+
   @Test
   void closingWhileOtherThreadsWriteThrowsIllegalStateAndTheJvmSurvives() throws Exception {
     for (int round = 0; round < 5; round++) {
       TalusDB db = open();
       int threads = 6;
-      CountDownLatch started = new CountDownLatch(threads);
-      AtomicInteger ise = new AtomicInteger();
-      List<Throwable> unexpected = new ArrayList<>();
-      List<Thread> ts = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        final int id = t;
-        Thread th = new Thread(() -> {
-          started.countDown();
-          try {
-            for (long i = 0; ; i++) {
-              db.put(key(id * 1_000_000L + i), new byte[100]);
-              db.get(key(i));
-            }
-          } catch (IllegalStateException e) {
-            ise.incrementAndGet();
-          } catch (TalusException e) {
-            // A call that entered before close can see ShutdownInProgress.
-            if (e.getStatus().getCode() != Status.Code.ShutdownInProgress) {
-              synchronized (unexpected) {
-                unexpected.add(e);
-              }
-            }
-            ise.incrementAndGet();
-          } catch (Throwable e) {
-            synchronized (unexpected) {
-              unexpected.add(e);
-            }
-          }
-        });
-        th.start();
-        ts.add(th);
-      }
-      started.await();
-      Thread.sleep(50);
-      db.close();
-      for (Thread th : ts) {
-        th.join(30_000);
-      }
-      assertTrue(unexpected.isEmpty(), unexpected.toString());
-      assertEquals(threads, ise.get());
+      int ended = closeUnderWriters(db, threads, id -> {
+        for (long i = 0; ; i++) {
+          db.put(key(id * 1_000_000L + i), new byte[100]);
+          db.get(key(i));
+        }
+      });
+      assertEquals(threads, ended);
       assertThrows(IllegalStateException.class, () -> db.put(key(1), key(1)));
     }
   }
@@ -215,42 +235,15 @@ class TalusDBDurabilityTest {
       TalusDB db = open();
       long[] acked = new long[threads];
       Arrays.fill(acked, -1);
-      CountDownLatch started = new CountDownLatch(threads);
-      List<Throwable> unexpected = new ArrayList<>();
-      List<Thread> ts = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        final int id = t;
-        Thread th = new Thread(() -> {
-          started.countDown();
-          try (WriteOptions unlogged = new WriteOptions().setDisableWAL(true)) {
-            for (long i = 0; ; i++) {
-              db.put(unlogged, key(base + id * 1_000_000L + i), new byte[200]);
-              acked[id] = i;
-            }
-          } catch (IllegalStateException e) {
-            // closed before the call began
-          } catch (TalusException e) {
-            if (e.getStatus().getCode() != Status.Code.ShutdownInProgress) {
-              synchronized (unexpected) {
-                unexpected.add(e);
-              }
-            }
-          } catch (Throwable e) {
-            synchronized (unexpected) {
-              unexpected.add(e);
-            }
+      int ended = closeUnderWriters(db, threads, id -> {
+        try (WriteOptions unlogged = new WriteOptions().setDisableWAL(true)) {
+          for (long i = 0; ; i++) {
+            db.put(unlogged, key(base + id * 1_000_000L + i), new byte[200]);
+            acked[id] = i;
           }
-        });
-        th.start();
-        ts.add(th);
-      }
-      started.await();
-      Thread.sleep(50);
-      db.close();
-      for (Thread th : ts) {
-        th.join(30_000);
-      }
-      assertTrue(unexpected.isEmpty(), unexpected.toString());
+        }
+      });
+      assertEquals(threads, ended);
       try (TalusDB again = open()) {
         for (int t = 0; t < threads; t++) {
           assertTrue(acked[t] >= 0, "writer " + t + " wrote nothing");
