@@ -371,23 +371,18 @@ impl Options {
                 self.max_background_jobs
             )));
         }
-        if self.max_background_compactions == 0
-            || self.max_background_compactions < -1
-            || self.max_background_compactions > MAX_BACKGROUND_THREADS
-        {
-            return Err(invalid(format!(
-                "max_background_compactions must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {}",
-                self.max_background_compactions
-            )));
-        }
-        if self.max_background_flushes == 0
-            || self.max_background_flushes < -1
-            || self.max_background_flushes > MAX_BACKGROUND_THREADS
-        {
-            return Err(invalid(format!(
-                "max_background_flushes must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {}",
-                self.max_background_flushes
-            )));
+        for (name, v) in [
+            (
+                "max_background_compactions",
+                self.max_background_compactions,
+            ),
+            ("max_background_flushes", self.max_background_flushes),
+        ] {
+            if v != -1 && !(1..=MAX_BACKGROUND_THREADS).contains(&v) {
+                return Err(invalid(format!(
+                    "{name} must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {v}"
+                )));
+            }
         }
         if self.max_open_files == 0 || self.max_open_files < -1 {
             return Err(invalid(format!(

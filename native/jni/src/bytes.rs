@@ -56,6 +56,17 @@ pub fn reserve(dst: &mut Vec<u8>, n: usize, what: &str) -> JniResult<()> {
         })
 }
 
+/// Makes room for `additional` more elements in `v` (amortized growth, as
+/// `Vec::reserve`), or fails with [`JniError::OutOfMemory`] naming `what`.
+pub fn try_grow<T>(v: &mut Vec<T>, additional: usize, what: &str) -> JniResult<()> {
+    v.try_reserve(additional).map_err(|_| {
+        JniError::OutOfMemory(format!(
+            "cannot allocate native memory for {what} ({} elements)",
+            v.len().saturating_add(additional)
+        ))
+    })
+}
+
 /// Copies a whole Java array into `dst`.
 pub fn read_all(env: &mut JNIEnv<'_>, array: &JByteArray<'_>, dst: &mut Vec<u8>) -> JniResult<()> {
     let alen = env.get_array_length(array)?;

@@ -18,7 +18,9 @@ use talus::options::{ReadOptions, WriteOptions};
 use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
-use crate::bytes::{as_jbytes_mut, direct_slice, fill_from, read_all, read_region, with_buffers};
+use crate::bytes::{
+    as_jbytes_mut, direct_slice, fill_from, read_all, read_region, try_grow, with_buffers,
+};
 use crate::error::{JniError, JniResult, guard, require_non_null};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 use crate::iterator::IterHandle;
@@ -372,9 +374,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
         // The keys go into one buffer; their ranges into a second. Both are
         // reserved fallibly: a huge key list must throw, not abort the JVM.
         let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-        ranges.try_reserve_exact(n as usize).map_err(|_| {
-            JniError::OutOfMemory(format!("cannot allocate native memory for {n} keys"))
-        })?;
+        try_grow(&mut ranges, n as usize, "the key list")?;
         let mut flat = Vec::new();
         for i in 0..n {
             let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
@@ -385,21 +385,14 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
             let start = flat.len();
             // Amortized growth: an exact reservation per key would copy the
             // buffer once per key.
-            flat.try_reserve(len).map_err(|_| {
-                JniError::OutOfMemory(format!(
-                    "cannot allocate {} bytes of native memory for the keys",
-                    start.saturating_add(len)
-                ))
-            })?;
+            try_grow(&mut flat, len, "the keys")?;
             flat.resize(start + len, 0);
             env.get_byte_array_region(&k, 0, as_jbytes_mut(&mut flat[start..]))?;
             env.delete_local_ref(k)?;
             ranges.push(start..start + len);
         }
         let mut refs: Vec<&[u8]> = Vec::new();
-        refs.try_reserve_exact(ranges.len()).map_err(|_| {
-            JniError::OutOfMemory(format!("cannot allocate native memory for {n} keys"))
-        })?;
+        try_grow(&mut refs, ranges.len(), "the key list")?;
         refs.extend(ranges.iter().map(|r| &flat[r.clone()]));
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
         // Each value is copied into its Java array as soon as it is found, so

@@ -841,23 +841,28 @@ impl DbInner {
             let _wal = self.wal.lock();
             self.writes_stopped.store(true, Ordering::Release);
         }
-        let mut result = Ok(());
-        if self.has_unlogged_writes() && !self.shutting_down.load(Ordering::Acquire) {
-            {
-                // Paused background work would never run this flush
-                // (the wait would end in `Incomplete`, the writes lost).
-                let mut st = self.state.lock();
-                if st.paused > 0 {
-                    info_log!(
-                        self.info_log,
-                        Warn,
-                        "Close: background work was paused; resumed to flush writes made without the WAL"
-                    );
-                    st.paused = 0;
-                }
-                // Writers stopped by a stall wake and fail (writes_stopped).
-                self.bg_cv.notify_all();
+        let unlogged = self.has_unlogged_writes() && !self.shutting_down.load(Ordering::Acquire);
+        let resumed = {
+            let mut st = self.state.lock();
+            // Writers held by a stall wake and fail (writes_stopped).
+            self.bg_cv.notify_all();
+            // Paused background work would never run the flush below (its
+            // wait would end in `Incomplete`, the writes lost).
+            let paused = unlogged && st.paused > 0;
+            if paused {
+                st.paused = 0;
             }
+            paused
+        };
+        if resumed {
+            info_log!(
+                self.info_log,
+                Warn,
+                "Close: background work was paused; resumed to flush writes made without the WAL"
+            );
+        }
+        let mut result = Ok(());
+        if unlogged {
             result = self.flush(&FlushOptions {
                 wait: true,
                 // Writes are stopped: nothing a stall would protect.

@@ -121,8 +121,8 @@ impl RateLimitedFile {
     }
 
     /// Bytes charged at a time: [`charge_unit`] at the moment's priority.
-    fn unit(&self, burst: u64) -> u64 {
-        charge_unit(&self.limiter, self.priority()).min(burst)
+    fn unit(&self) -> u64 {
+        charge_unit(&self.limiter, self.priority())
     }
 
     /// Waits until the owed bytes are granted.
@@ -144,7 +144,7 @@ impl WritableFile for RateLimitedFile {
         let burst = self.limiter.single_burst_bytes().max(1);
         for piece in data.chunks(usize::try_from(burst).unwrap_or(usize::MAX)) {
             self.owed += piece.len() as u64;
-            if self.owed >= self.unit(burst) {
+            if self.owed >= self.unit() {
                 self.settle();
             }
             self.inner.append(piece)?;
@@ -173,13 +173,15 @@ impl WritableFile for RateLimitedFile {
 
 /// Bytes charged to `limiter` at a time at priority `pri`: [`CHARGE_UNIT`],
 /// or one refill's worth at `High` or `User` priority when that is more
-/// ([`RateLimitedFile`] says why).
+/// ([`RateLimitedFile`] says why); never more than the single burst, the
+/// most one request may ask for.
 fn charge_unit(limiter: &RateLimiter, pri: IoPriority) -> u64 {
-    if pri >= IoPriority::High {
+    let unit = if pri >= IoPriority::High {
         limiter.refill_interval_bytes().max(CHARGE_UNIT)
     } else {
         CHARGE_UNIT
-    }
+    };
+    unit.min(limiter.single_burst_bytes().max(1))
 }
 
 /// Decides the priority of a compaction's reads at the moment; shared by
@@ -250,8 +252,7 @@ impl ReadCharger {
         let mut credit = if owner == id { credit } else { 0 };
         if credit < bytes {
             let pri = (self.priority)();
-            let unit = charge_unit(&self.limiter, pri).min(self.limiter.single_burst_bytes());
-            let want = (bytes - credit).max(unit);
+            let want = (bytes - credit).max(charge_unit(&self.limiter, pri));
             self.limiter
                 .request_with_stats(want, pri, OpType::Read, self.stats.as_deref());
             credit += want;

@@ -22,6 +22,11 @@ public class Snapshot extends NativeHandle {
     this.sequence = sequence;
   }
 
+  /** The sequence number, for a caller that holds an acquire of this snapshot. */
+  long sequence() {
+    return sequence;
+  }
+
   /** The database this snapshot belongs to. */
   TalusDB database() {
     return db;

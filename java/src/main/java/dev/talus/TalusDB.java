@@ -698,7 +698,9 @@ public class TalusDB extends NativeHandle {
 
   /** @return the sequence number of an acquired snapshot, or -1 for the latest state */
   private static long sequenceOf(Snapshot snapshot) {
-    return snapshot == null ? -1L : snapshot.getSequenceNumber();
+    // Not getSequenceNumber(): the read holds the snapshot already, and a second acquire and
+    // release would add two atomic updates to every read at a snapshot.
+    return snapshot == null ? -1L : snapshot.sequence();
   }
 
   /**
