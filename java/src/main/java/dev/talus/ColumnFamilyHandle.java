@@ -11,9 +11,8 @@ package dev.talus;
  * closed database, throws {@link IllegalStateException} from its methods and when passed to the
  * database.
  */
-public final class ColumnFamilyHandle implements AutoCloseable {
+public final class ColumnFamilyHandle extends PlainCloseable {
   private final TalusDB db;
-  private volatile boolean closed;
 
   ColumnFamilyHandle(TalusDB db) {
     this.db = db;
@@ -42,20 +41,10 @@ public final class ColumnFamilyHandle implements AutoCloseable {
   }
 
   /** Throws {@code IllegalStateException} once this handle or its database is closed. */
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("ColumnFamilyHandle is closed");
-    }
-    db.checkOpen();
-  }
-
-  /**
-   * Marks this handle closed; later use throws {@link IllegalStateException}. The column family
-   * and the database are left as they are. Idempotent.
-   */
   @Override
-  public void close() {
-    closed = true;
+  void checkOpen() {
+    super.checkOpen();
+    db.checkOpen();
   }
 
   /** Handles are equal when they name the same column family of the same database. */
@@ -71,7 +60,7 @@ public final class ColumnFamilyHandle implements AutoCloseable {
 
   @Override
   public String toString() {
-    return "ColumnFamilyHandle{default" + (closed ? ", closed}" : "}");
+    return "ColumnFamilyHandle{default" + (isClosed() ? ", closed}" : "}");
   }
 
   /**

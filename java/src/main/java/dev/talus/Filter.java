@@ -7,24 +7,11 @@ package dev.talus;
  * and opening a database whose table config names a closed filter throws {@link
  * IllegalStateException}.
  */
-public abstract class Filter implements AutoCloseable {
-  private volatile boolean closed;
+public abstract class Filter extends PlainCloseable {
 
   Filter() {}
 
   /** @return bits per key of the filter */
   abstract double bitsPerKey();
 
-  /** Throws {@code IllegalStateException("<SimpleClassName> is closed")} once closed. */
-  final void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException(getClass().getSimpleName() + " is closed");
-    }
-  }
-
-  /** Marks this filter closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
-  }
 }

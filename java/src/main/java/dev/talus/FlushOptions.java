@@ -4,10 +4,9 @@ package dev.talus;
  * Options of {@link TalusDB#flush(FlushOptions)}, as RocksJava's {@code FlushOptions}. A plain
  * Java object.
  */
-public class FlushOptions implements AutoCloseable {
+public class FlushOptions extends PlainCloseable {
   private boolean waitForFlush = true;
   private boolean allowWriteStall;
-  private volatile boolean closed;
 
   /** Default flush options: wait for the flush, no write stall allowed. */
   public FlushOptions() {}
@@ -49,15 +48,4 @@ public class FlushOptions implements AutoCloseable {
     return allowWriteStall;
   }
 
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("FlushOptions is closed");
-    }
-  }
-
-  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
-  }
 }

@@ -42,7 +42,7 @@ import java.util.Map;
  * IllegalStateException}, as with every closed Talus object (the thread's context itself is left
  * as it is).
  */
-public class PerfContext implements AutoCloseable {
+public class PerfContext extends PlainCloseable {
   static final int THREAD = 0;
   static final int LAST_OPERATION = 1;
   static final int AGGREGATE = 2;
@@ -136,7 +136,6 @@ public class PerfContext implements AutoCloseable {
   private final int which;
   private final long[] values = new long[LENGTH];
   private boolean loaded;
-  private volatile boolean closed;
 
   PerfContext(int which) {
     NativeLibrary.load();
@@ -181,12 +180,6 @@ public class PerfContext implements AutoCloseable {
     }
     java.util.Arrays.fill(values, 0L);
     loaded = which == LAST_OPERATION;
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("PerfContext is closed");
-    }
   }
 
   /** A field's value; every getter reads through here, so each throws once this is closed. */
@@ -835,7 +828,7 @@ public class PerfContext implements AutoCloseable {
    */
   @Override
   public String toString() {
-    return closed ? "PerfContext{closed}" : toString(true);
+    return isClosed() ? "PerfContext{closed}" : toString(true);
   }
 
   /**
@@ -856,15 +849,6 @@ public class PerfContext implements AutoCloseable {
     } catch (TalusException e) {
       throw new IllegalStateException(e.getMessage(), e);
     }
-  }
-
-  /**
-   * Marks this object closed; later use throws {@link IllegalStateException}. The thread's (or
-   * the aggregate's) values are not changed. Idempotent.
-   */
-  @Override
-  public void close() {
-    closed = true;
   }
 
   // ---------------------------------------------------------------- process-wide aggregate

@@ -8,7 +8,7 @@ import java.util.Objects;
  * owns no native memory; {@link #close()} only marks it closed so that later use fails with
  * {@link IllegalStateException}.
  */
-public class ReadOptions implements AutoCloseable {
+public class ReadOptions extends PlainCloseable {
   static final int VERIFY_CHECKSUMS = 1;
   static final int FILL_CACHE = 2;
 
@@ -17,7 +17,6 @@ public class ReadOptions implements AutoCloseable {
   private Snapshot snapshot;
   private byte[] iterateLowerBound;
   private byte[] iterateUpperBound;
-  private volatile boolean closed;
 
   /** Default read options: checksums verified, blocks cached, latest state. */
   public ReadOptions() {}
@@ -174,17 +173,6 @@ public class ReadOptions implements AutoCloseable {
     return (verifyChecksums ? VERIFY_CHECKSUMS : 0) | (fillCache ? FILL_CACHE : 0);
   }
 
-  void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("ReadOptions is closed");
-    }
-  }
-
-  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
-  }
 
   @Override
   public String toString() {

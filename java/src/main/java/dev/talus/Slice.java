@@ -9,9 +9,8 @@ import java.util.Objects;
  * holding a copy of its bytes: it owns no native memory; {@link #close()} only marks it closed so
  * that later use fails with {@link IllegalStateException}, as with every closed Talus object.
  */
-public class Slice implements AutoCloseable {
+public class Slice extends PlainCloseable {
   private final byte[] data;
-  private volatile boolean closed;
 
   /**
    * @param s a string, encoded as UTF-8; not null
@@ -69,21 +68,10 @@ public class Slice implements AutoCloseable {
     return data.length == 0;
   }
 
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("Slice is closed");
-    }
-  }
-
-  /** Marks this slice closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
-  }
 
   /** @return the bytes decoded as UTF-8, or {@code "Slice{closed}"} once closed */
   @Override
   public String toString() {
-    return closed ? "Slice{closed}" : new String(data, StandardCharsets.UTF_8);
+    return isClosed() ? "Slice{closed}" : new String(data, StandardCharsets.UTF_8);
   }
 }

@@ -7,14 +7,13 @@ import java.util.Objects;
  * false}. A plain Java object: it owns no native memory; {@link #close()} only marks it closed
  * so that later use fails with {@link IllegalStateException}, as with every closed Talus object.
  */
-public class WriteOptions implements AutoCloseable {
+public class WriteOptions extends PlainCloseable {
   static final int SYNC = 1;
   static final int DISABLE_WAL = 2;
   static final int NO_SLOWDOWN = 4;
   static final int LOW_PRI = 8;
 
   private int flags;
-  private volatile boolean closed;
 
   /** Default write options: no sync, WAL on, waits in write stalls. */
   public WriteOptions() {}
@@ -109,15 +108,4 @@ public class WriteOptions implements AutoCloseable {
     return flags;
   }
 
-  void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("WriteOptions is closed");
-    }
-  }
-
-  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
-  }
 }
