@@ -24,6 +24,30 @@ impl Snapshot {
     }
 }
 
+/// A hook run after a new snapshot's sequence number is chosen and before
+/// it is registered, for tests that make a flush happen there.
+#[cfg(test)]
+pub(crate) mod test_hooks {
+    use std::cell::RefCell;
+
+    thread_local! {
+        static AFTER_CHOOSING_SEQUENCE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
+    }
+
+    /// Makes the next snapshot taken on this thread run `f` between
+    /// choosing its sequence number and registering it (under the list's
+    /// lock, where the number is chosen).
+    pub(crate) fn set_after_choosing_sequence(f: impl FnOnce() + 'static) {
+        AFTER_CHOOSING_SEQUENCE.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+    }
+
+    pub(super) fn after_choosing_sequence() {
+        if let Some(f) = AFTER_CHOOSING_SEQUENCE.with(|h| h.borrow_mut().take()) {
+            f();
+        }
+    }
+}
+
 /// Live snapshots with their reference counts.
 #[derive(Default)]
 pub(crate) struct SnapshotList {
@@ -43,9 +67,13 @@ impl SnapshotList {
     /// were published; a compaction's tables were installed before), so at
     /// or below the number read here, and what it drops is shadowed at the
     /// snapshot too. (RocksDB reads the number under its mutex as well.)
+    /// Regression test:
+    /// `regression_a_flush_between_choosing_and_registering_a_snapshot_keeps_what_it_sees`.
     pub(crate) fn acquire_latest(&self, last_sequence: &AtomicU64) -> Snapshot {
         let mut counts = self.counts.lock();
         let seq = last_sequence.load(Ordering::Acquire);
+        #[cfg(test)]
+        test_hooks::after_choosing_sequence();
         *counts.entry(seq).or_insert(0) += 1;
         Snapshot { seq }
     }

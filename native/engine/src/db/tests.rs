@@ -2061,3 +2061,46 @@ fn regression_close_with_background_work_paused_flushes_unlogged_writes() {
         Some(&b"v"[..])
     );
 }
+
+/// Regression: a new snapshot's sequence number was read before the
+/// snapshot was registered. A flush that listed the snapshots in between
+/// did not see it and dropped the version it saw, shadowed by a write made
+/// meanwhile: a read at the snapshot found the key absent. The hook runs
+/// that write and flush at the point between choosing the number and
+/// registering it; with the number chosen under the list's lock the flush
+/// waits for the registration (the hook gives it a while, then goes on).
+#[test]
+fn regression_a_flush_between_choosing_and_registering_a_snapshot_keeps_what_it_sees() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Arc::new(Db::open(opts(), dir.path()).unwrap());
+    let wo = WriteOptions::default();
+    db.put(&wo, b"k", b"old").unwrap();
+    let d = db.clone();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let job = std::sync::Arc::new(parking_lot::Mutex::new(None));
+    let j = job.clone();
+    snapshot::test_hooks::set_after_choosing_sequence(move || {
+        let h = std::thread::spawn(move || {
+            d.put(&WriteOptions::default(), b"k", b"new").unwrap();
+            d.flush(&FlushOptions::default()).unwrap();
+            let _ = done_tx.send(());
+        });
+        // Long enough for the flush to finish when nothing holds it back.
+        let _ = done_rx.recv_timeout(std::time::Duration::from_millis(500));
+        *j.lock() = Some(h);
+    });
+    let snap = db.snapshot().unwrap();
+    job.lock().take().expect("the hook ran").join().unwrap();
+    let at_snapshot = ReadOptions {
+        snapshot: Some(snap.sequence_number()),
+        ..ReadOptions::default()
+    };
+    assert_eq!(
+        db.get(&at_snapshot, b"k").unwrap().as_deref(),
+        Some(&b"old"[..]),
+        "the version the snapshot saw was dropped by a flush it did not see"
+    );
+    let ro = ReadOptions::default();
+    assert_eq!(db.get(&ro, b"k").unwrap().as_deref(), Some(&b"new"[..]));
+    db.release_snapshot(snap);
+}
