@@ -1,7 +1,5 @@
 package dev.talus;
 
-import dev.talus.internal.NativeHandle;
-
 /**
  * A block cache shareable between databases. In RocksJava {@code Cache} is abstract; Talus makes
  * it concrete so that {@code new Cache(capacity)} (as the postmortem of seed 003 writes it)
@@ -11,7 +9,7 @@ import dev.talus.internal.NativeHandle;
  * cache holds its own reference, so closing this object while databases still use the cache is
  * safe: the memory goes when the last user does.
  */
-public class Cache extends NativeHandle {
+public class Cache extends SharedNativeHandle {
   /**
    * An LRU cache of {@code capacity} bytes with automatic sharding, no strict limit and half
    * the capacity reserved for high-priority (index and filter) blocks.
@@ -87,14 +85,6 @@ public class Cache extends NativeHandle {
     } finally {
       release();
     }
-  }
-
-  long acquireShared() {
-    return acquire();
-  }
-
-  void releaseShared() {
-    release();
   }
 
   @Override

@@ -1,6 +1,5 @@
 package dev.talus;
 
-import dev.talus.internal.NativeHandle;
 import java.util.Objects;
 
 /**
@@ -16,7 +15,7 @@ import java.util.Objects;
  * Each call crosses from native code into Java. A database keeps the logger alive while it uses
  * it, so closing the logger early is safe.
  */
-public abstract class Logger extends NativeHandle {
+public abstract class Logger extends SharedNativeHandle {
   /**
    * @param level the lowest level to receive
    */
@@ -87,14 +86,6 @@ public abstract class Logger extends NativeHandle {
     } catch (RuntimeException e) {
       // A failing user logger must not break the database thread that logs.
     }
-  }
-
-  long acquireShared() {
-    return acquire();
-  }
-
-  void releaseShared() {
-    release();
   }
 
   @Override

@@ -15,8 +15,7 @@ import java.util.Objects;
  * <p>Setters of RocksJava options that Talus does not implement throw {@link
  * UnsupportedOperationException} naming the option; none is silently ignored.
  */
-public class Options implements AutoCloseable {
-  private volatile boolean closed;
+public class Options extends PlainCloseable {
 
   // Database-wide.
   private boolean createIfMissing;
@@ -117,12 +116,6 @@ public class Options implements AutoCloseable {
     this.maxLogFileSize = other.maxLogFileSize;
     this.keepLogFileNum = other.keepLogFileNum;
     this.statsDumpPeriodSec = other.statsDumpPeriodSec;
-  }
-
-  void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("Options is closed");
-    }
   }
 
   private static long nonNegative(String name, long v) {
@@ -1233,11 +1226,5 @@ public class Options implements AutoCloseable {
       throw new IllegalArgumentException(name + " must not contain a line break");
     }
     b.append(name).append('=').append(v).append('\n');
-  }
-
-  /** Marks these options closed; later use throws {@link IllegalStateException}. Idempotent. */
-  @Override
-  public void close() {
-    closed = true;
   }
 }

@@ -1,9 +1,9 @@
 package dev.talus;
 
 /**
- * The base of the public objects that own no native memory ({@link ReadOptions}, {@link
- * WriteOptions}, {@link FlushOptions}, {@link Slice}, {@link Filter}, {@link PerfContext},
- * {@link ColumnFamilyHandle}): {@link #close()} only marks the object closed, and every later use
+ * The base of the public objects that own no native memory ({@link Options}, {@link
+ * ReadOptions}, {@link WriteOptions}, {@link FlushOptions}, {@link WriteBatch}, {@link Slice},
+ * {@link Filter}, {@link PerfContext}, {@link ColumnFamilyHandle}): {@link #close()} only marks the object closed, and every later use
  * throws {@link IllegalStateException} {@code "<SimpleClassName> is closed"}, as a closed {@link
  * dev.talus.internal.NativeHandle} does. Objects that own native memory extend {@code
  * NativeHandle} instead.

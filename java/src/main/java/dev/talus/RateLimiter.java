@@ -1,7 +1,5 @@
 package dev.talus;
 
-import dev.talus.internal.NativeHandle;
-
 /**
  * Limits the IO rate of flushes and compactions (not the WAL), as RocksJava's {@code
  * RateLimiter}: a token bucket refilled every {@code refillPeriodMicros} with {@code
@@ -25,7 +23,7 @@ import dev.talus.internal.NativeHandle;
  * enum {@link dev.talus.RateLimiterMode}) and {@code RateLimiter.RateLimiterMode.kWritesOnly} (as
  * the seed-003 importer writes it; see {@link RateLimiter.RateLimiterMode}).
  */
-public class RateLimiter extends NativeHandle {
+public class RateLimiter extends SharedNativeHandle {
   /** Default refill period: 100 000 microseconds (100 ms). */
   public static final long DEFAULT_REFILL_PERIOD_MICROS = 100_000L;
 
@@ -310,19 +308,6 @@ public class RateLimiter extends NativeHandle {
     } finally {
       release();
     }
-  }
-
-  /**
-   * Acquires this limiter for a native call that passes its handle (a database open, which takes
-   * its own reference). Pair with {@link #releaseShared()}.
-   */
-  long acquireShared() {
-    return acquire();
-  }
-
-  /** Ends an {@link #acquireShared()}. */
-  void releaseShared() {
-    release();
   }
 
   @Override

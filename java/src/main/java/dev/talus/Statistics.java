@@ -1,6 +1,5 @@
 package dev.talus;
 
-import dev.talus.internal.NativeHandle;
 import java.util.EnumSet;
 import java.util.Objects;
 
@@ -17,7 +16,7 @@ import java.util.Objects;
  * <p>Besides RocksJava's methods, {@link #toPrometheus(String)} renders everything in the
  * Prometheus text format.
  */
-public class Statistics extends NativeHandle {
+public class Statistics extends SharedNativeHandle {
   /** Statistics recording every histogram, at {@link StatsLevel#EXCEPT_DETAILED_TIMERS}. */
   public Statistics() {
     this(EnumSet.noneOf(HistogramType.class), null);
@@ -262,19 +261,6 @@ public class Statistics extends NativeHandle {
     } finally {
       release();
     }
-  }
-
-  /**
-   * Acquires these statistics for a native call that passes their handle (a database open, which
-   * takes its own reference). Pair with {@link #releaseShared()}.
-   */
-  long acquireShared() {
-    return acquire();
-  }
-
-  /** Ends an {@link #acquireShared()}. */
-  void releaseShared() {
-    release();
   }
 
   @Override

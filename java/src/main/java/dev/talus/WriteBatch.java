@@ -19,7 +19,7 @@ import java.util.Objects;
  * mark, so that a RocksDB batch, whose record tags mean other things (RocksDB's merge tag is
  * Talus's range deletion), fails loudly instead of being applied. Not thread-safe.
  */
-public class WriteBatch implements AutoCloseable {
+public class WriteBatch extends PlainCloseable {
   private static final int HEADER = 12;
   private static final byte VALUE = 1;
   private static final byte DELETION = 0;
@@ -36,7 +36,6 @@ public class WriteBatch implements AutoCloseable {
   private int count;
   private int kinds; // bit per kind present
   private final Deque<int[]> savePoints = new ArrayDeque<>();
-  private volatile boolean closed;
 
   /** An empty batch. */
   public WriteBatch() {
@@ -126,12 +125,6 @@ public class WriteBatch implements AutoCloseable {
           "serialized WriteBatch: a field of " + len + " bytes runs past the end at byte " + at);
     }
     return at + (int) len;
-  }
-
-  private void checkOpen() {
-    if (closed) {
-      throw new IllegalStateException("WriteBatch is closed");
-    }
   }
 
   private void ensure(long extra) {
@@ -377,10 +370,13 @@ public class WriteBatch implements AutoCloseable {
     return size;
   }
 
-  /** Marks the batch closed; later use throws {@link IllegalStateException}. Idempotent. */
+  /**
+   * Marks the batch closed and drops its buffer; later use throws {@link IllegalStateException}.
+   * Idempotent.
+   */
   @Override
   public void close() {
-    closed = true;
+    super.close();
     buf = new byte[0];
   }
 }
