@@ -156,8 +156,10 @@ pub struct Options {
     /// Reserve each new WAL's blocks when it is created (`fallocate` with
     /// `FALLOC_FL_KEEP_SIZE`, `write_buffer_size` × 1.1, at most
     /// `max_total_wal_size` when set), as RocksDB's `allow_fallocate` does;
-    /// what the log did not use is given back when it is closed. Default
-    /// true.
+    /// what the log did not use is given back when it is closed. Talus
+    /// addition: a reserve over a quarter of the disk's free space at that
+    /// moment is skipped (the log then allocates as it grows), so that it
+    /// never takes the room flushes and compactions need. Default true.
     pub allow_fallocate: bool,
     /// Sync table files while writing them every this many bytes (0 = off). Default 0.
     pub bytes_per_sync: u64,

@@ -49,8 +49,9 @@ pub trait WritableFile: Send {
     /// changing its size (`fallocate` with `FALLOC_FL_KEEP_SIZE`), so that
     /// appends up to there find their blocks allocated; the reserve past
     /// the end is released when the file is dropped. A hint: a file system
-    /// that cannot reserve, or has no room, leaves it undone, and appends
-    /// allocate as they go (and fail as before on a full disk).
+    /// that cannot reserve, or has no room, leaves it undone (and gives back
+    /// what a failed attempt reserved), and appends allocate as they go
+    /// (and fail as before on a full disk).
     fn preallocate(&mut self, _len: u64) {}
 }
 

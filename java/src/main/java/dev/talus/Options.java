@@ -232,8 +232,10 @@ public class Options extends PlainCloseable {
    * Reserve each new write-ahead log's disk blocks when it is created ({@code fallocate} with
    * {@code FALLOC_FL_KEEP_SIZE}, 1.1 × the write buffer size, at most {@code maxTotalWalSize} when
    * set), so that its appends never wait for block allocation; what a log did not use is given
-   * back when it is closed. A hint: a file system without {@code fallocate} ignores it. Default
-   * true, as in RocksDB.
+   * back when it is closed. A hint: a file system without {@code fallocate} ignores it, and Talus
+   * skips a reserve over a quarter of the disk's free space at that moment (the log then allocates
+   * as it grows), so that it never takes the room flushes and compactions need. Default true, as
+   * in RocksDB.
    *
    * @param allowFAllocate false to let logs allocate as they grow
    * @return this
