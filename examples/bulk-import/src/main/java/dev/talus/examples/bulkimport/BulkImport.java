@@ -277,6 +277,7 @@ public final class BulkImport implements Callable<Integer> {
     boolean tty = System.console() != null && out == System.out;
     Progress progress = new Progress(e, imp, rows, out, tty,
         report == null ? null : report.resolve("timeseries.csv"));
+    long cpu0 = CpuWait.processCpuNanos();
     long t0 = System.nanoTime();
     progress.start();
     try {
@@ -285,6 +286,9 @@ public final class BulkImport implements Callable<Integer> {
       progress.finish();
     }
     double secs = (System.nanoTime() - t0) / 1e9;
+    long cpu1 = CpuWait.processCpuNanos();
+    s.processCpuSeconds = cpu0 < 0 || cpu1 < 0 ? -1 : (cpu1 - cpu0) / 1e9;
+    s.writersCpuSeconds = imp.writersCpuNanos.get() / 1e9;
 
     Histogram h = progress.total();
     s.elapsedSeconds = secs;
@@ -388,6 +392,11 @@ public final class BulkImport implements Callable<Integer> {
     return h.getCountBetweenValues(h.nextNonEquivalentValue(nanos), h.getMaxValue());
   }
 
+  /** {@code seconds} per million of {@code rows}; -1 when either is unknown. */
+  static double perMillion(double seconds, long rows) {
+    return seconds < 0 || rows <= 0 ? -1 : seconds * 1e6 / rows;
+  }
+
   private void printSummary(Summary s, Verifier v) {
     PrintStream o = out;
     o.println();
@@ -401,9 +410,11 @@ public final class BulkImport implements Callable<Integer> {
           s.putsOver50ms);
       o.printf(Locale.ROOT, "put tail    puts over 10 ms: %d, over 20 ms: %d (histogram)%n",
           s.putsOver10ms, s.putsOver20ms);
-      o.printf(Locale.ROOT, "cpu         writers waited %.1f s for a CPU (run queue, summed over"
-              + " %d writers); machine CPU steal %.1f%%%n", s.writersCpuWaitSeconds, s.threads,
-          s.stealPercent);
+      o.printf(Locale.ROOT, "cpu         %.1f s of CPU (%.1f s per million rows), %.1f s of it in the"
+              + " writers; the writers waited %.1f s for a CPU (run queue, summed over %d"
+              + " writers); machine CPU steal %.1f%%%n", s.processCpuSeconds,
+          perMillion(s.processCpuSeconds, s.rows), s.writersCpuSeconds, s.writersCpuWaitSeconds,
+          s.threads, s.stealPercent);
       o.printf(Locale.ROOT, "flushes     %d (writers waited %.1f s); back-pressure sleeps %d;"
               + " L0 files max %d, at end %d; pending compaction at end %s%n", s.flushes,
           s.flushWaitSeconds, s.backpressureSleeps, s.l0FilesMax, s.l0FilesAtEnd,

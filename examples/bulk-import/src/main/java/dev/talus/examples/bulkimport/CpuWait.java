@@ -1,13 +1,17 @@
 package dev.talus.examples.bulkimport;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
 /**
  * How long the writer threads waited for a CPU, and how much CPU the hypervisor took: what
- * explains a put slower than anything the engine did (Linux only; elsewhere both read -1).
+ * explains a put slower than anything the engine did (Linux only; elsewhere both read -1). And
+ * the CPU time the import cost, which a CPU-starved machine changes far less than it changes
+ * elapsed time.
  *
  * <p>Writers' CPU wait is the run-queue wait of every thread named {@code writer-N}, the second
  * field of {@code /proc/self/task/TID/schedstat} (nanoseconds runnable but not running, on a
@@ -41,6 +45,24 @@ final class CpuWait {
       return -1;
     }
     return sum;
+  }
+
+  /** CPU time (user and system) of the calling thread so far, nanoseconds; 0 if unknown. */
+  static long currentThreadCpuNanos() {
+    ThreadMXBean t = ManagementFactory.getThreadMXBean();
+    return t.isCurrentThreadCpuTimeSupported() ? Math.max(0, t.getCurrentThreadCpuTime()) : 0;
+  }
+
+  /**
+   * CPU time (user and system) of the whole process so far, every thread's, ended ones included:
+   * the writers, the engine's flush and compaction threads, the JVM's. Nanoseconds; -1 if unknown.
+   */
+  static long processCpuNanos() {
+    if (ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.OperatingSystemMXBean os) {
+      return os.getProcessCpuTime();
+    }
+    return -1;
   }
 
   /** {steal, total} CPU ticks of the machine so far, or null if unknown. */

@@ -47,6 +47,8 @@ final class Importer {
   final AtomicLong flushes = new AtomicLong();
   final AtomicLong flushNanos = new AtomicLong();
   final AtomicLong backpressureSleeps = new AtomicLong();
+  /** CPU time of the writer threads, added by each as it ends (user and system, nanoseconds). */
+  final AtomicLong writersCpuNanos = new AtomicLong();
   private volatile long pauseUntil;
   private volatile boolean failed;
   private final AtomicReference<Throwable> error = new AtomicReference<>();
@@ -104,6 +106,8 @@ final class Importer {
       } catch (Throwable t) {
         error.compareAndSet(null, t);
         failed = true;
+      } finally {
+        writersCpuNanos.addAndGet(CpuWait.currentThreadCpuNanos());
       }
     }
 

@@ -68,6 +68,14 @@ final class Summary {
   double writersCpuWaitSeconds = -1;
   /** The machine's CPU steal over the run, percent of CPU time ({@link CpuWait}); -1 if unknown. */
   double stealPercent = -1;
+  /**
+   * CPU seconds (user and system) the process used from the first put to the end of the final
+   * flush: writers, the engine's background threads, the JVM; -1 if unknown. Both engines run in
+   * the harness's process, so the figure covers all the work of either.
+   */
+  double processCpuSeconds = -1;
+  /** CPU seconds of the writer threads (their puts, key generation and flush calls). */
+  double writersCpuSeconds = -1;
 
   /** Flushes made by the import's rhythm (every flushEvery rows), plus the final one. */
   long flushes;

@@ -58,6 +58,8 @@ class BulkImportEndToEndTest {
     // Linux tells both (-1 = unreadable).
     assertTrue(s.writersCpuWaitSeconds >= 0 && s.stealPercent >= 0,
         "CPU wait " + s.writersCpuWaitSeconds + " s, steal " + s.stealPercent + "%");
+    assertTrue(s.writersCpuSeconds > 0 && s.processCpuSeconds >= s.writersCpuSeconds,
+        "CPU " + s.processCpuSeconds + " s, of it writers " + s.writersCpuSeconds + " s");
     List<String> csv = Files.readAllLines(report.resolve("timeseries.csv"));
     assertEquals("seconds,rows,rows_per_s,avg_rows_per_s,p50_us,p99_us,p999_us,max_us,l0_files,"
         + "pending_compaction_bytes,stall_count,stall_micros,interval_stall_micros,"
