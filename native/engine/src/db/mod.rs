@@ -62,6 +62,8 @@ mod snapshot;
 mod stall;
 mod stats;
 mod table_cache;
+#[cfg(test)]
+pub(crate) mod test_hooks;
 mod wal_sync;
 mod write;
 mod write_thread;

@@ -103,30 +103,6 @@ fn max_opt(a: Option<SequenceNumber>, b: Option<SequenceNumber>) -> Option<Seque
     }
 }
 
-/// A hook run between a read's two loads, for tests that make a flush
-/// happen there.
-#[cfg(test)]
-pub(crate) mod test_hooks {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static BETWEEN_READ_LOADS: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
-    }
-
-    /// Makes the next read on this thread run `f` between loading its
-    /// super version and its sequence number.
-    pub(crate) fn set_between_read_loads(f: impl FnOnce() + 'static) {
-        BETWEEN_READ_LOADS.with(|h| *h.borrow_mut() = Some(Box::new(f)));
-    }
-
-    pub(super) fn between_read_loads() {
-        // Taken out first: the hook may itself read.
-        if let Some(f) = BETWEEN_READ_LOADS.with(|h| h.borrow_mut().take()) {
-            f();
-        }
-    }
-}
-
 impl DbInner {
     /// The sequence number a read sees: its snapshot's, or the latest
     /// published one. Call it after loading the super version the read uses.
@@ -160,7 +136,7 @@ impl DbInner {
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let sv = self.super_version.load();
         #[cfg(test)]
-        test_hooks::between_read_loads();
+        super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
         let found = self.get_in(&sv, ro, snapshot, key, value_out, counting, &mut laps);
@@ -291,7 +267,7 @@ impl DbInner {
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let sv = self.super_version.load_full();
         #[cfg(test)]
-        test_hooks::between_read_loads();
+        super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
         let (mut hits, mut bytes) = (0u64, 0u64);
@@ -322,7 +298,7 @@ impl DbInner {
         self.check_open()?;
         let sv = self.super_version.load_full();
         #[cfg(test)]
-        test_hooks::between_read_loads();
+        super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
         let tro = TableReadOptions::from(ro);
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();

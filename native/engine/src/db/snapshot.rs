@@ -24,30 +24,6 @@ impl Snapshot {
     }
 }
 
-/// A hook run after a new snapshot's sequence number is chosen and before
-/// it is registered, for tests that make a flush happen there.
-#[cfg(test)]
-pub(crate) mod test_hooks {
-    use std::cell::RefCell;
-
-    thread_local! {
-        static AFTER_CHOOSING_SEQUENCE: RefCell<Option<Box<dyn FnOnce()>>> = const { RefCell::new(None) };
-    }
-
-    /// Makes the next snapshot taken on this thread run `f` between
-    /// choosing its sequence number and registering it (under the list's
-    /// lock, where the number is chosen).
-    pub(crate) fn set_after_choosing_sequence(f: impl FnOnce() + 'static) {
-        AFTER_CHOOSING_SEQUENCE.with(|h| *h.borrow_mut() = Some(Box::new(f)));
-    }
-
-    pub(super) fn after_choosing_sequence() {
-        if let Some(f) = AFTER_CHOOSING_SEQUENCE.with(|h| h.borrow_mut().take()) {
-            f();
-        }
-    }
-}
-
 /// Live snapshots with their reference counts.
 #[derive(Default)]
 pub(crate) struct SnapshotList {
@@ -73,7 +49,7 @@ impl SnapshotList {
         let mut counts = self.counts.lock();
         let seq = last_sequence.load(Ordering::Acquire);
         #[cfg(test)]
-        test_hooks::after_choosing_sequence();
+        super::test_hooks::run(&super::test_hooks::AFTER_CHOOSING_SNAPSHOT_SEQUENCE);
         *counts.entry(seq).or_insert(0) += 1;
         Snapshot { seq }
     }

@@ -1960,7 +1960,7 @@ fn regression_a_read_without_a_snapshot_sees_a_key_a_flush_rewrote_between_its_l
         db.put(&wo, b"k", old.as_bytes()).unwrap();
         let d = db.clone();
         let n = new.clone();
-        read::test_hooks::set_between_read_loads(move || {
+        test_hooks::set(&test_hooks::BETWEEN_READ_LOADS, move || {
             d.put(&WriteOptions::default(), b"k", n.as_bytes()).unwrap();
             d.flush(&FlushOptions::default()).unwrap();
         });
@@ -2079,7 +2079,7 @@ fn regression_a_flush_between_choosing_and_registering_a_snapshot_keeps_what_it_
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let job = std::sync::Arc::new(parking_lot::Mutex::new(None));
     let j = job.clone();
-    snapshot::test_hooks::set_after_choosing_sequence(move || {
+    test_hooks::set(&test_hooks::AFTER_CHOOSING_SNAPSHOT_SEQUENCE, move || {
         let h = std::thread::spawn(move || {
             d.put(&WriteOptions::default(), b"k", b"new").unwrap();
             d.flush(&FlushOptions::default()).unwrap();
