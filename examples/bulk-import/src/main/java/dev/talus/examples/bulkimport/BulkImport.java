@@ -102,6 +102,14 @@ public final class BulkImport implements Callable<Integer> {
           + " when there are more of them than cores. Default: ${DEFAULT-VALUE}.")
   boolean lowPriorityCompactions = false;
 
+  @Option(names = "--rocksdb-write-thread-adaptive-yield", negatable = true,
+      fallbackValue = "true",
+      description = "RocksJava only (setEnableWriteThreadAdaptiveYield): a writer waiting for its"
+          + " write group spins and yields up to 100 us before it blocks. Talus has no such"
+          + " setting (its writers spin 64 rounds, then park) and runs the same either way."
+          + " Default: ${DEFAULT-VALUE}, RocksDB's default, as seed 003 leaves it.")
+  boolean rocksdbWriteThreadAdaptiveYield = true;
+
   @Option(names = "--db", paramLabel = "DIR",
       description = "Database directory. Default: " + DEFAULT_DB + " (recreated on each run;"
           + " another directory that holds files needs --overwrite).")
@@ -226,7 +234,7 @@ public final class BulkImport implements Callable<Integer> {
 
     EngineSettings settings = EngineSettings.seed003(dbDir.toString(),
         walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
-        lowPriorityCompactions);
+        lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;

@@ -34,6 +34,10 @@ package dev.talus.examples.bulkimport;
  * @param bloomBitsPerKey Bloom filter bits per key (whole-key filtering)
  * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority ({@code
  *     Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW)} in both engines)
+ * @param rocksdbWriteThreadAdaptiveYield RocksJava only: {@code
+ *     setEnableWriteThreadAdaptiveYield} (RocksDB's default true: a writer waiting for its write
+ *     group spins and yields up to 100 us before it blocks). Talus has no such setting: its
+ *     writers spin 64 rounds, then park
  */
 record EngineSettings(
     String path,
@@ -56,7 +60,8 @@ record EngineSettings(
     long walBytesPerSync,
     long blockCacheBytes,
     double bloomBitsPerKey,
-    boolean lowCpuPriorityCompactions) {
+    boolean lowCpuPriorityCompactions,
+    boolean rocksdbWriteThreadAdaptiveYield) {
 
   private static final long MIB = 1L << 20;
 
@@ -69,10 +74,13 @@ record EngineSettings(
    * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
    * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
    * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority
+   * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the seed: its default,
+   *     true)
    * @return the settings
    */
   static EngineSettings seed003(String path, String walDir, long rateLimitMb,
-      long walBytesPerSyncMb, boolean lowCpuPriorityCompactions) {
+      long walBytesPerSyncMb, boolean lowCpuPriorityCompactions,
+      boolean rocksdbWriteThreadAdaptiveYield) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
     return new EngineSettings(
         path,
@@ -95,7 +103,8 @@ record EngineSettings(
         walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
         512 * MIB, // block cache 512 MB
         10.0, // BloomFilter(10, false), whole-key filtering
-        lowCpuPriorityCompactions);
+        lowCpuPriorityCompactions,
+        rocksdbWriteThreadAdaptiveYield);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -108,7 +117,8 @@ record EngineSettings(
             + "max_background_flushes=%d target_file_size_base=%dMiB "
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
             + "block_cache=%dMiB(LRU) bloom=%.0fbits(whole key) compression=LZ4 "
-            + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s",
+            + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
+            + "rocksdb_write_thread_adaptive_yield=%b",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
         level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger,
         softPendingCompactionBytesLimit / MIB, hardPendingCompactionBytesLimit >> 30,
@@ -120,6 +130,6 @@ record EngineSettings(
                 + "us, fairness " + rateLimitFairness + ", writes only)",
         walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey,
         lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
-        walDir == null ? "(db dir)" : walDir);
+        walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield);
   }
 }

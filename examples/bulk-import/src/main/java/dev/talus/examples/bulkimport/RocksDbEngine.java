@@ -57,6 +57,7 @@ final class RocksDbEngine implements Engine {
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
         .setCompressionType(CompressionType.LZ4_COMPRESSION)
         .setWalBytesPerSync(s.walBytesPerSync())
+        .setEnableWriteThreadAdaptiveYield(s.rocksdbWriteThreadAdaptiveYield())
         .setStatistics(statistics)
         .setTableFormatConfig(new BlockBasedTableConfig()
             .setBlockCache(cache)
