@@ -70,6 +70,11 @@ final class Progress {
     }
     startNanos = System.nanoTime();
     lastNanos = startNanos;
+    // The steal baseline is the start, not the first sample: a run shorter than a second has
+    // only the final sample, and steal over it must still be defined (regression: the
+    // end-to-end test's 200,000-row run took under a second and reported steal -1).
+    firstTicks = CpuWait.cpuTicks();
+    lastTicks = firstTicks;
   }
 
   void start() {
@@ -144,9 +149,6 @@ final class Progress {
     lastWriterWait = writerWait;
     long[] ticks = CpuWait.cpuTicks();
     double steal = CpuWait.stealPercent(lastTicks, ticks);
-    if (firstTicks == null) {
-      firstTicks = ticks;
-    }
     lastTicks = ticks;
     l0Max = Math.max(l0Max, l0);
     Sample s = new Sample(secs, rows, rate, avg, us(interval.getValueAtPercentile(50)),

@@ -71,6 +71,26 @@ class BulkImportEndToEndTest {
     TestDirs.deleteTree(dir);
   }
 
+  /**
+   * Regression: the CPU steal baseline was the first per-second sample, so a run shorter than a
+   * second (only the final sample) reported steal -1 (the 200,000-row test above failed so on a
+   * fast day). The baseline is now taken at the start.
+   */
+  @Test
+  void aRunShorterThanASecondStillReportsStealAndCpuWait() throws Exception {
+    Path dir = TestDirs.root().resolve("e2e-short");
+    TestDirs.deleteTree(dir);
+    Path report = dir.resolve("report");
+    runHarness(0, "--rows", "2000", "--verify", "none", "--engine", "talus",
+        "--db", dir.resolve("db").toString(), "--report", report.toString());
+    Summary s = Summary.read(report.resolve("summary.json"));
+    assertTrue(s.elapsedSeconds < 1.0, "the run must end before the first sample: "
+        + s.elapsedSeconds + " s");
+    assertTrue(s.writersCpuWaitSeconds >= 0 && s.stealPercent >= 0,
+        "CPU wait " + s.writersCpuWaitSeconds + " s, steal " + s.stealPercent + "%");
+    TestDirs.deleteTree(dir);
+  }
+
   @Test
   void verifyFindsMissingRowsAndFailsTheRun() throws Exception {
     Path dir = TestDirs.root().resolve("e2e-missing");
