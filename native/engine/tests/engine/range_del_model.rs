@@ -208,12 +208,17 @@ impl Run {
     fn check_get(&self, k: &[u8], snap: Option<usize>) {
         let (ro, m) = self.view(snap);
         let got = self.db().get(&ro, k).unwrap();
-        if got.as_deref() != m.get(k).map(Vec::as_slice) {
+        self.check_value("get", k, &ro, got.as_deref(), m);
+    }
+
+    /// Fails the run when `got` for `k` read with `ro` is not the model's value.
+    fn check_value(&self, op: &str, k: &[u8], ro: &ReadOptions, got: Option<&[u8]>, m: &Map) {
+        if got != m.get(k).map(Vec::as_slice) {
             self.fail(format!(
-                "get({}) at {:?}: got {:?}, model {:?}",
+                "{op}({}) at {:?}: got {:?}, model {:?}",
                 show(k),
                 ro.snapshot,
-                got.as_deref().map(show),
+                got.map(show),
                 m.get(k).map(|v| show(v))
             ));
         }
@@ -226,15 +231,7 @@ impl Run {
         let (ro, m) = self.view(snap);
         let got = self.db().multi_get(&ro, &refs).unwrap();
         for (k, g) in keys.iter().zip(&got) {
-            if g.as_deref() != m.get(k).map(Vec::as_slice) {
-                self.fail(format!(
-                    "multi_get: {} at {:?}: got {:?}, model {:?}",
-                    show(k),
-                    ro.snapshot,
-                    g.as_deref().map(show),
-                    m.get(k).map(|v| show(v))
-                ));
-            }
+            self.check_value("multi_get", k, &ro, g.as_deref(), m);
         }
     }
 
