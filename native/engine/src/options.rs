@@ -182,6 +182,12 @@ pub struct Options {
     /// The importer owns the flush rhythm: no flush is triggered by WAL
     /// size, only by a full write buffer or an explicit flush. Default false.
     pub manual_flush_enabled: bool,
+    /// Write admission: at most this many threads write at once; the others
+    /// sleep and take turns of 1 ms, first come first served (see
+    /// `db::write_gate`). -1 = one per core this process may run on, 0 = no
+    /// limit (RocksDB's behaviour), else 1 to [`MAX_CONCURRENT_WRITERS`].
+    /// `sync` and `no_slowdown` writes are never held. Default -1.
+    pub max_concurrent_writers: i32,
     /// The file system all IO goes through.
     pub fs: Arc<dyn FileSystem>,
     /// The CPU priorities of the background pools ([`crate::env`]). Default
@@ -273,6 +279,7 @@ impl Default for Options {
             delayed_write_rate: 0,
             max_total_wal_size: 0,
             manual_flush_enabled: false,
+            max_concurrent_writers: -1,
             fs: StdFileSystem::shared(),
             env: Env::default_env(),
             rate_limiter: None,
@@ -310,6 +317,9 @@ impl Default for Options {
 /// refused one (leaving thousands behind) or aborted the process.
 pub const MAX_BACKGROUND_THREADS: i32 = 1024;
 
+/// Upper bound of `max_concurrent_writers`.
+pub const MAX_CONCURRENT_WRITERS: i32 = 1024;
+
 fn invalid(msg: String) -> Error {
     Error::InvalidArgument(msg)
 }
@@ -327,6 +337,12 @@ impl Options {
             return Err(invalid(format!(
                 "write_buffer_size must be at most 64 GiB, got {}",
                 self.write_buffer_size
+            )));
+        }
+        if !(-1..=MAX_CONCURRENT_WRITERS).contains(&self.max_concurrent_writers) {
+            return Err(invalid(format!(
+                "max_concurrent_writers must be -1 (one per core), 0 (no limit) or 1..={MAX_CONCURRENT_WRITERS}, got {}",
+                self.max_concurrent_writers
             )));
         }
         if self.max_write_buffer_number < 1 {
@@ -569,6 +585,7 @@ impl Options {
             format!("delayed_write_rate: {}", self.delayed_write_rate),
             format!("max_total_wal_size: {}", self.max_total_wal_size),
             format!("manual_flush_enabled: {}", self.manual_flush_enabled),
+            format!("max_concurrent_writers: {}", self.max_concurrent_writers),
             format!(
                 "rate_limiter: {}",
                 self.rate_limiter

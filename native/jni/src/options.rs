@@ -58,6 +58,7 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             "delayed_write_rate" => o.delayed_write_rate = unsigned(name, v)?,
             "max_total_wal_size" => o.max_total_wal_size = unsigned(name, v)?,
             "manual_flush_enabled" => o.manual_flush_enabled = boolean(name, v)?,
+            "max_concurrent_writers" => o.max_concurrent_writers = int(name, v)?,
             "write_buffer_size" => {
                 o.write_buffer_size = usize::try_from(unsigned(name, v)?)
                     .map_err(|_| bad(name, v, "a size that fits in memory"))?;

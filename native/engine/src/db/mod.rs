@@ -66,6 +66,7 @@ mod table_cache;
 pub(crate) mod test_hooks;
 mod wal_sync;
 mod write;
+mod write_gate;
 mod write_thread;
 
 use std::collections::BTreeSet;
@@ -201,6 +202,8 @@ pub(crate) struct DbInner {
     pub(crate) block_pool: Arc<BlockPool>,
     pub(crate) last_sequence: AtomicU64,
     pub(crate) write_queue: WriteQueue,
+    /// Write admission (see `write_gate`).
+    pub(crate) write_gate: write_gate::WriteGate,
     pub(crate) wal: Mutex<WalState>,
     pub(crate) state: Mutex<DbState>,
     /// Signalled whenever background work finishes or the state it waits on changes.
@@ -433,6 +436,7 @@ impl Db {
             block_pool,
             last_sequence: AtomicU64::new(0),
             write_queue: WriteQueue::default(),
+            write_gate: write_gate::WriteGate::for_option(opts.max_concurrent_writers),
             wal: Mutex::new(WalState {
                 writer: None,
                 last_allocated: 0,
@@ -498,6 +502,19 @@ impl Db {
             let mut st = inner.state.lock();
             inner.maybe_schedule_work(&mut st);
         }
+        info_log!(
+            inner.info_log,
+            Info,
+            "Write admission: {} (max_concurrent_writers {})",
+            match inner.write_gate.limit() {
+                0 => "off".to_string(),
+                n => format!(
+                    "{n} writer threads at once, turns of {:?}",
+                    write_gate::QUANTUM
+                ),
+            },
+            inner.opts.max_concurrent_writers
+        );
         inner.start_stats_dumper();
         Ok(Db { inner })
     }

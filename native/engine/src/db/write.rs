@@ -64,9 +64,15 @@ impl DbInner {
             }
         }
         let _t = self.timer(Histogram::DbWrite);
+        let slot = if wo.no_slowdown || wo.sync {
+            None
+        } else {
+            self.write_gate.enter()
+        };
         self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
         let prepared = self.prepare_single_entry(&batch);
         let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch, prepared));
+        drop(slot);
         self.maybe_purge_obsolete_files();
         r
     }

@@ -34,6 +34,7 @@ public class Options extends PlainCloseable {
   private long delayedWriteRate;
   private long maxTotalWalSize;
   private boolean manualFlushEnabled;
+  private int maxConcurrentWriters = -1;
 
   // Column family.
   private long writeBufferSize = 64L << 20;
@@ -91,6 +92,7 @@ public class Options extends PlainCloseable {
     this.delayedWriteRate = other.delayedWriteRate;
     this.maxTotalWalSize = other.maxTotalWalSize;
     this.manualFlushEnabled = other.manualFlushEnabled;
+    this.maxConcurrentWriters = other.maxConcurrentWriters;
     this.writeBufferSize = other.writeBufferSize;
     this.maxWriteBufferNumber = other.maxWriteBufferNumber;
     this.minWriteBufferNumberToMerge = other.minWriteBufferNumberToMerge;
@@ -138,6 +140,9 @@ public class Options extends PlainCloseable {
    * system's threads.
    */
   static final int MAX_BACKGROUND_THREADS = 1024;
+
+  /** Upper bound of {@link #setMaxConcurrentWriters(int)}, as in the engine. */
+  static final int MAX_CONCURRENT_WRITERS = 1024;
 
   private static int threadCount(String name, int v, boolean minusOneDerives) {
     if ((v < 1 && !(minusOneDerives && v == -1)) || v > MAX_BACKGROUND_THREADS) {
@@ -456,6 +461,38 @@ public class Options extends PlainCloseable {
   public boolean manualFlushEnabled() {
     checkOpen();
     return manualFlushEnabled;
+  }
+
+  /**
+   * Talus option (RocksDB has none): write admission. At most this many threads write at once;
+   * the others sleep and take turns of 1 ms each, first come first served. A thread keeps its
+   * turn from one put to the next, so a turn costs one wake-up, not one per put. With more writer
+   * threads than cores, writers beyond the cores only wait in the operating system's run queue,
+   * where a preempted put waits a scheduler tick per runnable thread; at the gate they wait for
+   * turns of known length instead. {@code sync} and {@code noSlowdown} writes are never held.
+   *
+   * <p>Default -1: one writer per core this process may run on (a no-op while there are no more
+   * writer threads than cores). 0 turns admission off (every writer runs at once, as in
+   * RocksDB); 1 to 1024 sets the number.
+   *
+   * @param writers -1 (one per core), 0 (no limit) or 1..1024
+   * @return this
+   * @throws IllegalArgumentException when out of range
+   */
+  public Options setMaxConcurrentWriters(int writers) {
+    checkOpen();
+    if (writers < -1 || writers > MAX_CONCURRENT_WRITERS) {
+      throw new IllegalArgumentException("maxConcurrentWriters must be -1 (one per core), 0 (no"
+          + " limit) or in 1.." + MAX_CONCURRENT_WRITERS + ", got " + writers);
+    }
+    maxConcurrentWriters = writers;
+    return this;
+  }
+
+  /** @return the write admission limit (-1 = one per core, the default; 0 = no limit) */
+  public int maxConcurrentWriters() {
+    checkOpen();
+    return maxConcurrentWriters;
   }
 
   // ---------------------------------------------------------------- column family
@@ -1197,6 +1234,7 @@ public class Options extends PlainCloseable {
     put(b, "delayed_write_rate", delayedWriteRate);
     put(b, "max_total_wal_size", maxTotalWalSize);
     put(b, "manual_flush_enabled", manualFlushEnabled);
+    put(b, "max_concurrent_writers", maxConcurrentWriters);
     put(b, "write_buffer_size", writeBufferSize);
     put(b, "max_write_buffer_number", maxWriteBufferNumber);
     put(b, "min_write_buffer_number_to_merge", minWriteBufferNumberToMerge);

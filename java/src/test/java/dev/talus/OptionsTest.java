@@ -40,7 +40,8 @@ class OptionsTest {
       "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
       "setWalRecoveryMode", "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
       "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
-      "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setWriteBufferSize",
+      "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setMaxConcurrentWriters",
+      "setWriteBufferSize",
       "setMaxWriteBufferNumber", "setMinWriteBufferNumberToMerge",
       "setLevel0FileNumCompactionTrigger", "setLevelZeroFileNumCompactionTrigger",
       "setLevel0SlowdownWritesTrigger", "setLevel0FileNumSlowdownTrigger",
@@ -144,6 +145,11 @@ class OptionsTest {
       assertEquals(128L << 20, o.maxTotalWalSize());
       o.setManualFlushEnabled(true);
       assertTrue(o.manualFlushEnabled());
+      assertEquals(-1, o.maxConcurrentWriters(), "default: one per core");
+      o.setMaxConcurrentWriters(0);
+      assertEquals(0, o.maxConcurrentWriters());
+      o.setMaxConcurrentWriters(3);
+      assertEquals(3, o.maxConcurrentWriters());
       o.setWriteBufferSize(1 << 20);
       assertEquals(1 << 20, o.writeBufferSize());
       o.setMaxWriteBufferNumber(5);
@@ -289,6 +295,8 @@ class OptionsTest {
       assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(-5));
       assertNames("delayedWriteRate", () -> o.setDelayedWriteRate(-1));
       assertNames("maxTotalWalSize", () -> o.setMaxTotalWalSize(-1));
+      assertNames("maxConcurrentWriters", () -> o.setMaxConcurrentWriters(-2));
+      assertNames("maxConcurrentWriters", () -> o.setMaxConcurrentWriters(1025));
       assertNames("writeBufferSize", () -> o.setWriteBufferSize(64 * 1024 - 1));
       assertNames("writeBufferSize", () -> o.setWriteBufferSize((64L << 30) + 1));
       assertNames("maxWriteBufferNumber", () -> o.setMaxWriteBufferNumber(0));

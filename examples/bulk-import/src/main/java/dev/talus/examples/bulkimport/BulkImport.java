@@ -110,6 +110,13 @@ public final class BulkImport implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}, RocksDB's default, as seed 003 leaves it.")
   boolean rocksdbWriteThreadAdaptiveYield = true;
 
+  @Option(names = "--talus-max-concurrent-writers", paramLabel = "N",
+      description = "Talus only (Options.setMaxConcurrentWriters): at most N writer threads write"
+          + " at once, the others sleep and take 1 ms turns; -1 = one per core, 0 = no limit"
+          + " (RocksDB has no such setting and runs every writer at once). Default:"
+          + " ${DEFAULT-VALUE}, Talus's default.")
+  int talusMaxConcurrentWriters = -1;
+
   @Option(names = "--db", paramLabel = "DIR",
       description = "Database directory. Default: " + DEFAULT_DB + " (recreated on each run;"
           + " another directory that holds files needs --overwrite).")
@@ -234,7 +241,7 @@ public final class BulkImport implements Callable<Integer> {
 
     EngineSettings settings = EngineSettings.seed003(dbDir.toString(),
         walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
-        lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield);
+        lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;

@@ -38,6 +38,9 @@ package dev.talus.examples.bulkimport;
  *     setEnableWriteThreadAdaptiveYield} (RocksDB's default true: a writer waiting for its write
  *     group spins and yields up to 100 us before it blocks). Talus has no such setting: its
  *     writers spin 64 rounds, then park
+ * @param talusMaxConcurrentWriters Talus only: {@code setMaxConcurrentWriters} (write admission;
+ *     -1, Talus's default, is one writer thread at a time per core, 0 is none, as in RocksDB,
+ *     which has no such setting)
  */
 record EngineSettings(
     String path,
@@ -61,7 +64,8 @@ record EngineSettings(
     long blockCacheBytes,
     double bloomBitsPerKey,
     boolean lowCpuPriorityCompactions,
-    boolean rocksdbWriteThreadAdaptiveYield) {
+    boolean rocksdbWriteThreadAdaptiveYield,
+    int talusMaxConcurrentWriters) {
 
   private static final long MIB = 1L << 20;
 
@@ -76,11 +80,12 @@ record EngineSettings(
    * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority
    * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the seed: its default,
    *     true)
+   * @param talusMaxConcurrentWriters Talus's write admission (its default: -1)
    * @return the settings
    */
   static EngineSettings seed003(String path, String walDir, long rateLimitMb,
       long walBytesPerSyncMb, boolean lowCpuPriorityCompactions,
-      boolean rocksdbWriteThreadAdaptiveYield) {
+      boolean rocksdbWriteThreadAdaptiveYield, int talusMaxConcurrentWriters) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
     return new EngineSettings(
         path,
@@ -104,7 +109,8 @@ record EngineSettings(
         512 * MIB, // block cache 512 MB
         10.0, // BloomFilter(10, false), whole-key filtering
         lowCpuPriorityCompactions,
-        rocksdbWriteThreadAdaptiveYield);
+        rocksdbWriteThreadAdaptiveYield,
+        talusMaxConcurrentWriters);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -118,7 +124,7 @@ record EngineSettings(
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
             + "block_cache=%dMiB(LRU) bloom=%.0fbits(whole key) compression=LZ4 "
             + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
-            + "rocksdb_write_thread_adaptive_yield=%b",
+            + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
         level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger,
         softPendingCompactionBytesLimit / MIB, hardPendingCompactionBytesLimit >> 30,
@@ -130,6 +136,11 @@ record EngineSettings(
                 + "us, fairness " + rateLimitFairness + ", writes only)",
         walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey,
         lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
-        walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield);
+        walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield,
+        switch (talusMaxConcurrentWriters) {
+          case -1 -> "-1(one per core)";
+          case 0 -> "0(no limit)";
+          default -> Integer.toString(talusMaxConcurrentWriters);
+        });
   }
 }

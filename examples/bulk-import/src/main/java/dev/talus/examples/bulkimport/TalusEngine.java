@@ -38,6 +38,7 @@ final class TalusEngine implements Engine {
         .setMaxWriteBufferNumber(s.maxWriteBufferNumber())
         .setMinWriteBufferNumberToMerge(s.minWriteBufferNumberToMerge())
         .setManualFlushEnabled(true)
+        .setMaxConcurrentWriters(s.talusMaxConcurrentWriters())
         .setLevel0FileNumCompactionTrigger(s.level0FileNumCompactionTrigger())
         .setLevel0SlowdownWritesTrigger(s.level0SlowdownWritesTrigger())
         .setLevel0StopWritesTrigger(s.level0StopWritesTrigger())
