@@ -159,6 +159,91 @@ fn concurrent_writers_all_land_and_sequences_are_dense() {
     assert_eq!(db.get(&ro, b"t7-499").unwrap(), Some(b"499".to_vec()));
 }
 
+/// Write admission with one slot (`max_concurrent_writers` 1) and eight
+/// writers: every write lands, including those of threads that hold their
+/// lease while they do something else (an explicit flush; waiting for
+/// another writer, which would deadlock if a lease could not be taken from
+/// a thread outside the engine) and of threads that stop writing while
+/// they hold it.
+#[test]
+fn write_admission_with_one_slot_lets_every_writer_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        max_concurrent_writers: 1,
+        write_buffer_size: 256 * 1024,
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
+    assert_eq!(db.inner.write_gate.limit(), 1);
+    // Thread 0 writes once, then waits for thread 1's first write, which
+    // must get past the gate while thread 0 holds the only lease.
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let mut tx = Some(tx);
+    let mut rx = Some(rx);
+    let threads: Vec<_> = (0..8)
+        .map(|t| {
+            let db = db.clone();
+            let (tx, rx) = match t {
+                0 => (None, rx.take()),
+                1 => (tx.take(), None),
+                _ => (None, None),
+            };
+            std::thread::spawn(move || {
+                let wo = WriteOptions::default();
+                let n = if t == 7 { 3 } else { 400 };
+                for i in 0..n {
+                    db.put(
+                        &wo,
+                        format!("t{t}-{i}").as_bytes(),
+                        format!("{i}").as_bytes(),
+                    )
+                    .unwrap();
+                    if i == 0
+                        && let Some(rx) = &rx
+                    {
+                        rx.recv().unwrap();
+                    }
+                    if i == 0
+                        && let Some(tx) = &tx
+                    {
+                        tx.send(()).unwrap();
+                    }
+                    if t == 2 && i % 100 == 50 {
+                        db.flush(&FlushOptions::default()).unwrap();
+                    }
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    let total = 7 * 400 + 3;
+    assert_eq!(db.latest_sequence_number(), total);
+    let ro = ReadOptions::default();
+    for t in 0..8 {
+        let n = if t == 7 { 3 } else { 400 };
+        for i in 0..n {
+            assert_eq!(
+                db.get(&ro, format!("t{t}-{i}").as_bytes()).unwrap(),
+                Some(format!("{i}").into_bytes()),
+                "t{t}-{i}"
+            );
+        }
+    }
+    // The options reach the engine as given; out of range is refused.
+    for bad in [-2, crate::options::MAX_CONCURRENT_WRITERS + 1] {
+        let o = Options {
+            max_concurrent_writers: bad,
+            ..opts()
+        };
+        let e = Db::open(o, tempfile::tempdir().unwrap().path())
+            .err()
+            .unwrap();
+        assert!(e.to_string().contains("max_concurrent_writers"), "{e}");
+    }
+}
+
 /// Puts are copied into the memtable and placed before they queue
 /// (`MemTable::prepare`); this races them with each other on the same keys
 /// and with memtable switches (a 64 KiB write buffer: a switch every few

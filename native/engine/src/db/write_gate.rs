@@ -30,9 +30,13 @@
 //! or gone to do something else: an explicit flush, a back-pressure sleep,
 //! or done writing). So that this never holds the others up for long, nor
 //! forever (a thread that holds a slot and waits for one that waits here
-//! would otherwise deadlock), the first waiter wakes every [`STEAL_POLL`]
-//! and takes any slot whose holder has been outside the engine for
-//! [`IDLE_STEAL`]. A slot is never taken from a thread inside a put.
+//! would otherwise deadlock), the first waiter takes any slot whose holder
+//! has been outside the engine for [`IDLE_STEAL`]: it sleeps until the
+//! first such slot would qualify, or for [`STEAL_POLL`] while every holder
+//! is inside a put or between two. A slot is never taken from a thread inside a put. A
+//! thread remembers its leases in the last [`LEASES`] gates it wrote
+//! through, so one that writes to a few databases in turn keeps a slot in
+//! each.
 //!
 //! Slot state, one `u64`: `token << 1 | inside`; `token` names the lease
 //! (unique among all gates, never reused), `inside` is set while its holder
@@ -68,8 +72,14 @@ pub(crate) const QUANTUM: Duration = Duration::from_millis(1);
 /// A slot whose holder has been outside the engine this long may be taken
 /// by the first waiter.
 pub(crate) const IDLE_STEAL: Duration = Duration::from_micros(200);
-/// How often the first waiter looks for such a slot.
+/// How often the first waiter looks for such a slot while every holder is
+/// inside a put.
 pub(crate) const STEAL_POLL: Duration = Duration::from_millis(1);
+/// The first waiter's shortest sleep.
+const MIN_POLL: Duration = Duration::from_micros(50);
+/// A holder outside the engine for less than this is taken to be between
+/// two puts (see `WriteGate::next_poll`).
+const BUSY_GAP: Duration = Duration::from_micros(50);
 
 const INSIDE: u64 = 1;
 
@@ -83,9 +93,42 @@ fn new_token() -> u64 {
     NEXT_TOKEN.fetch_add(1, Ordering::Relaxed)
 }
 
+/// A thread's lease in one gate: (gate id, slot index, token).
+type Lease = (u64, usize, u64);
+
+/// Leases a thread remembers: a thread that writes to a few databases in
+/// turn keeps its slot in each.
+const LEASES: usize = 4;
+
 thread_local! {
-    /// This thread's lease: (gate id, slot index, token); gate id 0 when none.
-    static LEASE: Cell<(u64, usize, u64)> = const { Cell::new((0, 0, 0)) };
+    /// This thread's leases, most recent first; gate id 0 is no lease.
+    static LEASES_HELD: Cell<[Lease; LEASES]> = const { Cell::new([(0, 0, 0); LEASES]) };
+}
+
+/// This thread's lease in gate `id`, if it remembers one.
+fn lease_in(id: u64) -> Option<(usize, u64)> {
+    LEASES_HELD
+        .get()
+        .iter()
+        .find(|l| l.0 == id)
+        .map(|&(_, slot, token)| (slot, token))
+}
+
+/// Remembers this thread's lease in gate `id` (`None`: forgets it).
+fn set_lease(id: u64, lease: Option<(usize, u64)>) {
+    let mut out = [(0, 0, 0); LEASES];
+    let mut n = 0;
+    if let Some((slot, token)) = lease {
+        out[0] = (id, slot, token);
+        n = 1;
+    }
+    for l in LEASES_HELD.get() {
+        if l.0 != 0 && l.0 != id && n < LEASES {
+            out[n] = l;
+            n += 1;
+        }
+    }
+    LEASES_HELD.set(out);
 }
 
 /// One slot, on its own cache line: only its holder touches it per put.
@@ -166,8 +209,7 @@ impl WriteGate {
         if self.slots.is_empty() {
             return None;
         }
-        let (gate, slot, token) = LEASE.get();
-        if gate == self.id {
+        if let Some((slot, token)) = lease_in(self.id) {
             if self.slots[slot]
                 .state
                 .compare_exchange(
@@ -185,7 +227,7 @@ impl WriteGate {
                 });
             }
             // Taken while this thread was outside the engine.
-            LEASE.set((0, 0, 0));
+            set_lease(self.id, None);
         }
         Some(self.enter_slow())
     }
@@ -212,7 +254,7 @@ impl WriteGate {
             let slot = me.slot.load(Ordering::Acquire);
             if slot != usize::MAX {
                 let token = me.token.load(Ordering::Relaxed);
-                LEASE.set((self.id, slot, token));
+                set_lease(self.id, Some((slot, token)));
                 return Admission {
                     gate: self,
                     slot,
@@ -225,7 +267,7 @@ impl WriteGate {
                 .front()
                 .is_some_and(|f| Arc::ptr_eq(f, &me));
             if first {
-                std::thread::park_timeout(STEAL_POLL);
+                std::thread::park_timeout(self.next_poll());
                 let mut q = self.queue.lock();
                 // A slot handed to this waiter is set under this lock.
                 if me.slot.load(Ordering::Acquire) == usize::MAX
@@ -243,6 +285,27 @@ impl WriteGate {
                 std::thread::park();
             }
         }
+    }
+
+    /// How long the first waiter sleeps before it looks for an idle slot
+    /// again: until the first slot whose holder has been outside the engine
+    /// for [`BUSY_GAP`] reaches [`IDLE_STEAL`] (at least [`MIN_POLL`]), else
+    /// [`STEAL_POLL`]. A holder outside for less is between two puts, as
+    /// the holders of a busy gate nearly always are when not inside; a
+    /// holder leaving at its turn's end wakes the waiter sooner.
+    fn next_poll(&self) -> Duration {
+        let now = self.now();
+        let idle = IDLE_STEAL.as_nanos() as u64;
+        let mut wait = STEAL_POLL;
+        for s in self.slots.iter() {
+            if s.state.load(Ordering::Acquire) & INSIDE == 0 {
+                let since = now.saturating_sub(s.left.load(Ordering::Relaxed));
+                if since >= BUSY_GAP.as_nanos() as u64 {
+                    wait = wait.min(Duration::from_nanos(idle.saturating_sub(since)));
+                }
+            }
+        }
+        wait.max(MIN_POLL)
     }
 
     /// Under the queue lock: a slot never leased, or one whose holder has
@@ -269,7 +332,7 @@ impl WriteGate {
                 .is_ok()
             {
                 s.turn_began.store(now, Ordering::Relaxed);
-                LEASE.set((self.id, i, token));
+                set_lease(self.id, Some((i, token)));
                 return Some(Admission {
                     gate: self,
                     slot: i,
@@ -303,7 +366,7 @@ impl WriteGate {
                     first.thread.unpark();
                 }
                 drop(q);
-                LEASE.set((0, 0, 0));
+                set_lease(self.id, None);
                 return;
             }
         }
@@ -413,6 +476,27 @@ mod tests {
             t.join().unwrap();
         }
         assert_eq!(*order.lock(), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn a_thread_writing_to_two_databases_in_turn_keeps_its_lease_in_each() {
+        let (a, b) = (WriteGate::new(1, QUANTUM), WriteGate::new(1, QUANTUM));
+        drop(a.enter());
+        drop(b.enter());
+        let (la, lb) = (lease_in(a.id), lease_in(b.id));
+        assert!(la.is_some() && lb.is_some());
+        for _ in 0..3 {
+            drop(a.enter());
+            drop(b.enter());
+        }
+        assert_eq!(
+            (lease_in(a.id), lease_in(b.id)),
+            (la, lb),
+            "the same leases"
+        );
+        // Forgetting one keeps the other.
+        set_lease(a.id, None);
+        assert_eq!((lease_in(a.id), lease_in(b.id)), (None, lb));
     }
 
     #[test]

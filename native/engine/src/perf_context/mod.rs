@@ -286,7 +286,8 @@ define_fields! {
     write_scheduling_flushes_compactions_time: EnableTimeExceptForMutex,
     /// Nanoseconds of a write call outside the other write fields.
     write_pre_and_post_process_time: EnableTimeExceptForMutex,
-    /// Nanoseconds waiting in the write queue for a group leader.
+    /// Nanoseconds waiting in the write queue for a group leader, and for a
+    /// turn at the write admission gate (`db::write_gate`).
     write_thread_wait_nanos: EnableWait,
     /// Nanoseconds acquiring the DB mutex.
     db_mutex_lock_nanos: EnableTime,

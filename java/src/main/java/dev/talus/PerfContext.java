@@ -603,7 +603,9 @@ public class PerfContext extends PlainCloseable {
     return value(49);
   }
   /**
-   * Nanoseconds waiting in the write queue for a group leader. Recorded from {@link PerfLevel#ENABLE_WAIT}.
+   * Nanoseconds waiting in the write queue for a group leader, and for a turn at the write
+   * admission gate ({@link Options#setMaxConcurrentWriters(int)}). Recorded from {@link
+   * PerfLevel#ENABLE_WAIT}.
    *
    * @return write_thread_wait_nanos
    */

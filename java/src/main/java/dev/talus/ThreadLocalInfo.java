@@ -429,7 +429,8 @@ public final class ThreadLocalInfo {
     return values[49];
   }
   /**
-   * Nanoseconds waiting in the write queue for a group leader.
+   * Nanoseconds waiting in the write queue for a group leader, and for a turn at the write
+   * admission gate ({@link Options#setMaxConcurrentWriters(int)}).
    *
    * @return write_thread_wait_nanos
    */
