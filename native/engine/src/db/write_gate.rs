@@ -53,6 +53,10 @@
 //! in flight; holding them back would shrink those groups, and a writer
 //! waiting for the disk takes no CPU).
 //!
+//! A write made by a thread already inside a write (from a callback the
+//! engine makes meanwhile, such as a user logger) passes the gate: it must
+//! not wait for the slot it holds.
+//!
 //! Thread safety: the lease fast path touches only the thread's own slot
 //! (its cache line is not shared with other slots); the waiters' line is a
 //! mutex taken once per turn, not per put.
@@ -210,24 +214,26 @@ impl WriteGate {
             return None;
         }
         if let Some((slot, token)) = lease_in(self.id) {
-            if self.slots[slot]
-                .state
-                .compare_exchange(
-                    token << 1,
-                    token << 1 | INSIDE,
-                    Ordering::Acquire,
-                    Ordering::Relaxed,
-                )
-                .is_ok()
-            {
-                return Some(Admission {
-                    gate: self,
-                    slot,
-                    token,
-                });
+            match self.slots[slot].state.compare_exchange(
+                token << 1,
+                token << 1 | INSIDE,
+                Ordering::Acquire,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    return Some(Admission {
+                        gate: self,
+                        slot,
+                        token,
+                    });
+                }
+                // This thread is inside already (a write from a callback
+                // the engine made during its own write): it must not wait
+                // for a slot it holds.
+                Err(st) if st == token << 1 | INSIDE => return None,
+                // Taken while this thread was outside the engine.
+                Err(_) => set_lease(self.id, None),
             }
-            // Taken while this thread was outside the engine.
-            set_lease(self.id, None);
         }
         Some(self.enter_slow())
     }
@@ -497,6 +503,15 @@ mod tests {
         // Forgetting one keeps the other.
         set_lease(a.id, None);
         assert_eq!((lease_in(a.id), lease_in(b.id)), (None, lb));
+    }
+
+    #[test]
+    fn a_thread_inside_that_enters_again_does_not_wait_for_itself() {
+        let gate = WriteGate::new(1, QUANTUM);
+        let outer = gate.enter().expect("the gate is on");
+        assert!(gate.enter().is_none(), "a nested write passes the gate");
+        drop(outer);
+        drop(gate.enter().expect("the lease is still this thread's"));
     }
 
     #[test]
