@@ -186,7 +186,8 @@ pub struct Options {
     /// sleep and take turns of 1 ms, first come first served (see
     /// `db::write_gate`). -1 = one per core this process may run on, 0 = no
     /// limit (RocksDB's behaviour), else 1 to [`MAX_CONCURRENT_WRITERS`].
-    /// `sync` and `no_slowdown` writes are never held. Default -1.
+    /// `sync`, `no_slowdown` and `low_pri` writes are never held. Default
+    /// -1.
     pub max_concurrent_writers: i32,
     /// The file system all IO goes through.
     pub fs: Arc<dyn FileSystem>,

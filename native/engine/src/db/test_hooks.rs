@@ -21,6 +21,9 @@ thread_local! {
     /// is chosen and before the snapshot is registered (under the snapshot
     /// list's lock, where the number is chosen).
     pub(crate) static AFTER_CHOOSING_SNAPSHOT_SEQUENCE: Hook = const { RefCell::new(None) };
+    /// In a write, once it has passed the write admission gate (holding a
+    /// slot unless the gate let it through without one).
+    pub(crate) static IN_WRITE_SLOT: Hook = const { RefCell::new(None) };
 }
 
 /// Makes this thread's next pass through `point` run `f`.

@@ -244,6 +244,78 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     }
 }
 
+/// While the only slot of the gate is held by a write in progress, `sync`,
+/// `no_slowdown` and `low_pri` writes from other threads pass the gate and
+/// finish (none may wait behind a writer, see `write_gate`), and a plain
+/// write waits for the slot and finishes once it is free.
+#[test]
+fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        max_concurrent_writers: 1,
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let db2 = db.clone();
+    let (done_tx, done_rx) = std::sync::mpsc::channel();
+    let plain_writer = Arc::new(Mutex::new(None));
+    let plain_writer2 = plain_writer.clone();
+    super::test_hooks::set(&super::test_hooks::IN_WRITE_SLOT, move || {
+        // This thread holds the only slot, inside its write.
+        let bypassing = [
+            WriteOptions {
+                sync: true,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                no_slowdown: true,
+                ..WriteOptions::default()
+            },
+            WriteOptions {
+                low_pri: true,
+                ..WriteOptions::default()
+            },
+        ];
+        for (i, wo) in bypassing.into_iter().enumerate() {
+            let (db, tx) = (db2.clone(), done_tx.clone());
+            std::thread::spawn(move || {
+                db.put(&wo, format!("bypass{i}").as_bytes(), b"v").unwrap();
+                tx.send(i).unwrap();
+            });
+        }
+        let mut done: Vec<usize> = (0..3)
+            .map(|_| {
+                done_rx
+                    .recv_timeout(std::time::Duration::from_secs(60))
+                    .expect("a bypassing write waited behind the slot's holder")
+            })
+            .collect();
+        done.sort_unstable();
+        assert_eq!(done, vec![0, 1, 2]);
+        // A plain write queues at the gate.
+        let db = db2.clone();
+        let plain = std::thread::spawn(move || {
+            db.put(&WriteOptions::default(), b"plain", b"v").unwrap();
+        });
+        while db2.inner.write_gate.waiting() == 0 {
+            std::thread::yield_now();
+        }
+        // Leaving the hook lets this write finish and free the slot; the
+        // plain write then gets in (joined below).
+        *plain_writer2.lock() = Some(plain);
+    });
+    db.put(&WriteOptions::default(), b"holder", b"v").unwrap();
+    let ro = ReadOptions::default();
+    for k in ["holder", "bypass0", "bypass1", "bypass2"] {
+        assert!(db.get(&ro, k.as_bytes()).unwrap().is_some(), "{k}");
+    }
+    // The plain write finishes once the slot is free (handed over, or
+    // taken when idle).
+    let plain = plain_writer.lock().take().expect("the hook ran");
+    plain.join().unwrap();
+    assert!(db.get(&ro, b"plain").unwrap().is_some());
+}
+
 /// Puts are copied into the memtable and placed before they queue
 /// (`MemTable::prepare`); this races them with each other on the same keys
 /// and with memtable switches (a 64 KiB write buffer: a switch every few

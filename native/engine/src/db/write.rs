@@ -64,11 +64,14 @@ impl DbInner {
             }
         }
         let _t = self.timer(Histogram::DbWrite);
-        let slot = if wo.no_slowdown || wo.sync {
+        // Writes the gate must not hold: module docs of `write_gate`.
+        let slot = if wo.no_slowdown || wo.sync || wo.low_pri {
             None
         } else {
             self.write_gate.enter()
         };
+        #[cfg(test)]
+        super::test_hooks::run(&super::test_hooks::IN_WRITE_SLOT);
         self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
         let prepared = self.prepare_single_entry(&batch);
         let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch, prepared));

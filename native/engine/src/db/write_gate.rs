@@ -48,10 +48,12 @@
 //!
 //! Writes that must not wait in the engine's own queues are never held
 //! here (see `DbInner::write`): `no_slowdown` writes (they fail fast in a
-//! write stall, which a writer held behind a stalled one could not) and
-//! `sync` writes (their group commit shares one WAL sync among every writer
-//! in flight; holding them back would shrink those groups, and a writer
-//! waiting for the disk takes no CPU).
+//! write stall, which a writer held behind a stalled one could not),
+//! `low_pri` writes (they are the ones delayed under compaction pressure;
+//! one asleep in its delay inside a slot would hold back the writes it
+//! exists to make way for) and `sync` writes (their group commit shares
+//! one WAL sync among every writer in flight; holding them back would
+//! shrink those groups, and a writer waiting for the disk takes no CPU).
 //!
 //! A write made by a thread already inside a write (from a callback the
 //! engine makes meanwhile, such as a user logger) passes the gate: it must
@@ -202,6 +204,12 @@ impl WriteGate {
     /// Slots of the gate (0: no gate).
     pub(crate) fn limit(&self) -> usize {
         self.slots.len()
+    }
+
+    /// Threads waiting for a slot.
+    #[cfg(test)]
+    pub(crate) fn waiting(&self) -> usize {
+        self.queue.lock().len()
     }
 
     fn now(&self) -> u64 {
