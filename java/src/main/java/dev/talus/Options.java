@@ -469,8 +469,8 @@ public class Options extends PlainCloseable {
    * turn from one put to the next, so a turn costs one wake-up, not one per put. With more writer
    * threads than cores, writers beyond the cores only wait in the operating system's run queue,
    * where a preempted put waits a scheduler tick per runnable thread; at the gate they wait for
-   * turns of known length instead. {@code sync}, {@code noSlowdown} and {@code lowPri} writes are never
-   * held.
+   * turns of known length instead. {@code sync}, {@code noSlowdown} and {@code lowPri} writes are
+   * never held.
    *
    * <p>Default -1: one writer per core this process may run on (a no-op while there are no more
    * writer threads than cores). 0 turns admission off (every writer runs at once, as in
