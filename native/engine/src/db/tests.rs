@@ -175,6 +175,8 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     };
     let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
     assert_eq!(db.inner.write_gate.limit(), 1);
+    // Thread 7 stops after 3 puts, holding its lease; the others make 400.
+    let puts = |t: usize| if t == 7 { 3 } else { 400 };
     // Thread 0 writes once, then waits for thread 1's first write, which
     // must get past the gate while thread 0 holds the only lease.
     let (tx, rx) = std::sync::mpsc::channel::<()>();
@@ -190,8 +192,7 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
             };
             std::thread::spawn(move || {
                 let wo = WriteOptions::default();
-                let n = if t == 7 { 3 } else { 400 };
-                for i in 0..n {
+                for i in 0..puts(t) {
                     db.put(
                         &wo,
                         format!("t{t}-{i}").as_bytes(),
@@ -218,12 +219,11 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     for t in threads {
         t.join().unwrap();
     }
-    let total = 7 * 400 + 3;
-    assert_eq!(db.latest_sequence_number(), total);
+    let total: usize = (0..8).map(puts).sum();
+    assert_eq!(db.latest_sequence_number(), total as u64);
     let ro = ReadOptions::default();
     for t in 0..8 {
-        let n = if t == 7 { 3 } else { 400 };
-        for i in 0..n {
+        for i in 0..puts(t) {
             assert_eq!(
                 db.get(&ro, format!("t{t}-{i}").as_bytes()).unwrap(),
                 Some(format!("{i}").into_bytes()),

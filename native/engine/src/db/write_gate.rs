@@ -287,18 +287,24 @@ impl WriteGate {
                 if me.slot.load(Ordering::Acquire) == usize::MAX
                     && let Some(a) = self.take_free_or_idle_slot()
                 {
-                    q.pop_front();
-                    self.waiting.store(q.len(), Ordering::Relaxed);
-                    if let Some(next) = q.front() {
-                        // The new first waiter polls from now on.
-                        next.thread.unpark();
-                    }
+                    self.pop_first(&mut q);
                     return a;
                 }
             } else {
                 std::thread::park();
             }
         }
+    }
+
+    /// Under the queue lock `q`: removes the first waiter, and wakes the
+    /// next one, which polls from now on ([`Self::next_poll`]).
+    fn pop_first(&self, q: &mut VecDeque<Arc<Waiter>>) -> Option<Arc<Waiter>> {
+        let first = q.pop_front()?;
+        self.waiting.store(q.len(), Ordering::Relaxed);
+        if let Some(next) = q.front() {
+            next.thread.unpark();
+        }
+        Some(first)
     }
 
     /// How long the first waiter sleeps before it looks for an idle slot
@@ -366,8 +372,7 @@ impl WriteGate {
             && now.saturating_sub(s.turn_began.load(Ordering::Relaxed)) >= self.quantum
         {
             let mut q = self.queue.lock();
-            if let Some(next) = q.pop_front() {
-                self.waiting.store(q.len(), Ordering::Relaxed);
+            if let Some(next) = self.pop_first(&mut q) {
                 let t = new_token();
                 // This thread is inside the slot: nobody else may change it.
                 s.turn_began.store(now, Ordering::Relaxed);
@@ -375,10 +380,6 @@ impl WriteGate {
                 next.token.store(t, Ordering::Relaxed);
                 next.slot.store(slot, Ordering::Release);
                 next.thread.unpark();
-                if let Some(first) = q.front() {
-                    // The new first waiter polls from now on.
-                    first.thread.unpark();
-                }
                 drop(q);
                 set_lease(self.id, None);
                 return;
