@@ -683,10 +683,12 @@ impl Options {
     }
 }
 
-/// Options of one write.
+/// Options of one write. `sync` with `disable_wal` is refused by every
+/// write ([`WriteOptions::validate`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WriteOptions {
-    /// Sync the WAL before acknowledging. Default false.
+    /// Sync the WAL before acknowledging. Default false. Needs the WAL: a
+    /// write with `disable_wal` too is refused with `InvalidArgument`.
     pub sync: bool,
     /// Do not write the WAL (the write is lost on a crash until flushed). Default false.
     pub disable_wal: bool,
@@ -694,6 +696,21 @@ pub struct WriteOptions {
     pub no_slowdown: bool,
     /// Throttle this write first when compaction is behind. Default false.
     pub low_pri: bool,
+}
+
+impl WriteOptions {
+    /// Refuses combinations no write can honour, as RocksDB does before a
+    /// write touches anything: `sync` makes the write's WAL record durable,
+    /// and with `disable_wal` there is no record, so the write would be
+    /// acknowledged as synced and still be lost on a crash.
+    pub fn validate(&self) -> Result<()> {
+        if self.sync && self.disable_wal {
+            return Err(invalid(
+                "a synced write needs the WAL: sync and disable_wal are both set".into(),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// Options of one read.

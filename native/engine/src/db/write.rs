@@ -44,6 +44,9 @@ impl DbInner {
         let _op = perf_context::op();
         let _timer = perf_context::WriteOpTimer::start();
         self.check_open()?;
+        // Before the empty-batch shortcut, as RocksDB checks it: the options
+        // are wrong whatever the batch holds.
+        wo.validate()?;
         if batch.is_empty() {
             return Ok(());
         }

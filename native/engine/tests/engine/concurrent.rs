@@ -1509,9 +1509,12 @@ impl WriterRun<'_> {
             }
         }
         log.issued.store(op, SeqCst);
+        let disable_wal = rng.random_bool(0.05);
+        let sync = rng.random_bool(0.003);
         let wo = WriteOptions {
-            disable_wal: rng.random_bool(0.05),
-            sync: rng.random_bool(0.003),
+            disable_wal,
+            // Never both: that write is refused (the model test covers it).
+            sync: sync && !disable_wal,
             ..WriteOptions::default()
         };
         let db = &ctx.db;

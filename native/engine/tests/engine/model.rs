@@ -617,6 +617,16 @@ impl Harness {
                 db.write(&wo, b)
             }
         };
+        if wo.sync && wo.disable_wal {
+            // Refused before anything is applied: the model stays as it is,
+            // and every later comparison checks that nothing landed.
+            return match r {
+                Err(e) if e.code() == talus::Code::InvalidArgument => Ok(()),
+                other => Err(format!(
+                    "write with sync and disable_wal: expected InvalidArgument, got {other:?}"
+                )),
+            };
+        }
         r.map_err(err("write"))?;
         for u in upds {
             apply_to_model(&mut self.model, u);

@@ -365,7 +365,10 @@ public class TalusDB extends NativeHandle {
     int flags = writeOptions.flags();
     long h = acquire(); // first: an empty batch on a closed database throws too
     try {
-      if (batch.count() == 0) {
+      // An empty batch does nothing, unless its options are refused: the engine checks them
+      // before it looks at the batch (sync with disableWAL is InvalidArgument for every write).
+      int syncWithoutWal = WriteOptions.SYNC | WriteOptions.DISABLE_WAL;
+      if (batch.count() == 0 && (flags & syncWithoutWal) != syncWithoutWal) {
         return;
       }
       nativeWrite(h, flags, batch.buffer(), batch.size());

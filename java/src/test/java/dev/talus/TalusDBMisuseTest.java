@@ -725,6 +725,66 @@ class TalusDBMisuseTest {
     }
   }
 
+  private static void assertInvalidArgument(String what, Executable call) {
+    TalusException e = assertThrows(TalusException.class, call, what);
+    assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), what + ": " + e);
+  }
+
+  /**
+   * A write with {@code sync} and {@code disableWAL} was acknowledged as synced without a WAL
+   * record, and lost on a kill. Every write method taking {@link WriteOptions} (found by
+   * reflection, so that a new one is covered too) now refuses it with {@code InvalidArgument} and
+   * changes nothing; the setters themselves accept it, as RocksJava's do.
+   */
+  @Test
+  void regressionSyncWithDisableWalIsRefusedAtEveryWrite() throws Exception {
+    try (TalusDB db = open();
+        WriteOptions bad = new WriteOptions().setSync(true).setDisableWAL(true);
+        WriteBatch batch = new WriteBatch()) {
+      db.put(b("kept"), b("before"));
+      long seq = db.getLatestSequenceNumber();
+      ColumnFamilyHandle cf = db.getDefaultColumnFamily();
+      List<String> checked = new ArrayList<>();
+      for (Method m : TalusDB.class.getMethods()) {
+        List<Class<?>> types = Arrays.asList(m.getParameterTypes());
+        if (Modifier.isStatic(m.getModifiers()) || !types.contains(WriteOptions.class)) {
+          continue;
+        }
+        Object[] args = types.stream().map(t -> t == WriteOptions.class ? bad : dummy(t, db, cf))
+            .toArray();
+        try {
+          m.invoke(db, args);
+          fail(m + " accepted sync with disableWAL");
+        } catch (InvocationTargetException e) {
+          if (!(e.getCause() instanceof TalusException)
+              || ((TalusException) e.getCause()).getStatus().getCode()
+                  != Status.Code.InvalidArgument) {
+            throw new AssertionError(m + " threw " + e.getCause(), e.getCause());
+          }
+        }
+        checked.add(m.toString());
+      }
+      assertTrue(checked.size() >= 8, "checked " + checked);
+      // What the dummies leave out: heap buffers, a non-empty batch, a real range.
+      assertInvalidArgument("put(heap buffers)",
+          () -> db.put(bad, ByteBuffer.wrap(b("k")), ByteBuffer.wrap(b("v"))));
+      assertInvalidArgument("delete(heap buffer)", () -> db.delete(bad, ByteBuffer.wrap(b("k"))));
+      assertInvalidArgument("deleteRange", () -> db.deleteRange(bad, b("a"), b("z")));
+      batch.put(b("k"), b("v"));
+      batch.delete(b("kept"));
+      assertInvalidArgument("write(batch)", () -> db.write(bad, batch));
+      assertEquals(seq, db.getLatestSequenceNumber(), "a refused write took a sequence number");
+      assertNull(db.get(b("k")));
+      assertArrayEquals(b("before"), db.get(b("kept")));
+      try (WriteOptions synced = new WriteOptions().setSync(true);
+          WriteOptions unlogged = new WriteOptions().setDisableWAL(true)) {
+        db.put(synced, b("k"), b("synced"));
+        db.put(unlogged, b("u"), b("unlogged"));
+      }
+      assertArrayEquals(b("synced"), db.get(b("k")));
+    }
+  }
+
   private static long rssKb() throws Exception {
     for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
       if (line.startsWith("VmRSS:")) {
