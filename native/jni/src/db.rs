@@ -21,7 +21,9 @@ use talus::{Db, WriteBatch};
 use crate::bytes::{
     as_jbytes_mut, direct_slice, fill_from, read_all, read_region, try_grow, with_buffers,
 };
-use crate::error::{JniError, JniResult, guard, require_non_null};
+use crate::error::{
+    JniError, JniResult, decode_modified_utf8, guard, require_non_null, string_arg,
+};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 use crate::iterator::IterHandle;
 
@@ -57,6 +59,21 @@ fn jlen(n: usize, what: &str) -> JniResult<jint> {
     })
 }
 
+/// The option string of `dev.talus.Options`, decoded line by line so that a
+/// value that is not valid Unicode (a `walDir` with an unpaired surrogate)
+/// is refused naming its option (see [`string_arg`]).
+fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniResult<String> {
+    let java = env.get_string(options)?;
+    let mut text = String::with_capacity(java.to_bytes().len());
+    for line in java.to_bytes().split(|&b| b == b'\n') {
+        let name = line.split(|&b| b == b'=').next().unwrap_or_default();
+        let what = format!("option {}", String::from_utf8_lossy(name));
+        text.push_str(&decode_modified_utf8(line, &what)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
 /// `static native long nativeOpen(String path, String options, long[] shared)`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
@@ -70,8 +87,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         require_non_null(&path, "path")?;
         require_non_null(&options, "options")?;
         require_non_null(&shared, "shared")?;
-        let path: String = env.get_string(&path)?.into();
-        let text: String = env.get_string(&options)?.into();
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
         let mut handles = [0 as jlong; 4];
         if env.get_array_length(&shared)? as usize != handles.len() {
             return Err(JniError::IllegalArgument(
@@ -576,7 +593,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetProperty<'l>(
 ) -> jstring {
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
-        let name: String = env.get_string(&name)?.into();
+        let name = string_arg(env, &name, "property name")?;
         let v = db(handle)?
             .property(&name)
             .ok_or_else(|| unknown_property(&name))?;
@@ -593,7 +610,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
 ) -> jlong {
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
-        let name: String = env.get_string(&name)?.into();
+        let name = string_arg(env, &name, "property name")?;
         let d = db(handle)?;
         match d.int_property(&name) {
             Some(v) => Ok(v as jlong),

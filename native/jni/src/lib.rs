@@ -7,7 +7,7 @@
 //! - [`error`]: [`guard`](error::guard), the wrapper every entry point runs inside;
 //!   [`JniError`](error::JniError) and the Java exception each variant becomes;
 //!   argument helpers ([`require_non_null`](error::require_non_null),
-//!   [`check_bounds`](error::check_bounds)).
+//!   [`check_bounds`](error::check_bounds), [`string_arg`](error::string_arg)).
 //! - [`handle`]: ALL casts between Java `long` handles and Rust objects
 //!   ([`into_handle`](handle::into_handle), [`borrow_handle`](handle::borrow_handle),
 //!   [`drop_handle`](handle::drop_handle)) and their safety contract.
@@ -29,6 +29,8 @@
 //!    `jni::errors::Result` (a pending Java exception is kept).
 //! 3. Check reference arguments with `require_non_null(&arg, "<java param name>")?`
 //!    and `(offset, len)` pairs with `check_bounds(..)?`, even where Java checked.
+//!    Read a Java `String` with `string_arg(..)?`, never `get_string(..)?.into()`
+//!    (which silently replaces an unpaired surrogate with U+FFFD).
 //! 4. Native objects live in a `Box<T>` (`T: Send + Sync`) leaked by
 //!    `into_handle`; the Java class extends `dev.talus.internal.NativeHandle`, whose
 //!    `disposeInternal(long)` calls a `disposeInternal` entry point that does

@@ -21,7 +21,7 @@ use jni::sys::{jboolean, jbyte, jlong, jlongArray, jstring};
 
 use talus::statistics::{Histogram, Statistics, StatsLevel, Ticker};
 
-use crate::error::{JniError, JniResult, guard, require_non_null};
+use crate::error::{JniError, JniResult, guard, require_non_null, string_arg};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 
 /// The statistics behind a `Statistics` handle; a database open clones the `Arc`.
@@ -175,7 +175,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeToPrometheus<'l>(
 ) -> jstring {
     guard(&mut env, |env| {
         require_non_null(&prefix, "prefix")?;
-        let prefix: String = env.get_string(&prefix)?.into();
+        let prefix = string_arg(env, &prefix, "prefix")?;
         let text = statistics(handle)?.to_prometheus(&prefix);
         Ok(env.new_string(text)?.into_raw())
     })

@@ -785,6 +785,44 @@ class TalusDBMisuseTest {
     }
   }
 
+  /**
+   * A path with an unpaired UTF-16 surrogate was converted lossily: "x", U+D800, "y" and "x",
+   * U+DBFF, "y" both became "x", U+FFFD, "y" and opened the same directory. Such a path (the
+   * database's or an option's) is refused with {@code InvalidArgument}, and nothing is created.
+   */
+  @Test
+  void regressionPathWithUnpairedSurrogateIsRefused() throws Exception {
+    for (String name : List.of("x\uD800y", "x\uDBFFy", "x\uDC00y", "x\uD800")) {
+      try (Options o = new Options().setCreateIfMissing(true)) {
+        String path = dir.resolve("sub").toString() + "/" + name;
+        TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, path));
+        assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), e.toString());
+        assertTrue(e.getMessage().contains("database path"), e.getMessage());
+        assertTrue(e.getMessage().contains("surrogate"), e.getMessage());
+      }
+      try (Options o = new Options().setCreateIfMissing(true)
+          .setWalDir(dir.resolve("wal").toString() + "/" + name)) {
+        String path = dir.resolve("db").toString();
+        TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, path));
+        assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), e.toString());
+        assertTrue(e.getMessage().contains("wal_dir"), e.getMessage());
+      }
+    }
+    try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+      assertEquals(List.of(), left.toList(), "a refused open created something");
+    }
+    // A surrogate pair is a character like any other (checked where Java's own file names are
+    // UTF-8, so that it can see the directory).
+    if ("UTF-8".equals(System.getProperty("sun.jnu.encoding"))) {
+      String pair = dir.resolve("x\uD83D\uDE00y").toString();
+      try (Options o = new Options().setCreateIfMissing(true);
+          TalusDB db = TalusDB.open(o, pair)) {
+        db.put(b("k"), b("v"));
+      }
+      assertTrue(Files.isDirectory(dir.resolve("x\uD83D\uDE00y")));
+    }
+  }
+
   private static long rssKb() throws Exception {
     for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
       if (line.startsWith("VmRSS:")) {
