@@ -309,14 +309,18 @@ impl Db {
                 "database path must not be empty".into(),
             ));
         }
-        if fs.exists(path) && !fs.is_dir(path) {
+        // A check that fails (no permission, a parent that is a file) is an
+        // IO error naming the path, never taken for "missing": regression
+        // test `regression_unreadable_database_directory_is_an_io_error_not_missing`.
+        let dir_exists = fs.try_exists(path)?;
+        if dir_exists && !fs.is_dir(path) {
             return Err(Error::InvalidArgument(format!(
                 "{} exists and is not a directory",
                 path.display()
             )));
         }
-        let exists = fs.exists(&path.join(crate::version::filename::CURRENT));
-        if !exists && fs.is_dir(path) {
+        let exists = fs.try_exists(&path.join(crate::version::filename::CURRENT))?;
+        if !exists && dir_exists {
             // Never create a new, empty database over one whose CURRENT was lost.
             recovery::refuse_to_recreate(fs.as_ref(), path, opts.wal_dir.as_deref())?;
         }

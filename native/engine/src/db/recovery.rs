@@ -293,7 +293,16 @@ pub(super) fn refuse_to_recreate(
 ) -> Result<()> {
     let mut found = Vec::new();
     for d in std::iter::once(dir).chain(wal_dir) {
-        let Ok(names) = fs.list_dir(d) else { continue };
+        // A directory that cannot be listed cannot be checked: say so
+        // rather than create a database over what it may hold.
+        let names = match fs.list_dir(d) {
+            Ok(names) => names,
+            Err(Error::Io {
+                kind: std::io::ErrorKind::NotFound,
+                ..
+            }) => continue,
+            Err(e) => return Err(e),
+        };
         for name in names {
             let holds_data = match parse_file_name(&name) {
                 Some(FileType::Table(_)) => true,

@@ -829,6 +829,9 @@ mod gate {
         fn exists(&self, p: &Path) -> bool {
             self.inner.exists(p)
         }
+        fn try_exists(&self, p: &Path) -> Result<bool> {
+            self.inner.try_exists(p)
+        }
         fn is_dir(&self, p: &Path) -> bool {
             self.inner.is_dir(p)
         }

@@ -935,6 +935,12 @@ impl FileSystem for FaultFs {
         st.dirs.contains_key(path) || st.lookup(path).is_some()
     }
 
+    /// The in-memory tree has no permissions, and no failure rule covers
+    /// this check: it is [`FileSystem::exists`].
+    fn try_exists(&self, path: &Path) -> Result<bool> {
+        Ok(self.exists(path))
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         self.state().dirs.contains_key(path)
     }

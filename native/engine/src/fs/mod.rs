@@ -100,8 +100,16 @@ pub trait FileSystem: Send + Sync + 'static {
     fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
     /// Size of `path` in bytes.
     fn file_size(&self, path: &Path) -> Result<u64>;
-    /// True when `path` exists.
+    /// True when `path` exists; false also when the check itself failed
+    /// (a parent without search permission, a parent that is a file). Where
+    /// that difference matters, use [`Self::try_exists`].
     fn exists(&self, path: &Path) -> bool;
+    /// Whether `path` exists: `Ok(false)` only when the OS says it does not
+    /// (ENOENT); any other failure of the check (EACCES, ENOTDIR, EIO) is an
+    /// IO error naming `path`. Opening a database goes by this, so that a
+    /// directory the process may not read is reported as such, not as a
+    /// missing database (`regression_unreadable_database_directory_is_an_io_error_not_missing`).
+    fn try_exists(&self, path: &Path) -> Result<bool>;
     /// True when `path` is a directory.
     fn is_dir(&self, path: &Path) -> bool;
     /// Names (not paths) of the entries in directory `path`.

@@ -350,6 +350,11 @@ impl FileSystem for StdFileSystem {
         path.exists()
     }
 
+    fn try_exists(&self, path: &Path) -> Result<bool> {
+        perf_timer!(env_file_exists_nanos);
+        std::fs::exists(path).map_err(|e| Error::io_path("stat", path, &e))
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         perf_timer!(env_file_exists_nanos);
         path.is_dir()

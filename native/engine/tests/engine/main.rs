@@ -9,6 +9,7 @@
 mod concurrent;
 mod model;
 mod obsolete_files;
+mod open_errors;
 mod range_del_model;
 mod range_deletes;
 mod snapshot_reads;

@@ -32,7 +32,17 @@ final class ChildJvm {
   static Map<String, String> run(
       final int expectedExit, final List<String> jvmFlags, final Class<?> main,
       final String... args) throws Exception {
-    final List<String> command = new ArrayList<>();
+    return run(expectedExit, List.of(), jvmFlags, main, args);
+  }
+
+  /**
+   * {@link #run(int, List, Class, String...)} with {@code launcher} before the {@code java}
+   * command (e.g. {@code setpriv} options that run the child as another user).
+   */
+  static Map<String, String> run(
+      final int expectedExit, final List<String> launcher, final List<String> jvmFlags,
+      final Class<?> main, final String... args) throws Exception {
+    final List<String> command = new ArrayList<>(launcher);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(jvmFlags);
     command.add("-cp");

@@ -823,6 +823,67 @@ class TalusDBMisuseTest {
     }
   }
 
+  /**
+   * A database directory the user may not read (mode 000) failed with {@code InvalidArgument
+   * ... does not exist (create_if_missing is false)}. It is an {@code IOError} naming the path and
+   * the OS error. A path below a regular file (ENOTDIR) was reported the same way.
+   *
+   * <p>Root reads a mode-000 directory, so as root the permission case runs in a child JVM started
+   * through {@code setpriv} as user {@code nobody}; as another user it runs in this JVM. It is
+   * skipped (with a message) only as root without {@code setpriv}.
+   */
+  @Test
+  void regressionUnreadableDatabaseDirectoryIsAnIoErrorNotMissing() throws Exception {
+    Path file = dir.resolve("file");
+    Files.writeString(file, "not a directory");
+    String below = file.resolve("db").toString();
+    try (Options o = new Options().setCreateIfMissing(false)) {
+      TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, below));
+      assertEquals(Status.Code.IOError, e.getStatus().getCode(), e.toString());
+      assertTrue(e.getMessage().contains(below), e.getMessage());
+      assertTrue(e.getMessage().contains("Not a directory"), e.getMessage());
+    }
+
+    Path db = dir.resolve("db");
+    try (TalusDB made = TalusDB.open(db.toString())) {
+      made.put(b("k"), b("v"));
+    }
+    // The test folder is private (mode 700); the child needs to reach the database below it.
+    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString(
+        "rwxr-xr-x"));
+    Files.setPosixFilePermissions(db, Set.of());
+    try {
+      String code;
+      String message;
+      if (!"root".equals(System.getProperty("user.name"))) {
+        try (Options o = new Options().setCreateIfMissing(false)) {
+          TalusException e =
+              assertThrows(TalusException.class, () -> TalusDB.open(o, db.toString()));
+          code = e.getStatus().getCode().toString();
+          message = e.getMessage();
+        }
+      } else {
+        Path setpriv = Path.of("/usr/bin/setpriv");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(setpriv),
+            "running as root without /usr/bin/setpriv: cannot open as a non-root user");
+        java.util.Map<String, String> out = ChildJvm.run(0,
+            List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"),
+            List.of(), OpenErrorChild.class, db.toString());
+        code = out.get("code");
+        message = out.get("message");
+      }
+      assertEquals("IOError", code, message);
+      assertTrue(message.contains(db.toString()), message);
+      assertTrue(message.contains("Permission denied"), message);
+    } finally {
+      Files.setPosixFilePermissions(db, java.nio.file.attribute.PosixFilePermissions.fromString(
+          "rwx------"));
+    }
+    try (TalusDB again = TalusDB.open(db.toString())) {
+      assertArrayEquals(b("v"), again.get(b("k")), "the database is untouched");
+    }
+  }
+
   private static long rssKb() throws Exception {
     for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
       if (line.startsWith("VmRSS:")) {
