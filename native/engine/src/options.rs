@@ -242,6 +242,8 @@ pub struct Options {
     /// Size levels from the bottom up. Default true (RocksDB ≥ 8.4).
     pub level_compaction_dynamic_level_bytes: bool,
     /// Target size of a compaction output file in bytes. Default 64 MiB.
+    /// Open raises a smaller value to [`Options::min_target_file_size`]
+    /// (RocksDB keeps it).
     pub target_file_size_base: u64,
     /// Growth of the target file size per level. Default 1.
     pub target_file_size_multiplier: i32,
@@ -444,6 +446,16 @@ impl Options {
         Ok(())
     }
 
+    /// The smallest target size of a compaction output file Talus uses:
+    /// 64 KiB, or `write_buffer_size / 1024` when that is smaller, so that
+    /// a compaction writes at most about 1024 files per memtable's worth of
+    /// data. Each output file is synced, and below this the syncs, not the
+    /// bytes, set the pace of compaction. A target of 64 KiB or more is
+    /// never changed.
+    pub fn min_target_file_size(&self) -> u64 {
+        (64 << 10).min(self.write_buffer_size as u64 / 1024).max(1)
+    }
+
     /// Applies RocksDB's fix-ups and returns a note per change, for the info log.
     pub fn sanitize(&mut self) -> Vec<String> {
         let mut notes = Vec::new();
@@ -480,6 +492,21 @@ impl Options {
                 self.min_write_buffer_number_to_merge
             ));
             self.min_write_buffer_number_to_merge = max_merge;
+        }
+        // RocksDB accepts any positive target file size; Talus raises one
+        // below the floor (see `min_target_file_size`). With 1 byte every
+        // compaction output held one key, each file created and synced, so
+        // compaction ran at the pace of file syncs, L0 drained that slowly,
+        // and a flush waiting for L0 to drain blocked as long (regression
+        // test `regression_target_file_size_base_1_does_not_write_a_file_per_key`).
+        let min_target = self.min_target_file_size();
+        if self.target_file_size_base < min_target {
+            notes.push(format!(
+                "target_file_size_base raised from {} to {min_target} (the smaller of 64 KiB and \
+                 write_buffer_size / 1024)",
+                self.target_file_size_base
+            ));
+            self.target_file_size_base = min_target;
         }
         if self.level0_file_num_compaction_trigger == 0 {
             notes.push("level0_file_num_compaction_trigger raised from 0 to 1".into());
@@ -788,6 +815,33 @@ mod tests {
         assert_eq!(notes.len(), 2, "{notes:?}");
         assert!(notes[0].contains("block_cache ignored"), "{notes:?}");
         assert!(notes[1].contains("has no effect"), "{notes:?}");
+    }
+
+    #[test]
+    fn sanitize_raises_a_target_file_size_below_the_floor_only() {
+        let cases = [
+            // (write_buffer_size, target_file_size_base, target after sanitize)
+            (64 << 20, 1, 64 << 10),
+            (64 << 20, (64 << 10) - 1, 64 << 10),
+            (64 << 20, 64 << 10, 64 << 10),
+            (8 << 30, 2 << 20, 2 << 20),
+            (64 << 10, 1, 64),
+            (64 << 10, 256, 256),
+        ];
+        for (wbs, tfs, want) in cases {
+            let mut o = Options {
+                write_buffer_size: wbs,
+                target_file_size_base: tfs,
+                ..Options::default()
+            };
+            let notes = o.sanitize();
+            assert_eq!(o.target_file_size_base, want, "wbs {wbs}, tfs {tfs}");
+            assert_eq!(
+                notes.iter().any(|n| n.contains("target_file_size_base")),
+                want != tfs,
+                "{notes:?}"
+            );
+        }
     }
 
     #[test]

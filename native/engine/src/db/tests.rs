@@ -1978,6 +1978,53 @@ fn regression_num_levels_1_is_raised_to_2_so_l0_drains() {
     assert!(files_at_l1.unwrap() > 0);
 }
 
+/// Regression: `target_file_size_base = 1` (with `max_bytes_for_level_base
+/// = 1`, both accepted, as by RocksDB) made every compaction output hold one
+/// key, each file created and synced: compaction crawled, L0 filled, and a
+/// flush waiting for it to drain blocked for minutes. Open raises the
+/// target to `Options::min_target_file_size` (64 KiB here), so the same
+/// data makes a few files. Counted, not timed: 3,000 keys of 100 bytes made
+/// 3,000 files per level they passed.
+#[test]
+fn regression_target_file_size_base_1_does_not_write_a_file_per_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        target_file_size_base: 1,
+        max_bytes_for_level_base: 1,
+        ..opts()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    assert_eq!(db.options().target_file_size_base, 64 << 10);
+    let wo = WriteOptions::default();
+    for i in 0..3000u32 {
+        db.put(
+            &wo,
+            format!("key{:06}", i * 7 % 3000).as_bytes(),
+            &[b'v'; 100],
+        )
+        .unwrap();
+        if i % 1000 == 999 {
+            db.flush(&FlushOptions::default()).unwrap();
+        }
+    }
+    db.compact_range(None, None).unwrap();
+    db.wait_for_compactions().unwrap();
+    let per_level: Vec<u64> = (0..7)
+        .filter_map(|l| db.int_property(&format!("rocksdb.num-files-at-level{l}")))
+        .collect();
+    assert!(
+        per_level.iter().sum::<u64>() <= 10,
+        "table files per level for 3,000 small keys: {per_level:?}"
+    );
+    for i in (0..3000u32).step_by(101) {
+        assert!(
+            db.get(&ReadOptions::default(), format!("key{i:06}").as_bytes())
+                .unwrap()
+                .is_some()
+        );
+    }
+}
+
 /// Regression: with `max_bytes_for_level_base` above `u64::MAX / 2` (only
 /// reachable from Rust) the write-stall pressure check computed
 /// `2 × max_bytes_for_level_base` unchecked: a debug-build panic ("attempt

@@ -807,7 +807,11 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Target size of a compaction output file in bytes. Default 64 MiB.
+   * Target size of a compaction output file in bytes. Default 64 MiB. Differs from RocksDB below
+   * 64 KiB: open raises a smaller value to 64 KiB, or to {@code writeBufferSize / 1024} when that
+   * is smaller (logged in the info log), since every output file is synced and with tiny files
+   * compaction runs at the pace of the syncs (with 1, one file per key). This getter still
+   * returns the value set.
    *
    * @param bytes positive
    * @return this
