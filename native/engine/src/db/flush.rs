@@ -24,7 +24,27 @@ use crate::write_controller::flush_would_stall;
 
 use super::compaction_iter::CompactionIter;
 
+/// The reason of the error a flush abandoned at close returns.
+const FLUSH_ABANDONED: &str = "flush abandoned by close: its writes are in the WAL";
+
 impl DbInner {
+    /// Whether a running flush of `mems` may stop and leave them unflushed,
+    /// as RocksDB's close leaves memtables whose writes are in the WAL: the
+    /// database is closing (so no caller waits for the flush), every write
+    /// in `mems` went to the WAL, and nothing failed that could make the WAL
+    /// untrustworthy (a latched error, which `resume()` answers with this
+    /// very flush, or a background WAL sync that failed and may have dropped
+    /// pages). The next open replays those WALs. Without this, `close()`
+    /// waited for the whole flush, however slow its rate limiter (regression
+    /// test `regression_close_abandons_a_flush_whose_writes_are_in_the_wal`).
+    /// A memtable holding writes made without the WAL is always flushed.
+    fn flush_abandonable(&self, mems: &[Arc<MemTable>]) -> bool {
+        self.shutting_down.load(Ordering::Acquire)
+            && !self.has_bg_error.load(Ordering::Acquire)
+            && !self.wal_syncer.failed()
+            && mems.iter().all(|m| !m.has_unlogged_writes())
+    }
+
     /// Immutable memtables not yet being flushed.
     fn idle_imm(st: &DbState) -> usize {
         st.imm.len() - st.imm_flushing
@@ -100,6 +120,15 @@ impl DbInner {
                     st.versions.current().level_summary()
                 );
             }
+            Err(Error::ShutdownInProgress(reason)) if reason == FLUSH_ABANDONED => {
+                st.imm_flushing = 0;
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Flush of table #{number} abandoned at close: {} memtables left to WAL replay",
+                    mems.len()
+                );
+            }
             Err(e) => {
                 // A failed manifest write may still have reached the disk, so
                 // the table is kept; the next open deletes it if unreferenced.
@@ -144,8 +173,13 @@ impl DbInner {
             mems.iter().map(|m| m.num_entries()).sum::<u64>()
         );
         let mut out = OutputWriter::new(self, true, u64::MAX, tombstones, Some(number));
+        let mut n = 0u64;
         while it.advance() {
             out.add(it.key(), it.value())?;
+            n += 1;
+            if n.is_multiple_of(256) && self.flush_abandonable(mems) {
+                return Err(Error::ShutdownInProgress(FLUSH_ABANDONED.into()));
+            }
         }
         it.input().status()?;
         let mut files = out.finish()?;

@@ -748,7 +748,11 @@ impl Db {
     /// Closes the database: waits for background jobs, releases the lock.
     /// Memtables holding writes made without the WAL are flushed first;
     /// everything else is already in the WAL (which is not synced, as in
-    /// RocksDB). Idempotent.
+    /// RocksDB) and is left to WAL replay at the next open: a compaction
+    /// running at close stops, and so does a running flush whose memtables
+    /// hold only logged writes (unless a background error or a failed WAL
+    /// sync is pending, when the flush is what keeps those writes).
+    /// Idempotent.
     pub fn close(&self) -> Result<()> {
         self.inner.close()
     }

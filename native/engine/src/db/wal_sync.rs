@@ -156,6 +156,12 @@ impl WalSyncer {
         self.shared.state.lock().tasks_done
     }
 
+    /// Whether a background sync or switch task failed and its error was
+    /// not yet cleared (taken by the write path, or by `resume()`).
+    pub(crate) fn failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Acquire)
+    }
+
     /// The first error of a background sync, once (the caller latches it).
     pub(crate) fn take_error(&self) -> Option<Error> {
         if !self.shared.failed.load(Ordering::Acquire) {

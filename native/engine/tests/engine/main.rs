@@ -6,6 +6,7 @@
 //! invariants that hold whatever the interleaving; the other modules are
 //! regression tests named after the bug they pin.
 
+mod close;
 mod concurrent;
 mod model;
 mod obsolete_files;

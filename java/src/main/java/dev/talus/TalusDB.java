@@ -17,7 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * be called while other threads are using the database: it rejects new calls, wakes writers held
  * in a write stall (they fail with {@code ShutdownInProgress}), waits for calls in flight,
  * closes the iterators and snapshots still open, and frees the native database. Any call after
- * close throws {@link IllegalStateException}.
+ * close throws {@link IllegalStateException}. Close flushes memtables holding writes made with
+ * {@code disableWAL} (waiting for that flush, at the rate limiter's pace); other writes are in
+ * the WAL and are replayed at the next open, so a flush or compaction running at close stops
+ * instead of being waited for, as in RocksDB.
  *
  * <p>Errors of the engine are thrown as {@link TalusException} carrying a {@link Status}; {@code
  * null} arguments throw {@link NullPointerException} naming the parameter; bad offsets throw
