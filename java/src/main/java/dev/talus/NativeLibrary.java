@@ -251,20 +251,46 @@ public final class NativeLibrary {
           null);
     }
     final Path tmpdir = Paths.get(System.getProperty("java.io.tmpdir", ".")).toAbsolutePath();
-    final NativeLibraryCache.Copy copy;
+    // A second attempt only if the checked copy vanished before System.load opened it: another
+    // JVM's clean-up may remove a copy unused for an hour just as this one starts using it.
+    for (int attempt = 1; ; attempt++) {
+      final NativeLibraryCache.Copy copy = extract(platform, resource, tmpdir);
+      try {
+        systemLoad(
+            copy.file,
+            platform,
+            resource,
+            " (extracted from the jar; if "
+                + tmpdir
+                + " is mounted noexec, set "
+                + NATIVE_PATH_PROPERTY
+                + " to a copy of the library elsewhere)");
+        return copy.file;
+      } catch (UnsatisfiedLinkError e) {
+        if (copy.temporary) {
+          deleteQuietly(copy.file);
+        }
+        if (attempt == 2 || Files.exists(copy.file)) {
+          throw e;
+        }
+      }
+    }
+  }
+
+  private static NativeLibraryCache.Copy extract(
+      final String platform, final String resource, final Path tmpdir) {
     try {
-      copy =
-          NativeLibraryCache.copyOf(
-              tmpdir,
-              fileName(),
-              System.getProperty("user.name"),
-              () -> {
-                final InputStream in = NativeLibrary.class.getResourceAsStream(resource);
-                if (in == null) {
-                  throw new IOException("jar resource " + resource + " disappeared");
-                }
-                return in;
-              });
+      return NativeLibraryCache.copyOf(
+          tmpdir,
+          fileName(),
+          System.getProperty("user.name"),
+          () -> {
+            final InputStream in = NativeLibrary.class.getResourceAsStream(resource);
+            if (in == null) {
+              throw new IOException("jar resource " + resource + " disappeared");
+            }
+            return in;
+          });
     } catch (IOException | RuntimeException e) {
       throw unsatisfied(
           platform,
@@ -282,23 +308,6 @@ public final class NativeLibrary {
               + " to an installed copy of the library",
           e);
     }
-    try {
-      systemLoad(
-          copy.file,
-          platform,
-          resource,
-          " (extracted from the jar; if "
-              + tmpdir
-              + " is mounted noexec, set "
-              + NATIVE_PATH_PROPERTY
-              + " to a copy of the library elsewhere)");
-    } catch (UnsatisfiedLinkError e) {
-      if (copy.temporary) {
-        deleteQuietly(copy.file);
-      }
-      throw e;
-    }
-    return copy.file;
   }
 
   /** {@link System#load(String)}; on failure, an error that names {@code file}, plus {@code hint}. */

@@ -12,6 +12,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.PosixFileAttributes;
@@ -58,7 +59,7 @@ import java.util.regex.Pattern;
  * <p>Clean-up, best effort, after a successful extraction or reuse: temporary files older than
  * {@link #STALE_MILLIS} (left by a JVM that died while writing), library files of other content
  * not used for that long (other library versions; every load refreshes the modification time of
- * the file it uses, so a file in use by a starting JVM is never that old), and the per-JVM copies
+ * the file it uses before checking it, so a file a JVM is about to load is not that old), and the per-JVM copies
  * {@code libtalusjni-<digits>.so} that earlier versions of this loader left in {@code
  * java.io.tmpdir}, if they belong to the current user. On Linux and macOS removing the file of a
  * library that a running JVM has loaded does not affect that JVM.
@@ -107,7 +108,7 @@ final class NativeLibraryCache {
    * @param user the user name that names the cache directory ({@code user.name})
    * @param source the library's bytes (the jar resource)
    * @return the file to load
-   * @throws IOException if no copy can be written; the message names the path
+   * @throws IOException if no copy can be checked or written (the caller names the directory)
    */
   static Copy copyOf(
       final Path tmpdir, final String fileName, final String user, final Source source)
@@ -123,9 +124,11 @@ final class NativeLibraryCache {
       return new Copy(temporaryCopy(tmpdir, fileName, source, expected), true);
     }
     final Path file = dir.resolve(name);
-    if (trusted(file, me, expected)) {
-      touch(file);
-    } else {
+    // Touched before the check, so that another JVM's clean-up, which removes only copies
+    // untouched for an hour, leaves it alone from now on. NativeLibrary retries once if it
+    // vanished anyway (that clean-up read its time just before this touch).
+    touch(file);
+    if (!trusted(file, me, expected)) {
       write(dir, file, source, expected);
     }
     removeStale(dir, tmpdir, name, fileName, me);
@@ -309,10 +312,11 @@ final class NativeLibraryCache {
 
   private static void touch(final Path file) {
     try {
-      Files.setLastModifiedTime(file, FileTime.fromMillis(System.currentTimeMillis()));
-    } catch (IOException e) {
-      // A read-only copy still loads; it may then be cleaned up as unused by another JVM after
-      // an hour, and is written again when needed.
+      // NOFOLLOW: a symbolic link here is replaced below, and its target left alone.
+      Files.getFileAttributeView(file, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .setTimes(FileTime.fromMillis(System.currentTimeMillis()), null, null);
+    } catch (IOException | UnsupportedOperationException e) {
+      // Missing (written next), or on a read-only file system (nothing cleans it up there).
     }
   }
 
