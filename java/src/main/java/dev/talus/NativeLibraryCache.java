@@ -41,16 +41,18 @@ import java.util.regex.Pattern;
  *       a symbolic link. So no other user can add, replace or change a file in it between the
  *       check of its content and {@link System#load}. A directory that fails this is not used:
  *       the library then goes to a new directory of random name, deleted on exit (as before the
- *       cache existed). Pinned by {@code NativeLibraryExtractionTest.aCacheDirectoryOfAnotherUserIsNotUsed}.
+ *       cache existed). Pinned by {@code
+ *       NativeLibraryExtractionTest.aCacheDirectoryOfAnotherUserIsNotUsed}.
  *   <li>A library file is trusted only after its SHA-256 equals the jar resource's (and it is a
  *       regular file of ours, not writable by others); a file that fails is replaced, never
- *       loaded. Pinned by {@code NativeLibraryExtractionTest.aCorruptedCachedCopyIsReplacedNotLoaded}.
+ *       loaded. Pinned by {@code
+ *       NativeLibraryExtractionTest.aCorruptedCachedCopyIsReplacedNotLoaded}.
  *   <li>A library file appears only whole: it is written under a temporary name in the same
  *       directory, flushed to the disk ({@code fsync}), made read-only, and renamed into place.
- *       Rename is atomic, so a JVM racing us sees either no file or a whole one; after a power
- *       loss the file may be missing or (if the rename reached the disk before the data on some
- *       file systems) damaged, and invariant 2 replaces it. The directory itself is not synced:
- *       losing the rename only costs a new extraction. Pinned by {@code
+ *       Rename is atomic, so a JVM racing us sees either no file or a whole one. The data is
+ *       synced before the rename, so after a power loss the file is missing or whole; the
+ *       directory is not synced, since losing the rename only costs a new extraction (and a disk
+ *       that lied is caught by invariant 2). Pinned by {@code
  *       NativeLibraryExtractionTest.jvmsRacingTheFirstExtractionShareOneFile}.
  *   <li>Several JVMs may extract at once: each writes its own temporary file, and the renames
  *       replace one whole file by another with the same content.
@@ -59,10 +61,10 @@ import java.util.regex.Pattern;
  * <p>Clean-up, best effort, after a successful extraction or reuse: temporary files older than
  * {@link #STALE_MILLIS} (left by a JVM that died while writing), library files of other content
  * not used for that long (other library versions; every load refreshes the modification time of
- * the file it uses before checking it, so a file a JVM is about to load is not that old), and the per-JVM copies
- * {@code libtalusjni-<digits>.so} that earlier versions of this loader left in {@code
- * java.io.tmpdir}, if they belong to the current user. On Linux and macOS removing the file of a
- * library that a running JVM has loaded does not affect that JVM.
+ * the file it uses before checking it, so a file a JVM is about to load is not that old), and
+ * the per-JVM copies {@code libtalusjni-<digits>.so} that earlier versions of this loader left in
+ * {@code java.io.tmpdir}, if they belong to the current user. On Linux and macOS removing the
+ * file of a library that a running JVM has loaded does not affect that JVM.
  *
  * <p>Thread safety: called by {@link NativeLibrary} under its lock; concurrent JVMs are handled by
  * the invariants above.
@@ -162,7 +164,8 @@ final class NativeLibraryCache {
     try {
       if (posix) {
         Files.createDirectory(
-            dir, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+            dir,
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
       } else {
         Files.createDirectory(dir);
       }
@@ -248,7 +251,11 @@ final class NativeLibraryCache {
       final Digest written = copyAndSync(source, temp);
       if (!expected.matches(written)) {
         throw new IOException(
-            "the library resource changed while it was read (" + expected + ", then " + written + ")");
+            "the library resource changed while it was read ("
+                + expected
+                + ", then "
+                + written
+                + ")");
       }
       if (posix) {
         Files.setPosixFilePermissions(temp, PosixFilePermissions.fromString("r-x------"));

@@ -73,7 +73,8 @@ class NativeLibraryExtractionTest {
     assertArrayEquals(resourceSha256(), sha256(file));
     if (Files.getFileStore(file).supportsFileAttributeView("posix")) {
       assertEquals(
-          "rwx------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
+          "rwx------",
+          PosixFilePermissions.toString(Files.getPosixFilePermissions(file.getParent())));
       assertEquals("r-x------", PosixFilePermissions.toString(Files.getPosixFilePermissions(file)));
     }
   }
@@ -201,7 +202,10 @@ class NativeLibraryExtractionTest {
     final Path notADirectory = Files.write(tempDir.resolve("not-a-directory"), new byte[1]);
     final Map<String, String> out =
         ChildJvm.run(
-            3, List.of("-Xcheck:jni", "-Djava.io.tmpdir=" + notADirectory), LoaderChild.class, "load");
+            3,
+            List.of("-Xcheck:jni", "-Djava.io.tmpdir=" + notADirectory),
+            LoaderChild.class,
+            "load");
     final String error = out.get("error");
     assertTrue(error.contains("cannot extract the library to " + notADirectory), error);
     assertTrue(error.contains(NativeLibrary.NATIVE_PATH_PROPERTY), error);
@@ -217,13 +221,15 @@ class NativeLibraryExtractionTest {
     final Path legacyCopy = file(tmp.resolve("libtalusjni-4242424242424242.so"), true);
     final Path recentLegacyCopy = file(tmp.resolve("libtalusjni-77.so"), false);
     final Path unrelated = file(tmp.resolve("libtalusjni-notes.txt"), true);
-    Files.setLastModifiedTime(cached, FileTime.fromMillis(System.currentTimeMillis() - TWO_HOURS_MS));
+    Files.setLastModifiedTime(
+        cached, FileTime.fromMillis(System.currentTimeMillis() - TWO_HOURS_MS));
 
     runChild(0, List.of(), "load");
 
     assertTrue(Files.exists(cached), "the copy in use stays (and its time is refreshed)");
     assertTrue(
-        Files.getLastModifiedTime(cached).toMillis() > System.currentTimeMillis() - TWO_HOURS_MS / 2);
+        Files.getLastModifiedTime(cached).toMillis()
+            > System.currentTimeMillis() - TWO_HOURS_MS / 2);
     assertFalse(Files.exists(oldVersion));
     assertFalse(Files.exists(deadWriter));
     assertFalse(Files.exists(legacyCopy));
