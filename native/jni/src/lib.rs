@@ -12,7 +12,9 @@
 //!   ([`into_handle`](handle::into_handle), [`borrow_handle`](handle::borrow_handle),
 //!   [`drop_handle`](handle::drop_handle)) and their safety contract.
 //! - [`native_library`]: `dev.talus.NativeLibrary` (the library version).
-//! - `JNI_OnLoad` (below): caches class and method ids once, at load.
+//! - [`allocator`]: the global allocator (mimalloc 2.x) and its settings.
+//! - `JNI_OnLoad` (below): sets the allocator's options and caches class and
+//!   method ids once, at load.
 //!
 //! # Adding bindings
 //!
@@ -70,14 +72,7 @@ compile_error!(
      and with panic = \"abort\" any panic would kill the JVM"
 );
 
-/// The allocator of every Rust allocation in the library (the JVM's own
-/// memory is untouched): mimalloc. Under glibc malloc, readers slept on
-/// arena locks when a cached block allocated by one thread was evicted, and
-/// so freed, by another (a scheduler profile of readwhilewriting: about
-/// half of the readers' context switches); see the README.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+pub mod allocator;
 pub mod bytes;
 pub mod cache;
 pub mod db;
@@ -108,6 +103,7 @@ use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jint};
     reason = "the JVM finds JNI_OnLoad by its #[unsafe(no_mangle)] name"
 )]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut c_void) -> jint {
+    allocator::configure();
     let Ok(mut env) = vm.get_env() else {
         return JNI_ERR;
     };

@@ -44,6 +44,8 @@ final class ChildJvm {
       final Class<?> main, final String... args) throws Exception {
     final List<String> command = new ArrayList<>(launcher);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    // A child that crashes writes its report under target/, not into the module's folder.
+    command.add("-XX:ErrorFile=" + Paths.get("target", "hs_err_child_pid%p.log").toAbsolutePath());
     command.addAll(jvmFlags);
     command.add("-cp");
     command.add(codeSource(NativeLibrary.class) + File.pathSeparator + codeSource(main));
