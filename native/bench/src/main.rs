@@ -1,10 +1,10 @@
 //! talus-bench: RocksDB's db_bench for Talus — the same benchmarks, flags
 //! and output, so that one command line runs against either engine.
-//! See the README section "talus-bench" and `talus-bench --help`.
+//! See docs/talus-bench.md and `talus-bench --help`.
 
 /// mimalloc, as the JNI library uses: glibc malloc made readers sleep on
 /// its arena locks (a cache block allocated by one thread and evicted, so
-/// freed, by another), see the README section on the allocator.
+/// freed, by another), see docs/results/allocator.md.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -71,8 +71,8 @@ compile_error!(
 /// The allocator of every Rust allocation in the library (the JVM's own
 /// memory is untouched): mimalloc. Under glibc malloc, readers slept on
 /// arena locks when a cached block allocated by one thread was evicted, and
-/// so freed, by another (a scheduler profile of readwhilewriting: about
-/// half of the readers' context switches); see the README.
+/// so freed, by another (seen in a scheduler profile of readwhilewriting);
+/// see docs/results/allocator.md.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
