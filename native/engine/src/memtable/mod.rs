@@ -258,7 +258,8 @@ impl MemTable {
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(ikey));
         // The bound is at or after the seek key: the same user key with a
-        // sequence number above the snapshot sorts before it (d22e567).
+        // sequence number above the snapshot sorts before it (pinned by
+        // `reads_at_a_snapshot_never_see_a_write_that_lands_during_them`).
         debug_assert!(seq <= snapshot, "memtable lookup at {snapshot} found {seq}");
         if kind == ValueKind::Value as u8 {
             value_out.clear();

@@ -2,9 +2,10 @@ package dev.talus.examples.bulkimport;
 
 /**
  * The database options of the import, applied identically by {@link TalusEngine} and {@link
- * RocksDbEngine}. {@link #seed003} gives the values that the options chain of seed 003 (section
- * 3.2) leaves in force: the chain itself, then {@code optimizeLevelStyleCompaction()} with its
- * 512 MiB memtable budget, which the seed calls afterwards and which overrides the write buffer
+ * RocksDbEngine}. {@link #bulkImportPreset} gives the values that the options chain of the
+ * importer this example reproduces leaves in force: the chain itself, then {@code
+ * optimizeLevelStyleCompaction()} with its 512 MiB memtable budget, which the importer calls
+ * afterwards and which overrides the write buffer
  * count (4 → 6) and the L0 compaction trigger (4 → 2), and sets the target file size (64 MiB) and
  * base level size (512 MiB).
  *
@@ -70,20 +71,20 @@ record EngineSettings(
   private static final long MIB = 1L << 20;
 
   /**
-   * The options in force in seed 003's importer (its values: {@code walBytesPerSyncMb} 4, {@code
-   * lowCpuPriorityCompactions} false), with those two as flags.
+   * The options in force in the importer this example reproduces (its values: {@code
+   * walBytesPerSyncMb} 4, {@code lowCpuPriorityCompactions} false), with those two as flags.
    *
    * @param path database directory
    * @param walDir WAL directory or null
-   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
-   * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
+   * @param rateLimitMb the limiter's rate in MiB/s (the importer: 150; 0 = none)
+   * @param walBytesPerSyncMb WAL MiB between syncs (the importer: 4; 0 = off)
    * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority
-   * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the seed: its default,
-   *     true)
+   * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the importer: its
+   *     default, true)
    * @param talusMaxConcurrentWriters Talus's write admission (its default: -1)
    * @return the settings
    */
-  static EngineSettings seed003(String path, String walDir, long rateLimitMb,
+  static EngineSettings bulkImportPreset(String path, String walDir, long rateLimitMb,
       long walBytesPerSyncMb, boolean lowCpuPriorityCompactions,
       boolean rocksdbWriteThreadAdaptiveYield, int talusMaxConcurrentWriters) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
@@ -103,7 +104,7 @@ record EngineSettings(
         budget / 8, // the preset's target file size, 64 MB
         budget, // the preset's base level size, 512 MB
         rateLimitMb * MIB, // RateLimiter(150 MB/s, ...)
-        10 * MIB, // refill period 10 * 1024 * 1024 us (the seed's "10 s")
+        10 * MIB, // refill period 10 * 1024 * 1024 us (the importer's "10 s")
         10, // fairness
         walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
         512 * MIB, // block cache 512 MB

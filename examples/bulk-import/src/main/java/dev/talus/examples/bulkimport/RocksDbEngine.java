@@ -34,7 +34,7 @@ final class RocksDbEngine implements Engine {
   private final RocksDB db;
 
   // setMaxBackgroundCompactions/Flushes are deprecated in RocksJava but still honoured by RocksDB
-  // 10 (they override the max_background_jobs split); the seed sets them, and so does Talus.
+  // 10 (they override the max_background_jobs split); the importer sets them, and so does Talus.
   @SuppressWarnings("deprecation")
   RocksDbEngine(EngineSettings s) throws Exception {
     RocksDB.loadLibrary();
