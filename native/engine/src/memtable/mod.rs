@@ -276,7 +276,7 @@ impl MemTable {
         if self.range_dels.is_empty() {
             return None;
         }
-        self.range_dels.view().max_covering(user_key, snapshot)
+        self.range_dels.max_covering(user_key, snapshot)
     }
 
     /// The range tombstones fragmented, holding at least every tombstone

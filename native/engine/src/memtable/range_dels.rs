@@ -111,6 +111,24 @@ impl RangeDels {
         self.immutable.store(true, Ordering::Release);
     }
 
+    /// Largest sequence number `≤ snapshot` of a tombstone covering `key`.
+    /// Without a build to wait for, takes no lock and no reference count
+    /// (`ArcSwap::load`), so concurrent point lookups share no written
+    /// cache line.
+    pub(super) fn max_covering(
+        &self,
+        key: &[u8],
+        snapshot: SequenceNumber,
+    ) -> Option<SequenceNumber> {
+        let added = self.added.load(Ordering::Acquire);
+        let v = self.view.load();
+        if v.covered >= added && !self.wants_merge(&v) {
+            return v.max_covering(key, snapshot);
+        }
+        drop(v);
+        self.build_view(added).max_covering(key, snapshot)
+    }
+
     /// A view holding every tombstone added before the call (contract 2).
     pub(super) fn view(&self) -> Arc<MemTableTombstones> {
         let added = self.added.load(Ordering::Acquire);
@@ -118,6 +136,12 @@ impl RangeDels {
         if v.covered >= added && !self.wants_merge(&v) {
             return v;
         }
+        self.build_view(added)
+    }
+
+    /// A view covering at least `added` tombstones, built unless another
+    /// reader built one meanwhile.
+    fn build_view(&self, added: usize) -> Arc<MemTableTombstones> {
         let _b = self.build.lock();
         let v = self.view.load_full();
         if v.covered >= added && !self.wants_merge(&v) {
@@ -236,30 +260,45 @@ mod tests {
 
     #[test]
     fn readers_racing_writers_see_every_tombstone_added_before_they_ask() {
+        use std::sync::atomic::AtomicU64;
         let r = Arc::new(RangeDels::default());
+        let key = |w: u64, i: u64| format!("{w}-{i:05}").into_bytes();
+        // Per writer: how many of its tombstones were added.
+        let done: Arc<[AtomicU64; 2]> = Arc::new([AtomicU64::new(0), AtomicU64::new(0)]);
         let writers: Vec<_> = (0..2u64)
             .map(|w| {
-                let r = r.clone();
+                let (r, done) = (r.clone(), done.clone());
                 std::thread::spawn(move || {
                     for i in 0..3000u64 {
-                        let k = format!("{w}-{i:05}").into_bytes();
+                        let k = key(w, i);
                         let mut e = k.clone();
                         e.push(b'!');
                         r.add(&k, &e, w * 10_000 + i + 1);
+                        done[w as usize].store(i + 1, Ordering::Release);
                     }
                 })
             })
             .collect();
         let readers: Vec<_> = (0..2u64)
-            .map(|_| {
-                let r = r.clone();
+            .map(|reader| {
+                let (r, done) = (r.clone(), done.clone());
                 std::thread::spawn(move || {
-                    for round in 0..300 {
-                        let before = r.added.load(Ordering::Acquire);
-                        let v = r.view();
-                        assert!(v.covered >= before, "round {round}");
-                        let n: usize = v.levels.iter().map(|l| l.raw.len()).sum();
-                        assert_eq!(n, v.covered);
+                    for round in 0..3000u64 {
+                        let w = (round + reader) % 2;
+                        let n = done[w as usize].load(Ordering::Acquire);
+                        if n > 0 {
+                            // The newest tombstone this writer finished
+                            // adding, through the lock-free path.
+                            let want = Some(w * 10_000 + n);
+                            assert_eq!(r.max_covering(&key(w, n - 1), u64::MAX), want);
+                        }
+                        if round % 10 == 0 {
+                            let before = r.added.load(Ordering::Acquire);
+                            let v = r.view();
+                            assert!(v.covered >= before, "round {round}");
+                            let total: usize = v.levels.iter().map(|l| l.raw.len()).sum();
+                            assert_eq!(total, v.covered);
+                        }
                     }
                 })
             })
@@ -271,8 +310,10 @@ mod tests {
         assert_eq!(v.covered, 6000);
         for w in 0..2u64 {
             for i in (0..3000u64).step_by(37) {
-                let k = format!("{w}-{i:05}").into_bytes();
-                assert_eq!(v.max_covering(&k, u64::MAX), Some(w * 10_000 + i + 1));
+                assert_eq!(
+                    v.max_covering(&key(w, i), u64::MAX),
+                    Some(w * 10_000 + i + 1)
+                );
             }
         }
         assert_eq!(r.all().len(), 6000);
