@@ -363,3 +363,16 @@ fn arena_keeps_tombstones_and_drops_from_the_front() {
     a.drain_front(5);
     assert!(a.is_empty());
 }
+
+#[test]
+fn a_level_whose_lists_overlap_is_still_answered_right() {
+    let a = FragmentedRangeTombstoneList::from_tombstones(&[t("a", "m", 5)]);
+    let b = FragmentedRangeTombstoneList::from_tombstones(&[t("c", "e", 3), t("x", "z", 7)]);
+    let mut agg = RangeDelAggregator::new(100);
+    agg.add_level(vec![std::sync::Arc::new(a), std::sync::Arc::new(b)]);
+    assert!(agg.covers(b"d", 4));
+    assert!(agg.covers(b"d", 2));
+    assert!(!agg.covers(b"d", 5));
+    assert!(agg.covers(b"y", 6));
+    assert!(!agg.covers(b"n", 0));
+}
