@@ -14,7 +14,7 @@ use crate::error::Result;
 use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::perf_context::{F, Laps, PerfLevel, PerfTimer};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::RangeDelAggregator;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Direction {
@@ -37,7 +37,7 @@ pub struct IterCounters {
 pub struct DbIter<I: InternalIterator> {
     inner: I,
     snapshot: SequenceNumber,
-    tombstones: FragmentedTombstones,
+    tombstones: RangeDelAggregator,
     lower: Option<Vec<u8>>,
     upper: Option<Vec<u8>>,
     dir: Direction,
@@ -54,7 +54,7 @@ impl<I: InternalIterator> DbIter<I> {
     pub fn new(
         inner: I,
         snapshot: SequenceNumber,
-        tombstones: FragmentedTombstones,
+        tombstones: RangeDelAggregator,
         lower: Option<Vec<u8>>,
         upper: Option<Vec<u8>>,
     ) -> Self {
@@ -308,6 +308,7 @@ mod tests {
     use crate::iterator::VecIter;
     use crate::key::make_internal_key;
     use crate::memtable::RangeTombstone;
+    use crate::range_del::FragmentedRangeTombstoneList;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
 
@@ -375,14 +376,18 @@ mod tests {
                     ),
                 })
                 .collect();
-            let ts = FragmentedTombstones::new(
-                tombs.iter().map(|&(b, e, s)| RangeTombstone {
+            let tombs: Vec<RangeTombstone> = tombs
+                .iter()
+                .map(|&(b, e, s)| RangeTombstone {
                     begin: b.to_be_bytes().to_vec(),
                     end: e.to_be_bytes().to_vec(),
                     seq: s,
-                }),
-                snap,
-            );
+                })
+                .collect();
+            let mut ts = RangeDelAggregator::new(snap);
+            ts.add(std::sync::Arc::new(
+                FragmentedRangeTombstoneList::from_tombstones(&tombs),
+            ));
             let mut it = DbIter::new(
                 VecIter::new(ivec),
                 snap,

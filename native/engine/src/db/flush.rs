@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::memtable::{MemTable, MemTableIter};
-use crate::range_del::TombstoneSeqs;
+use crate::range_del::FragmentedRangeTombstoneList;
 use crate::version::VersionEdit;
 use crate::write_controller::flush_would_stall;
 
@@ -158,7 +158,7 @@ impl DbInner {
             .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
             .collect();
         let tombstones: Vec<_> = mems.iter().flat_map(|m| m.range_tombstones()).collect();
-        let frag = TombstoneSeqs::new(tombstones.clone());
+        let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),

@@ -16,10 +16,10 @@ use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::SequenceNumber;
-use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
+use crate::memtable::{Lookup, MemTableIter};
 use crate::options::ReadOptions;
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::{TableReadOptions, TableReader};
 
@@ -302,15 +302,24 @@ impl DbInner {
         let snapshot = self.snapshot_of(ro);
         let tro = TableReadOptions::from(ro);
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-        let mut tombstones: Vec<RangeTombstone> = Vec::new();
+        // Each source's tombstones were fragmented once, when first read,
+        // and are shared here: creating an iterator costs a lookup per
+        // source, not a fragmentation of every tombstone.
+        let mut tombstones = RangeDelAggregator::new(snapshot);
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
-            tombstones.extend(mem.range_tombstones());
+            if let Some(t) = mem.fragmented_range_tombstones() {
+                for list in t.lists() {
+                    tombstones.add(list.clone());
+                }
+            }
             children.push(Box::new(MemTableIter::new(mem.clone())));
         }
         let v = &sv.version;
         for f in v.files(0) {
             let t = self.table_cache.reader(f, 0)?;
-            tombstones.extend_from_slice(t.range_tombstones());
+            if !t.range_tombstones().is_empty() {
+                tombstones.add(t.fragmented_range_tombstones().clone());
+            }
             children.push(Box::new(t.iter(tro)));
         }
         for level in 1..v.num_levels() {
@@ -318,10 +327,17 @@ impl DbInner {
             if files.is_empty() {
                 continue;
             }
+            // The tables of a level hold disjoint key ranges, their
+            // tombstones clipped to them (`compaction.rs`): the aggregator
+            // asks only the one spanning a key.
+            let mut lists = Vec::new();
             for f in files.iter().filter(|f| f.num_deletions > 0) {
                 let t = self.table_cache.reader(f, level)?;
-                tombstones.extend_from_slice(t.range_tombstones());
+                if !t.range_tombstones().is_empty() {
+                    lists.push(t.fragmented_range_tombstones().clone());
+                }
             }
+            tombstones.add_level(lists);
             children.push(Box::new(LevelIter::new(
                 files.to_vec(),
                 self.file_opener(level, tro),
@@ -332,7 +348,7 @@ impl DbInner {
             it: DbIter::new(
                 inner,
                 snapshot,
-                FragmentedTombstones::new(tombstones, snapshot),
+                tombstones,
                 ro.iterate_lower_bound.clone(),
                 ro.iterate_upper_bound.clone(),
             ),

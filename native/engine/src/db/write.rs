@@ -545,6 +545,7 @@ impl DbInner {
             switched.create_ms,
             switched.dir_sync_ms
         );
+        old.mark_immutable();
         st.imm.push(old);
         self.install_super_version(st, self.new_memtable(number));
         self.prepare_next_wal(st);
