@@ -604,4 +604,163 @@ mod tests {
             }
         }
     }
+
+    /// Checks `it` against `want` (the visible state): full scans both
+    /// ways, then random seeks and steps with direction changes.
+    fn check_walks(
+        it: &mut DbIter<VecIter>,
+        want: &BTreeMap<Vec<u8>, Vec<u8>>,
+        rng: &mut impl Rng,
+        targets: &[Vec<u8>],
+        what: &str,
+    ) {
+        let mut fwd = Vec::new();
+        it.seek_to_first();
+        while it.valid() {
+            fwd.push((it.key().to_vec(), it.value().to_vec()));
+            it.next();
+        }
+        it.status().unwrap();
+        let want_list: Vec<_> = want.clone().into_iter().collect();
+        assert_eq!(fwd, want_list, "{what} forward");
+        let mut back = Vec::new();
+        it.seek_to_last();
+        while it.valid() {
+            back.push((it.key().to_vec(), it.value().to_vec()));
+            it.prev();
+        }
+        back.reverse();
+        assert_eq!(back, want_list, "{what} backward");
+        let keys: Vec<Vec<u8>> = want.keys().cloned().collect();
+        let mut pos: Option<usize> = None;
+        for step in 0..60 {
+            match rng.random_range(0..6) {
+                0 => {
+                    let t = &targets[rng.random_range(0..targets.len())];
+                    it.seek(t);
+                    pos = keys.iter().position(|k| k >= t);
+                }
+                1 => {
+                    let t = &targets[rng.random_range(0..targets.len())];
+                    it.seek_for_prev(t);
+                    pos = keys.iter().rposition(|k| k <= t);
+                }
+                2 => {
+                    it.seek_to_first();
+                    pos = (!keys.is_empty()).then_some(0);
+                }
+                3 => {
+                    it.seek_to_last();
+                    pos = keys.len().checked_sub(1);
+                }
+                4 if it.valid() => {
+                    it.next();
+                    pos = pos.and_then(|p| (p + 1 < keys.len()).then_some(p + 1));
+                }
+                5 if it.valid() => {
+                    it.prev();
+                    pos = pos.and_then(|p| p.checked_sub(1));
+                }
+                _ => {}
+            }
+            assert_eq!(it.valid(), pos.is_some(), "{what} step {step}");
+            if let Some(p) = pos {
+                assert_eq!(it.key(), keys[p].as_slice(), "{what} step {step}");
+                assert_eq!(it.value(), want[&keys[p]].as_slice(), "{what} step {step}");
+            }
+        }
+    }
+
+    /// Histories with merge operands (string append), single deletes,
+    /// deletes and range tombstones: forward and backward walks, seeks and
+    /// seeks for prev show each key's merge at the snapshot.
+    #[test]
+    fn merge_operands_resolve_in_both_directions() {
+        use crate::db::merge_model::{Entry, random_history, view};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(33);
+        let targets: Vec<Vec<u8>> = (b'a'..=b'h')
+            .map(|c| vec![c])
+            .chain([vec![], vec![b'c', 0]])
+            .collect();
+        for round in 0..600 {
+            let n = rng.random_range(0..50);
+            let (entries, tombs, next) = random_history(&mut rng, 6, n, 1);
+            let snap = rng.random_range(0..=next);
+            let lower = rng
+                .random_bool(0.3)
+                .then(|| targets[rng.random_range(0..targets.len())].clone());
+            let upper = rng
+                .random_bool(0.3)
+                .then(|| targets[rng.random_range(0..targets.len())].clone());
+            let mut want = view(&entries, &tombs, snap);
+            want.retain(|k, _| {
+                lower.as_ref().is_none_or(|l| k >= l) && upper.as_ref().is_none_or(|u| k < u)
+            });
+            let mut ts = RangeDelAggregator::new(snap);
+            ts.add(std::sync::Arc::new(
+                FragmentedRangeTombstoneList::from_tombstones(&tombs),
+            ));
+            let merger = Merger::new(
+                Some(std::sync::Arc::new(
+                    crate::merge::StringAppendOperator::default(),
+                )),
+                None,
+            );
+            let mut it = DbIter::new(
+                VecIter::new(entries.iter().map(Entry::encoded).collect()),
+                snap,
+                ts,
+                lower,
+                upper,
+                merger,
+            );
+            check_walks(
+                &mut it,
+                &want,
+                &mut rng,
+                &targets,
+                &format!("round {round}: {entries:?} {tombs:?} at {snap}"),
+            );
+        }
+    }
+
+    #[test]
+    fn an_operand_without_a_merge_operator_stops_the_iterator_with_invalid_argument() {
+        let e = |k: &[u8], s, kind, v: &[u8]| (make_internal_key(k, s, kind), v.to_vec());
+        let entries = vec![
+            e(b"a", 1, ValueKind::Value, b"1"),
+            e(b"b", 3, ValueKind::Merge, b"x"),
+            e(b"b", 2, ValueKind::Value, b"2"),
+            e(b"c", 4, ValueKind::Value, b"3"),
+            e(b"d", 5, ValueKind::Merge, b"y"),
+            e(b"d", 6, ValueKind::Value, b"4"),
+        ];
+        let mut it = DbIter::new(
+            VecIter::new(entries),
+            10,
+            RangeDelAggregator::new(10),
+            None,
+            None,
+            Merger::default(),
+        );
+        it.seek_to_first();
+        assert_eq!(it.key(), b"a");
+        it.next();
+        assert!(!it.valid());
+        let err = it.status().unwrap_err();
+        assert_eq!(
+            err,
+            Error::InvalidArgument(crate::merge::NO_OPERATOR.into())
+        );
+        // A key whose newest entry is a value needs no operator; a seek
+        // clears the error.
+        it.seek(b"c");
+        assert!(it.valid());
+        it.status().unwrap();
+        it.next();
+        assert_eq!((it.key(), it.value()), (&b"d"[..], &b"4"[..]));
+        it.seek_for_prev(b"b");
+        assert!(!it.valid());
+        assert!(it.status().is_err());
+    }
 }

@@ -54,6 +54,8 @@ pub mod db_iter;
 mod files;
 mod flush;
 mod level_iter;
+#[cfg(test)]
+pub(crate) mod merge_model;
 mod properties;
 mod read;
 mod recovery;
