@@ -557,14 +557,22 @@ impl Db {
     /// ([`crate::merge`]). `NotSupported` when the database has none, as
     /// RocksDB's ("Provide a merge_operator when opening DB").
     pub fn merge(&self, wo: &WriteOptions, key: &[u8], operand: &[u8]) -> Result<()> {
-        if !self.inner.merger.has_operator() {
-            return Err(Error::NotSupported(
-                "Provide a merge_operator when opening DB".into(),
-            ));
-        }
+        self.check_merge_operator()?;
         let mut b = WriteBatch::with_capacity(key.len() + operand.len() + 12);
         b.merge(key, operand);
         self.write(wo, b)
+    }
+
+    /// `Ok` when the database has a merge operator, else the error of
+    /// [`Db::merge`] (for bindings that build a merge batch themselves).
+    pub fn check_merge_operator(&self) -> Result<()> {
+        if self.inner.merger.has_operator() {
+            Ok(())
+        } else {
+            Err(Error::NotSupported(
+                "Provide a merge_operator when opening DB".into(),
+            ))
+        }
     }
 
     /// Deletes `key`'s most recent put, which must be its only put since it
