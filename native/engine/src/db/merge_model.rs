@@ -58,7 +58,7 @@ pub(crate) fn resolve(
         .iter()
         .filter(|e| e.key == key && e.seq <= snap)
         .collect();
-    mine.sort_by(|a, b| b.seq.cmp(&a.seq));
+    mine.sort_by_key(|e| std::cmp::Reverse(e.seq));
     let mut ops: Vec<&[u8]> = Vec::new();
     let mut base = None;
     for e in mine {
