@@ -46,6 +46,7 @@ pub mod iterator;
 pub mod key;
 pub mod logger;
 pub mod memtable;
+pub mod merge;
 pub mod options;
 pub mod perf_context;
 pub mod range_del;

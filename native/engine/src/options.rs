@@ -255,6 +255,11 @@ pub struct Options {
     pub compression: CompressionType,
     /// Table format options.
     pub table: BlockBasedTableOptions,
+    /// Resolves merge operands ([`crate::merge`]); `None` (the default)
+    /// refuses merges. A database holding operands must be opened with the
+    /// operator that wrote them: without one, reads that need them fail
+    /// with `InvalidArgument`; with another, they are merged its way.
+    pub merge_operator: Option<Arc<dyn crate::merge::MergeOperator>>,
 }
 
 impl std::fmt::Debug for Options {
@@ -310,6 +315,7 @@ impl Default for Options {
             disable_auto_compactions: false,
             compression: CompressionType::default(),
             table: BlockBasedTableOptions::default(),
+            merge_operator: None,
         }
     }
 }
@@ -641,6 +647,10 @@ impl Options {
                 } else {
                     "LOG file"
                 }
+            ),
+            format!(
+                "merge_operator: {}",
+                self.merge_operator.as_ref().map_or("none", |m| m.name())
             ),
             format!("write_buffer_size: {}", self.write_buffer_size),
             format!("max_write_buffer_number: {}", self.max_write_buffer_number),

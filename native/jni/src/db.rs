@@ -74,7 +74,9 @@ fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniResult<String
     Ok(text)
 }
 
-/// `static native long nativeOpen(String path, String options, long[] shared)`.
+/// `static native long nativeOpen(String path, String options, long[] shared)`:
+/// `shared` holds the handles of the block cache, rate limiter, statistics,
+/// logger and merge operator, 0 for each one not set.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
     mut env: JNIEnv<'l>,
@@ -89,7 +91,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         require_non_null(&shared, "shared")?;
         let path = string_arg(env, &path, "database path")?;
         let text = options_text(env, &options)?;
-        let mut handles = [0 as jlong; 4];
+        let mut handles = [0 as jlong; 5];
         if env.get_array_length(&shared)? as usize != handles.len() {
             return Err(JniError::IllegalArgument(
                 "shared handle array has the wrong length".into(),
@@ -111,6 +113,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
             let sink: std::sync::Arc<dyn talus::logger::LogSink> =
                 crate::logger::logger(handles[3])?.clone();
             opts.logger = Some(sink);
+        }
+        if handles[4] != 0 {
+            opts.merge_operator = Some(crate::merge_operator::merge_operator(handles[4])?.clone());
         }
         let db = Db::open(opts, &path)?;
         Ok(into_handle(Box::new(db)))
@@ -261,6 +266,93 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteRange<'l>(
             read_all(env, &begin, b)?;
             read_all(env, &end, e)?;
             Ok(db(handle)?.delete_range(&write_options(wflags), b, e)?)
+        })
+    })
+}
+
+/// `static native void nativeMerge(long h, int wflags, byte[] key, int koff, int klen,
+/// byte[] value, int voff, int vlen)`: as `nativePut`, for a merge operand.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeMerge<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+    value: JByteArray<'l>,
+    voff: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let db = db(handle)?;
+        db.check_merge_operator()?;
+        if klen < 0 || vlen < 0 {
+            return Err(JniError::IndexOutOfBounds(format!(
+                "negative length: key {klen}, value {vlen}"
+            )));
+        }
+        let bytes = klen as usize + vlen as usize + 12;
+        if bytes > MAX_BATCH_BYTES {
+            return Err(JniError::IllegalArgument(format!(
+                "a merge of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
+                 limit of {MAX_BATCH_BYTES} bytes"
+            )));
+        }
+        let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
+            JniError::OutOfMemory(format!(
+                "cannot allocate {bytes} bytes of native memory for a merge"
+            ))
+        })?;
+        {
+            let (k, v) = b.merge_slots(klen as usize, vlen as usize);
+            fill_from(env, &key, "key", koff, k)?;
+            fill_from(env, &value, "value", voff, v)?;
+        }
+        Ok(db.write(&write_options(wflags), b)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeMergeDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let k = direct_slice(env, &key, "key", kpos, klen)?;
+        let v = direct_slice(env, &value, "value", vpos, vlen)?;
+        Ok(db(handle)?.merge(&write_options(wflags), k, v)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeSingleDelete<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        with_buffers(|k, _| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(db(handle)?.single_delete(&write_options(wflags), k)?)
         })
     })
 }

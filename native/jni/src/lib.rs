@@ -81,6 +81,7 @@ pub mod error;
 pub mod handle;
 pub mod iterator;
 pub mod logger;
+pub mod merge_operator;
 pub mod native_library;
 pub mod options;
 pub mod perf_context;

@@ -122,6 +122,9 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
                 o.table.pin_l0_filter_and_index_blocks_in_cache = boolean(name, v)?;
             }
             "table.no_block_cache" => o.table.no_block_cache = boolean(name, v)?,
+            // A built-in operator by RocksDB name (`Options.setMergeOperatorName`);
+            // one set by object crosses as a shared handle instead.
+            "merge_operator" => o.merge_operator = Some(talus::merge::from_name(v)?),
             "table.block_cache_size" => {
                 o.table.block_cache_size = usize::try_from(unsigned(name, v)?)
                     .map_err(|_| bad(name, v, "a cache size"))?;
@@ -170,5 +173,14 @@ mod tests {
         assert!(e.contains("write_buffer_size"), "{e}");
         let e = apply(&mut o, "compression=1\n").unwrap_err().to_string();
         assert!(e.contains("SNAPPY"), "{e}");
+        apply(&mut o, "merge_operator=uint64add\n").unwrap();
+        assert_eq!(
+            o.merge_operator.as_ref().unwrap().name(),
+            "UInt64AddOperator"
+        );
+        let e = apply(&mut o, "merge_operator=nope\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nope") && e.contains("stringappend"), "{e}");
     }
 }

@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::compaction_iter::{CompactionIter, keep_range_tombstone};
+use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
 use super::level_iter::LevelIter;
 use super::stats::LevelStats;
 use super::{DbInner, DbState};
@@ -478,11 +478,21 @@ impl DbInner {
             .into_iter()
             .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))
             .collect();
+        // Older entries of the input keys outside the job are below the
+        // output level; taken after the plan was picked, which is safe: while
+        // the job runs, such entries only move further down.
+        let below = if plan.bottommost {
+            Below::Nothing
+        } else {
+            Below::Levels(self.state.lock().versions.current(), plan.output_level + 1)
+        };
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
             plan.bottommost,
             frag,
+            self.merger.clone(),
+            below,
         );
         let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None);
         let r = (|| -> Result<Vec<FileMetaData>> {

@@ -22,7 +22,7 @@ use crate::range_del::FragmentedRangeTombstoneList;
 use crate::version::VersionEdit;
 use crate::write_controller::flush_would_stall;
 
-use super::compaction_iter::CompactionIter;
+use super::compaction_iter::{Below, CompactionIter};
 
 /// The reason of the error a flush abandoned at close returns.
 const FLUSH_ABANDONED: &str = "flush abandoned by close: its writes are in the WAL";
@@ -76,10 +76,13 @@ impl DbInner {
         let number = st.versions.new_file_number();
         st.pending_outputs.insert(number);
         let snapshots = self.snapshots.list();
+        // Every older entry of the flushed keys is in this version's tables:
+        // the flushes before this one are installed (one runs at a time).
+        let below = Below::Levels(st.versions.current(), 0);
         drop(st);
 
         let started = std::time::Instant::now();
-        let result = self.write_memtables_to_l0(&mems, number, &snapshots);
+        let result = self.write_memtables_to_l0(&mems, number, &snapshots, below);
 
         let mut st = self.state.lock();
         let mut flushed = (0u64, 0u64, 0u64);
@@ -144,13 +147,15 @@ impl DbInner {
         self.delete_files(obsolete);
     }
 
-    /// Writes `mems` (oldest first) as one L0 table numbered `number`.
+    /// Writes `mems` (oldest first) as one L0 table numbered `number`;
+    /// `below` says where older entries of their keys may be.
     /// Returns `None` when nothing survived.
     pub(crate) fn write_memtables_to_l0(
         &self,
         mems: &[Arc<MemTable>],
         number: u64,
         snapshots: &[u64],
+        below: Below,
     ) -> Result<(Option<crate::version::FileMetaData>, LevelStats)> {
         let children: Vec<Box<dyn InternalIterator>> = mems
             .iter()
@@ -164,6 +169,8 @@ impl DbInner {
             snapshots.to_vec(),
             false,
             frag,
+            self.merger.clone(),
+            below,
         );
         info_log!(
             self.info_log,

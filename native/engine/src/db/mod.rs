@@ -54,6 +54,8 @@ pub mod db_iter;
 mod files;
 mod flush;
 mod level_iter;
+#[cfg(test)]
+pub(crate) mod merge_model;
 mod properties;
 mod read;
 mod recovery;
@@ -244,6 +246,9 @@ pub(crate) struct DbInner {
     pub(crate) wal_too_big: AtomicBool,
     /// The user's statistics object, if any.
     pub(crate) statistics: Option<Arc<Statistics>>,
+    /// The merge operator (or its absence), for reads, flushes and
+    /// compactions (`crate::merge`).
+    pub(crate) merger: crate::merge::Merger,
     /// Background WAL syncs (`wal_bytes_per_sync`).
     pub(crate) wal_syncer: wal_sync::WalSyncer,
     /// The next WAL's file, made ahead on the WAL syncer thread.
@@ -489,6 +494,7 @@ impl Db {
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),
             statistics: opts.statistics.clone(),
+            merger: crate::merge::Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
             wal_syncer,
             prepared_wal: Arc::default(),
             dump_stop: (Mutex::new(false), Condvar::new()),
@@ -544,6 +550,41 @@ impl Db {
     pub fn delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
         let mut b = WriteBatch::with_capacity(key.len() + 8);
         b.delete(key);
+        self.write(wo, b)
+    }
+
+    /// Merges `operand` into `key`'s value with the merge operator
+    /// ([`crate::merge`]). `NotSupported` when the database has none, as
+    /// RocksDB's ("Provide a merge_operator when opening DB").
+    pub fn merge(&self, wo: &WriteOptions, key: &[u8], operand: &[u8]) -> Result<()> {
+        self.check_merge_operator()?;
+        let mut b = WriteBatch::with_capacity(key.len() + operand.len() + 12);
+        b.merge(key, operand);
+        self.write(wo, b)
+    }
+
+    /// `Ok` when the database has a merge operator, else the error of
+    /// [`Db::merge`] (for bindings that build a merge batch themselves).
+    pub fn check_merge_operator(&self) -> Result<()> {
+        if self.inner.merger.has_operator() {
+            Ok(())
+        } else {
+            Err(Error::NotSupported(
+                "Provide a merge_operator when opening DB".into(),
+            ))
+        }
+    }
+
+    /// Deletes `key`'s most recent put, which must be its only put since it
+    /// was last deleted, with no merge on it (RocksDB's contract). Talus
+    /// reads a single delete as a delete, so breaking the contract never
+    /// brings back an older value (RocksDB leaves that undefined); a
+    /// compaction drops the single delete and its put together only when it
+    /// can prove that nothing older of the key exists
+    /// (`db::compaction_iter`).
+    pub fn single_delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::with_capacity(key.len() + 8);
+        b.single_delete(key);
         self.write(wo, b)
     }
 

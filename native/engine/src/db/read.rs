@@ -15,8 +15,9 @@ use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
 use crate::iterator::{InternalIterator, MergingIterator};
-use crate::key::SequenceNumber;
-use crate::memtable::{Lookup, MemTableIter};
+use crate::key::{SequenceNumber, ValueKind};
+use crate::memtable::{Lookup, MemTableIter, SeekKey};
+use crate::merge::Operands;
 use crate::options::ReadOptions;
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
 use crate::range_del::RangeDelAggregator;
@@ -81,6 +82,9 @@ fn probe(
 enum Step {
     Found(bool),
     Continue,
+    /// The newest visible entry is a merge operand: the lookup starts over
+    /// on the merge path ([`DbInner::get_merged`]).
+    Merge,
 }
 
 /// Folds one source's answer into the lookup: `tomb` is the newest range
@@ -91,7 +95,62 @@ fn step(r: Lookup, tomb: Option<SequenceNumber>) -> Step {
         Lookup::Value(seq) => Step::Found(tomb.is_none_or(|t| t < seq)),
         Lookup::Deleted(_) => Step::Found(false),
         Lookup::Absent => Step::Continue,
+        Lookup::Merge(seq) if tomb.is_none_or(|t| t < seq) => Step::Merge,
+        Lookup::Merge(_) => Step::Found(false),
     }
+}
+
+/// How a merge lookup's walk down one key's history ended in a source.
+enum Walked {
+    /// The source holds no more entries of the key: go on to the next.
+    More,
+    /// A value (copied into the buffer the walk was given) ends the
+    /// history the lookup sees.
+    Value,
+    /// A point tombstone, or an entry a range tombstone deletes.
+    Deleted,
+}
+
+/// Walks `it`, positioned at the newest entry of `key` a snapshot sees,
+/// down the entries of `key`, pushing operands into `ops` until an entry
+/// ends the history (`tomb`: the newest range tombstone covering the key
+/// in this source or a newer one).
+fn walk_key(
+    it: &mut dyn InternalIterator,
+    key: &[u8],
+    tomb: Option<SequenceNumber>,
+    ops: &mut Operands,
+    value: &mut Vec<u8>,
+) -> Result<Walked> {
+    while it.valid() {
+        let ik = it.key();
+        if ik.len() < crate::key::TRAILER_LEN || crate::key::user_key(ik) != key {
+            break;
+        }
+        let (seq, kind) = crate::key::unpack_trailer(crate::key::trailer(ik));
+        if tomb.is_some_and(|t| t >= seq) {
+            return Ok(Walked::Deleted);
+        }
+        match ValueKind::from_u8(kind) {
+            Some(ValueKind::Value) => {
+                value.clear();
+                value.extend_from_slice(it.value());
+                return Ok(Walked::Value);
+            }
+            Some(ValueKind::Merge) => ops.push(seq, it.value()),
+            Some(ValueKind::Deletion | ValueKind::SingleDeletion) => return Ok(Walked::Deleted),
+            _ => {
+                return Err(Error::corruption(
+                    "(merge lookup)",
+                    0,
+                    format!("point entry of kind {kind}"),
+                ));
+            }
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(Walked::More)
 }
 
 #[inline]
@@ -178,13 +237,19 @@ impl DbInner {
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
             probed += 1;
             tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
-            if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
-                if counting {
-                    perf_context::add_unchecked(F::get_from_memtable_count, probed);
+            match step(mem.get(key, snapshot, value_out), tomb) {
+                Step::Continue => {}
+                found => {
+                    if counting {
+                        perf_context::add_unchecked(F::get_from_memtable_count, probed);
+                    }
+                    self.tick(Ticker::MemtableHit, 1);
+                    laps.lap(F::get_from_memtable_time);
+                    return match found {
+                        Step::Found(f) => Ok(f),
+                        _ => self.get_merged(sv, ro, snapshot, key, value_out),
+                    };
                 }
-                self.tick(Ticker::MemtableHit, 1);
-                laps.lap(F::get_from_memtable_time);
-                return Ok(f);
             }
         }
         if counting {
@@ -217,24 +282,90 @@ impl DbInner {
         for f in v.l0_files_for_key(key) {
             let t = self.table_cache.reader(f, 0)?;
             tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            if let Step::Found(found) =
-                probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting, stats)?
-            {
-                return Ok(found);
+            match probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting, stats)? {
+                Step::Continue => {}
+                Step::Found(found) => return Ok(found),
+                Step::Merge => return self.get_merged(sv, ro, snapshot, key, value_out),
             }
         }
         for level in 1..v.num_levels() {
             for f in v.files_for_key(level, key) {
                 let t = self.table_cache.reader(f, level)?;
                 tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-                if let Step::Found(found) = probe(
+                match probe(
                     &t, level, key, snapshot, &tro, value_out, tomb, counting, stats,
                 )? {
-                    return Ok(found);
+                    Step::Continue => {}
+                    Step::Found(found) => return Ok(found),
+                    Step::Merge => return self.get_merged(sv, ro, snapshot, key, value_out),
                 }
             }
         }
         Ok(false)
+    }
+
+    /// A point lookup whose newest visible entry is a merge operand: walks
+    /// the key's history from the top, source by source (each memtable,
+    /// then each table that may hold the key), collecting operands until a
+    /// value, a tombstone or the end of the key's data, then merges them
+    /// ([`crate::merge::Merger::full_merge`]). Kept off the common lookup,
+    /// which needs only the newest entry of the first source holding the
+    /// key; only keys with operands pay for this walk.
+    fn get_merged(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        let seek = SeekKey::new(key, snapshot);
+        let seek = seek.ikey_bytes();
+        let mut ops = Operands::newest_first();
+        let mut base = Vec::new();
+        let mut tomb = None;
+        let mut walked = Walked::More;
+        for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
+            tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
+            let mut it = MemTableIter::new(mem.clone());
+            it.seek(seek);
+            walked = walk_key(&mut it, key, tomb, &mut ops, &mut base)?;
+            if !matches!(walked, Walked::More) {
+                break;
+            }
+        }
+        if matches!(walked, Walked::More) {
+            let tro = TableReadOptions::from(ro);
+            let v = &sv.version;
+            let files = v.l0_files_for_key(key).map(|f| (0, f)).chain(
+                (1..v.num_levels())
+                    .flat_map(|l| v.files_for_key(l, key).iter().map(move |f| (l, f))),
+            );
+            for (level, f) in files {
+                let t = self.table_cache.reader(f, level)?;
+                tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
+                if !t.may_contain(key) {
+                    // Nothing of the key here; its range tombstones are in `tomb`.
+                    continue;
+                }
+                let mut it = t.iter(tro);
+                it.seek(seek);
+                walked = walk_key(&mut it, key, tomb, &mut ops, &mut base)?;
+                if !matches!(walked, Walked::More) {
+                    break;
+                }
+            }
+        }
+        let existing = matches!(walked, Walked::Value).then_some(base.as_slice());
+        if ops.is_empty() {
+            // Not reached through `get_in` (an operand was found); kept total.
+            value_out.clear();
+            value_out.extend_from_slice(existing.unwrap_or_default());
+            return Ok(existing.is_some());
+        }
+        self.merger.full_merge(key, existing, &ops, value_out)?;
+        self.merger.record_read_operands(ops.len());
+        Ok(true)
     }
 
     pub(crate) fn multi_get(
@@ -351,6 +482,7 @@ impl DbInner {
                 tombstones,
                 ro.iterate_lower_bound.clone(),
                 ro.iterate_upper_bound.clone(),
+                self.merger.clone(),
             ),
             reported: IterCounters::default(),
             _sv: sv,

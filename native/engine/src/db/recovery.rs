@@ -345,7 +345,12 @@ fn flush_recovered(db: &Arc<DbInner>, mem: &Arc<MemTable>, edit: &mut VersionEdi
         st.pending_outputs.insert(n);
         n
     };
-    if let (Some(meta), _) = db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[])? {
+    // The tables of earlier recovered memtables are not in a version yet,
+    // so nothing can be proven absent below this one.
+    let below = super::compaction_iter::Below::Unknown;
+    if let (Some(meta), _) =
+        db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[], below)?
+    {
         edit.add_file(0, Arc::new(meta));
     }
     Ok(())

@@ -50,6 +50,13 @@ impl DbInner {
         if batch.is_empty() {
             return Ok(());
         }
+        if batch.has_merge() && !self.merger.has_operator() {
+            // RocksDB fails such a batch with the same status; here nothing
+            // of it is written.
+            return Err(Error::InvalidArgument(
+                "Merge requires `ColumnFamilyOptions::merge_operator != nullptr`".into(),
+            ));
+        }
         if batch.size_in_bytes() > MAX_BATCH_BYTES {
             return Err(Error::InvalidArgument(format!(
                 "write batch of {} bytes exceeds the limit of {MAX_BATCH_BYTES} bytes",
@@ -83,7 +90,7 @@ impl DbInner {
         r
     }
 
-    /// For a batch of one put or delete (the common write), the entry copied
+    /// For a batch of one point entry (a put or delete, the common write), the entry copied
     /// into the current memtable with its place found, before the writer
     /// queues: that search is most of an insert's time (cache misses in a
     /// memtable far larger than the caches), and done here it runs in
@@ -97,6 +104,8 @@ impl DbInner {
         let (kind, key, value) = match batch.iter().next()? {
             Ok(BatchOp::Put(k, v)) => (ValueKind::Value, k, v),
             Ok(BatchOp::Delete(k)) => (ValueKind::Deletion, k, &[][..]),
+            Ok(BatchOp::Merge(k, v)) => (ValueKind::Merge, k, v),
+            Ok(BatchOp::SingleDelete(k)) => (ValueKind::SingleDeletion, k, &[][..]),
             _ => return None,
         };
         Some(self.super_version.load().mem.prepare(kind, key, value))
@@ -972,6 +981,8 @@ pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
             BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
             BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
             BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
+            BatchOp::Merge(k, v) => (seq, ValueKind::Merge, k, v),
+            BatchOp::SingleDelete(k) => (seq, ValueKind::SingleDeletion, k, &[][..]),
         }
     }));
 }

@@ -72,6 +72,10 @@ pub enum Lookup {
     Value(SequenceNumber),
     /// The newest visible entry is a point tombstone.
     Deleted(SequenceNumber),
+    /// The newest visible entry is a merge operand (copied into the
+    /// caller's buffer): the key's value needs the entries below it
+    /// (`db::read` resolves it).
+    Merge(SequenceNumber),
     /// No visible entry for the key.
     Absent,
 }
@@ -172,12 +176,12 @@ impl MemTable {
     }
 
     /// Does the expensive part of inserting a point entry (a value or a
-    /// point tombstone) ahead of its write: copies it into the memtable's
+    /// point tombstone, merge operand or single delete) ahead of its write: copies it into the memtable's
     /// memory and finds where it goes (`SkipList::prepare`). The write's
     /// leader then only sets its sequence number and links it
     /// ([`MemTable::add_prepared`]). Safe to call from many threads at once.
     pub fn prepare(&self, kind: ValueKind, user_key: &[u8], value: &[u8]) -> Prepared {
-        debug_assert!(matches!(kind, ValueKind::Value | ValueKind::Deletion));
+        debug_assert!(kind != ValueKind::RangeDeletion);
         Prepared {
             node: self.map.prepare(user_key, value),
             kind,
@@ -255,10 +259,15 @@ impl MemTable {
         // sequence number above the snapshot sorts before it (pinned by
         // `reads_at_a_snapshot_never_see_a_write_that_lands_during_them`).
         debug_assert!(seq <= snapshot, "memtable lookup at {snapshot} found {seq}");
+        // Values first: the one comparison a lookup that finds a value pays.
         if kind == ValueKind::Value as u8 {
             value_out.clear();
             value_out.extend_from_slice(value);
             Lookup::Value(seq)
+        } else if kind == ValueKind::Merge as u8 {
+            value_out.clear();
+            value_out.extend_from_slice(value);
+            Lookup::Merge(seq)
         } else {
             Lookup::Deleted(seq)
         }
@@ -308,7 +317,7 @@ impl MemTable {
         self.entries.sum()
     }
 
-    /// Number of point and range deletions.
+    /// Number of point deletions (single deletions included) and range deletions.
     pub fn num_deletes(&self) -> u64 {
         self.deletes.sum()
     }
@@ -361,7 +370,7 @@ impl Default for Added {
 impl Added {
     fn note(&mut self, seq: SequenceNumber, kind: ValueKind) {
         self.entries += 1;
-        if kind != ValueKind::Value {
+        if !matches!(kind, ValueKind::Value | ValueKind::Merge) {
             self.deletes += 1;
         }
         self.first = self.first.min(seq);

@@ -207,8 +207,8 @@ impl TableBuilder {
         r
     }
 
-    /// Adds a point entry: `ikey` is an internal key of kind `Value` or
-    /// `Deletion`, strictly greater than every key added before.
+    /// Adds a point entry: `ikey` is an internal key of any kind but
+    /// `RangeDeletion`, strictly greater than every key added before.
     pub fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
         self.check_failed()?;
         let Some(parsed) = parse_internal_key(ikey) else {
@@ -251,7 +251,7 @@ impl TableBuilder {
             p.smallest_key = ikey.to_vec();
         }
         p.num_entries += 1;
-        if parsed.kind == ValueKind::Deletion {
+        if parsed.kind.is_point_tombstone() {
             p.num_deletions += 1;
         }
         p.raw_key_size += ikey.len() as u64;

@@ -20,9 +20,9 @@ use crate::options::CompressionType;
 
 /// Property tags (part of the format; never reuse a number).
 pub mod tag {
-    /// Point entries (values and point tombstones).
+    /// Point entries (values, merge operands and point tombstones).
     pub const NUM_ENTRIES: u32 = 1;
-    /// Point tombstones.
+    /// Point tombstones (deletions and single deletions).
     pub const NUM_DELETIONS: u32 = 2;
     /// Range tombstones.
     pub const NUM_RANGE_DELETIONS: u32 = 3;
@@ -59,7 +59,7 @@ pub mod tag {
 pub struct TableProperties {
     /// Point entries (values and point tombstones; not range tombstones).
     pub num_entries: u64,
-    /// Point tombstones.
+    /// Point tombstones (deletions and single deletions).
     pub num_deletions: u64,
     /// Range tombstones.
     pub num_range_deletions: u64,

@@ -344,7 +344,7 @@ impl TableReader {
 
     /// Finds the newest point entry for `user_key` with a sequence number ≤
     /// `snapshot`: the filter first, then the index, then one data block. A
-    /// value is copied into `value_out` (cleared first).
+    /// value or merge operand is copied into `value_out` (cleared first).
     pub fn get(
         &self,
         user_key: &[u8],
@@ -393,7 +393,12 @@ impl TableReader {
                 value_out.extend_from_slice(data.value());
                 Lookup::Value(seq)
             }
-            Some(ValueKind::Deletion) => Lookup::Deleted(seq),
+            Some(ValueKind::Merge) => {
+                value_out.clear();
+                value_out.extend_from_slice(data.value());
+                Lookup::Merge(seq)
+            }
+            Some(ValueKind::Deletion | ValueKind::SingleDeletion) => Lookup::Deleted(seq),
             _ => {
                 return Err(Error::corruption(
                     &*self.file_name,

@@ -3,11 +3,13 @@
 //! `range_del_model` does the same for range deletions over tiny files and
 //! several levels, at the latest state and at held snapshots;
 //! `concurrent` runs writers, readers and background work at once and checks
-//! invariants that hold whatever the interleaving; the other modules are
+//! invariants that hold whatever the interleaving; `merges` checks merge
+//! operators and single deletes end to end; the other modules are
 //! regression tests named after the bug they pin.
 
 mod close;
 mod concurrent;
+mod merges;
 mod model;
 mod obsolete_files;
 mod open_errors;

@@ -62,6 +62,21 @@ public class Options extends PlainCloseable {
   private long maxLogFileSize;
   private long keepLogFileNum = 1000;
   private int statsDumpPeriodSec = 600;
+  private MergeOperator mergeOperator;
+  private String mergeOperatorName;
+
+  /** The names {@link #setMergeOperatorName(String)} accepts (RocksDB's built-in operators). */
+  private static final java.util.List<String> MERGE_OPERATOR_NAMES =
+      java.util.List.of(
+          "stringappend",
+          "StringAppendOperator",
+          "uint64add",
+          "UInt64AddOperator",
+          "put",
+          "put_v1",
+          "PutOperator",
+          "max",
+          "MaxOperator");
 
   /** Options with RocksDB's defaults ({@code createIfMissing} false). */
   public Options() {}
@@ -118,6 +133,8 @@ public class Options extends PlainCloseable {
     this.maxLogFileSize = other.maxLogFileSize;
     this.keepLogFileNum = other.keepLogFileNum;
     this.statsDumpPeriodSec = other.statsDumpPeriodSec;
+    this.mergeOperator = other.mergeOperator;
+    this.mergeOperatorName = other.mergeOperatorName;
   }
 
   private static long nonNegative(String name, long v) {
@@ -1069,6 +1086,52 @@ public class Options extends PlainCloseable {
   }
 
   /**
+   * Sets the merge operator that resolves {@link TalusDB#merge(byte[], byte[])} operands
+   * (shareable between databases; the database keeps its own reference). Default none: merges
+   * are refused ({@code NotSupported}). Replaces a name set with {@link
+   * #setMergeOperatorName(String)}. A database holding operands must be opened with the operator
+   * that wrote them (see {@link MergeOperator}).
+   *
+   * @param mergeOperator the operator
+   * @return this
+   * @throws NullPointerException if {@code mergeOperator} is null
+   */
+  public Options setMergeOperator(MergeOperator mergeOperator) {
+    checkOpen();
+    this.mergeOperator = Objects.requireNonNull(mergeOperator, "mergeOperator");
+    this.mergeOperatorName = null;
+    return this;
+  }
+
+  /**
+   * Sets a built-in merge operator by its RocksDB name: {@code "stringappend"} (delimiter
+   * {@code ','}), {@code "uint64add"}, {@code "put"} or {@code "put_v1"} (the newest operand
+   * replaces the value), {@code "max"} (the bytewise largest), or their class names ({@code
+   * "StringAppendOperator"}, {@code "UInt64AddOperator"}, {@code "PutOperator"}, {@code
+   * "MaxOperator"}). Replaces an operator set with {@link #setMergeOperator(MergeOperator)}.
+   * Unlike RocksJava, which silently leaves the operator unset for a name it does not know, an
+   * unknown name throws.
+   *
+   * @param name the operator's name
+   * @return this
+   * @throws IllegalArgumentException if {@code name} is null or not one of the names above
+   */
+  public Options setMergeOperatorName(String name) {
+    checkOpen();
+    if (name == null) {
+      throw new IllegalArgumentException("Merge operator name must not be null.");
+    }
+    if (!MERGE_OPERATOR_NAMES.contains(name)) {
+      throw new IllegalArgumentException(
+          "unknown merge operator name \"" + name + "\"; Talus has "
+              + String.join(", ", MERGE_OPERATOR_NAMES));
+    }
+    this.mergeOperatorName = name;
+    this.mergeOperator = null;
+    return this;
+  }
+
+  /**
    * Sends the info log to {@code logger} instead of the {@code LOG} file. Default none.
    *
    * @param logger the logger
@@ -1166,7 +1229,8 @@ public class Options extends PlainCloseable {
 
   /**
    * Runs {@code open} with the handles of the shared native objects these options name (block
-   * cache, rate limiter, statistics, logger; 0 when unset), each held open for the call.
+   * cache, rate limiter, statistics, logger, merge operator; 0 when unset), each held open for
+   * the call.
    */
   TalusDB withSharedHandles(SharedOpen open) throws TalusException {
     checkOpen();
@@ -1176,7 +1240,8 @@ public class Options extends PlainCloseable {
     RateLimiter rateLimiter = this.rateLimiter;
     Statistics statistics = this.statistics;
     Logger logger = this.logger;
-    long[] shared = new long[4];
+    MergeOperator mergeOperator = this.mergeOperator;
+    long[] shared = new long[5];
     int held = 0;
     try {
       if (cache != null) {
@@ -1195,8 +1260,15 @@ public class Options extends PlainCloseable {
         shared[3] = logger.acquireShared();
       }
       held = 4;
+      if (mergeOperator != null) {
+        shared[4] = mergeOperator.acquireShared();
+      }
+      held = 5;
       return open.open(shared);
     } finally {
+      if (held >= 5 && mergeOperator != null) {
+        mergeOperator.releaseShared();
+      }
       if (held >= 4 && logger != null) {
         logger.releaseShared();
       }
@@ -1258,6 +1330,9 @@ public class Options extends PlainCloseable {
     put(b, "info_log_level", infoLogLevel.getValue());
     put(b, "max_log_file_size", maxLogFileSize);
     put(b, "keep_log_file_num", keepLogFileNum);
+    if (mergeOperatorName != null) {
+      put(b, "merge_operator", mergeOperatorName);
+    }
     tableFormatConfig.appendTo(b);
     return b.toString();
   }

@@ -355,6 +355,171 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
+   * Merges {@code value} into {@code key}'s value with the database's merge operator ({@link
+   * Options#setMergeOperator(MergeOperator)}), with default write options: the operand is stored
+   * as written and combined with the key's value when the key is read (and by flushes and
+   * compactions).
+   *
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException {@code NotSupported} when the database has no merge operator
+   *     (RocksDB's "Provide a merge_operator when opening DB"), or another engine error
+   */
+  public void merge(byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(0, key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Merges {@code value} into {@code key}'s value (see {@link #merge(byte[], byte[])}).
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   */
+  public void merge(WriteOptions writeOptions, byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(writeOptions.flags(), key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Merges {@code value[vOffset, vOffset+vLen)} into the value of {@code key[offset,
+   * offset+len)} (see {@link #merge(byte[], byte[])}).
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   * @throws IndexOutOfBoundsException if a range lies outside its array
+   */
+  public void merge(byte[] key, int offset, int len, byte[] value, int vOffset, int vLen)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(0, key, offset, len, value, vOffset, vLen);
+  }
+
+  /**
+   * As {@link #merge(byte[], int, int, byte[], int, int)} with write options.
+   *
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   * @throws IndexOutOfBoundsException if a range lies outside its array
+   */
+  public void merge(WriteOptions writeOptions, byte[] key, int offset, int len, byte[] value,
+      int vOffset, int vLen) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(writeOptions.flags(), key, offset, len, value, vOffset, vLen);
+  }
+
+  private void merge(int flags, byte[] key, int offset, int len, byte[] value, int vOffset,
+      int vLen) throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    long h = acquire();
+    try {
+      nativeMerge(h, flags, key, offset, len, value, vOffset, vLen);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Merges the operand in {@code value} (position to limit) into the value of the key in {@code
+   * key}; both buffers direct, or both heap. Each buffer's position moves to its limit.
+   *
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @param value the operand buffer
+   * @throws TalusException {@code InvalidArgument} when one buffer is direct and the other not;
+   *     {@code NotSupported} without a merge operator; or another engine error
+   */
+  public void merge(WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (key.isDirect() != value.isDirect()) {
+      throw new TalusException(
+          "ByteBuffer merge needs both buffers direct or both heap", new Status(
+              Status.Code.InvalidArgument, Status.SubCode.None,
+              "ByteBuffer merge needs both buffers direct or both heap"));
+    }
+    if (key.isDirect()) {
+      long h = acquire();
+      try {
+        nativeMergeDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
+            value.position(), value.remaining());
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      byte[] v = new byte[value.remaining()];
+      key.duplicate().get(k);
+      value.duplicate().get(v);
+      merge(writeOptions.flags(), k, 0, k.length, v, 0, v.length);
+    }
+    key.position(key.limit());
+    value.position(value.limit());
+  }
+
+  /**
+   * Deletes {@code key}'s most recent put, with default write options. RocksDB's contract: the
+   * key was put once since it was last deleted, and never merged; then a compaction can drop the
+   * single delete together with that put. Talus reads a single delete as a delete, so a broken
+   * contract (several puts, or merges) never brings an older value back, where RocksDB's result
+   * is undefined; a compaction drops the pair only when no older entry of the key can exist.
+   *
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(byte[] key) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    singleDelete(0, key);
+  }
+
+  /**
+   * Deletes {@code key}'s most recent put (see {@link #singleDelete(byte[])}).
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(WriteOptions writeOptions, byte[] key) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    singleDelete(writeOptions.flags(), key);
+  }
+
+  private void singleDelete(int flags, byte[] key) throws TalusException {
+    long h = acquire();
+    try {
+      nativeSingleDelete(h, flags, key, 0, key.length);
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Applies {@code batch} atomically: all of its updates become visible together, with
    * consecutive sequence numbers.
    *
@@ -1209,6 +1374,15 @@ public class TalusDB extends NativeHandle {
       throws TalusException;
 
   private static native void nativeDeleteDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen) throws TalusException;
+
+  private static native void nativeMerge(long h, int flags, byte[] key, int koff, int klen,
+      byte[] value, int voff, int vlen) throws TalusException;
+
+  private static native void nativeMergeDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen, ByteBuffer value, int vpos, int vlen) throws TalusException;
+
+  private static native void nativeSingleDelete(long h, int flags, byte[] key, int koff,
       int klen) throws TalusException;
 
   private static native void nativeDeleteRange(long h, int flags, byte[] begin, byte[] end)

@@ -54,7 +54,7 @@ class OptionsTest {
       "setDisableAutoCompactions", "setEnv", "setCompressionType", "setTableFormatConfig",
       "setBlockBasedTableFactory", "setOptimizeLevelStyle", "setRateLimiter", "setStatistics",
       "setLogger", "setInfoLogLevel", "setMaxLogFileSize", "setKeepLogFileNum",
-      "setStatsDumpPeriodSec");
+      "setStatsDumpPeriodSec", "setMergeOperator", "setMergeOperatorName");
 
   private static final Set<String> TABLE_SETTERS = Set.of("setBlockCache", "setNoBlockCache",
       "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setFilterPolicy",
@@ -205,8 +205,10 @@ class OptionsTest {
       assertEquals(3, o.keepLogFileNum());
       o.setStatsDumpPeriodSec(0);
       assertEquals(0, o.statsDumpPeriodSec());
+      assertSame(o, o.setMergeOperatorName("uint64add"));
       // setRateLimiter, setStatistics and setLogger are exercised with a running database in
-      // StatisticsIntegrationTest and WriteStallGatesTest; setOptimizeLevelStyle in SeedNamesTest.
+      // StatisticsIntegrationTest and WriteStallGatesTest; setOptimizeLevelStyle in SeedNamesTest;
+      // setMergeOperator and the other operator names in MergeTest.
 
       BlockBasedTableConfig t = new BlockBasedTableConfig();
       assertSame(t, t.setBlockCacheSize(2 << 20));

@@ -738,7 +738,9 @@ class TalusDBMisuseTest {
    */
   @Test
   void regressionSyncWithDisableWalIsRefusedAtEveryWrite() throws Exception {
-    try (TalusDB db = open();
+    // With a merge operator: without one, merge refuses first with NotSupported (as RocksDB).
+    try (Options o = new Options().setCreateIfMissing(true).setMergeOperatorName("stringappend");
+        TalusDB db = TalusDB.open(o, dir.toString());
         WriteOptions bad = new WriteOptions().setSync(true).setDisableWAL(true);
         WriteBatch batch = new WriteBatch()) {
       db.put(b("kept"), b("before"));
@@ -770,8 +772,12 @@ class TalusDBMisuseTest {
           () -> db.put(bad, ByteBuffer.wrap(b("k")), ByteBuffer.wrap(b("v"))));
       assertInvalidArgument("delete(heap buffer)", () -> db.delete(bad, ByteBuffer.wrap(b("k"))));
       assertInvalidArgument("deleteRange", () -> db.deleteRange(bad, b("a"), b("z")));
+      assertInvalidArgument("merge(heap buffers)",
+          () -> db.merge(bad, ByteBuffer.wrap(b("k")), ByteBuffer.wrap(b("v"))));
+      assertInvalidArgument("singleDelete", () -> db.singleDelete(bad, b("kept")));
       batch.put(b("k"), b("v"));
       batch.delete(b("kept"));
+      batch.merge(b("kept"), b("more"));
       assertInvalidArgument("write(batch)", () -> db.write(bad, batch));
       assertEquals(seq, db.getLatestSequenceNumber(), "a refused write took a sequence number");
       assertNull(db.get(b("k")));
