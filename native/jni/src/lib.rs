@@ -74,7 +74,9 @@ compile_error!(
 /// memory is untouched): mimalloc. Under glibc malloc, readers slept on
 /// arena locks when a cached block allocated by one thread was evicted, and
 /// so freed, by another (a scheduler profile of readwhilewriting: about
-/// half of the readers' context switches); see the README.
+/// half of the readers' context switches); see the README. Not under Miri,
+/// which cannot run its C code (the unit tests then use the system one).
+#[cfg(not(miri))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
