@@ -82,9 +82,10 @@ impl IterHandle {
             (v.len() as i32).to_le_bytes(),
         ];
         let out = ptr as *mut u8;
-        // Raw copies, never a `&mut [u8]` of the Java buffer: Java code may
-        // be reading it (a misused iterator), and Rust references are only
-        // for memory that nothing else touches.
+        // Raw copies, never a `&mut [u8]` of the Java buffer: a `&mut`
+        // asserts that nothing else reads or writes the bytes while it
+        // lives, and Java code may be reading them (an iterator misused
+        // from two threads).
         for (at, part) in [
             (0, &header[0][..]),
             (4, &header[1]),
