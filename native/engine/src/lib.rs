@@ -34,6 +34,15 @@
 //! IO errors, corruption and recovery modes on [`fs::FaultFs`]), the kill
 //! test in `native/crashtest` and the fuzz targets in `native/fuzz`; see
 //! docs/internals/testing.md.
+//!
+//! # Unsafe code
+//!
+//! The workspace denies `unsafe_code`; the engine allows it in one audited
+//! module, the memtable's arena skiplist (`memtable/skiplist.rs`, whose
+//! docs state its contract). Every `unsafe` block there carries a
+//! `// SAFETY:` comment, which the lint below enforces.
+
+#![warn(clippy::undocumented_unsafe_blocks)]
 
 pub mod cache;
 pub mod coding;

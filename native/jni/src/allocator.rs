@@ -34,6 +34,7 @@
 
 use std::ffi::{c_int, c_long};
 
+#[cfg(not(miri))]
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

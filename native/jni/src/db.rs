@@ -19,7 +19,7 @@ use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
 use crate::bytes::{
-    as_jbytes_mut, direct_slice, fill_from, read_all, read_region, try_grow, with_buffers,
+    DirectFrame, as_jbytes_mut, fill_from, read_all, read_region, try_grow, with_buffers,
 };
 use crate::error::{
     JniError, JniResult, decode_modified_utf8, guard, require_non_null, string_arg,
@@ -47,9 +47,12 @@ pub fn read_options(flags: jint, snapshot: jlong) -> ReadOptions {
     }
 }
 
-fn db<'a>(handle: jlong) -> JniResult<&'a Db> {
+/// The database behind a `TalusDB` handle, for the native call whose
+/// environment is `_env` (the lifetime `'l` ends with the call).
+fn db<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Db> {
     // SAFETY: handles of TalusDB come from into_handle::<Db> in nativeOpen,
-    // and every TalusDB method holds acquire() around its native call.
+    // and every TalusDB method holds acquire() around its native call, which
+    // 'l (the call's local frame) does not outlive.
     unsafe { borrow_handle::<Db>(handle) }
 }
 
@@ -101,17 +104,17 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         let mut opts = talus::Options::default();
         crate::options::apply(&mut opts, &text)?;
         if handles[0] != 0 {
-            opts.table.block_cache = Some(crate::cache::cache(handles[0])?.clone());
+            opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
         }
         if handles[1] != 0 {
-            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(handles[1])?.clone());
+            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
         }
         if handles[2] != 0 {
-            opts.statistics = Some(crate::statistics::statistics(handles[2])?.clone());
+            opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
         }
         if handles[3] != 0 {
             let sink: std::sync::Arc<dyn talus::logger::LogSink> =
-                crate::logger::logger(handles[3])?.clone();
+                crate::logger::logger(env, handles[3])?.clone();
             opts.logger = Some(sink);
         }
         if handles[4] != 0 {
@@ -130,7 +133,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePrepareClose<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| Ok(db(handle)?.begin_close()?))
+    guard(&mut env, |env| Ok(db(env, handle)?.begin_close()?))
 }
 
 /// `static native void nativeDispose(long handle)`: closes and frees.
@@ -140,8 +143,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDispose<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| {
-        let r = db(handle)?.close();
+    guard(&mut env, |env| {
+        let r = db(env, handle)?.close();
         // SAFETY: called once, from NativeHandle.disposeInternal, with no call in flight.
         unsafe { drop_handle::<Db>(handle) };
         Ok(r?)
@@ -188,7 +191,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePut<'l>(
             fill_from(env, &key, "key", koff, k)?;
             fill_from(env, &value, "value", voff, v)?;
         }
-        Ok(db(handle)?.write(&write_options(wflags), b)?)
+        Ok(db(env, handle)?.write(&write_options(wflags), b)?)
     })
 }
 
@@ -208,9 +211,13 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePutDirect<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        let v = direct_slice(env, &value, "value", vpos, vlen)?;
-        Ok(db(handle)?.put(&write_options(wflags), k, v)?)
+        let db = db(env, handle)?;
+        // Key and value may be overlapping views of one buffer: two shared
+        // views, which the put copies into its batch.
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let v = frame.region(env, &value, "value", vpos, vlen)?;
+        Ok(db.put(&write_options(wflags), frame.read(k), frame.read(v))?)
     })
 }
 
@@ -228,7 +235,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDelete<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, _| {
             read_region(env, &key, "key", koff, klen, k)?;
-            Ok(db(handle)?.delete(&write_options(wflags), k)?)
+            Ok(db(env, handle)?.delete(&write_options(wflags), k)?)
         })
     })
 }
@@ -245,8 +252,10 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteDirect<'l>(
 ) {
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        Ok(db(handle)?.delete(&write_options(wflags), k)?)
+        let db = db(env, handle)?;
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        Ok(db.delete(&write_options(wflags), frame.read(k))?)
     })
 }
 
@@ -265,7 +274,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteRange<'l>(
         with_buffers(|b, e| {
             read_all(env, &begin, b)?;
             read_all(env, &end, e)?;
-            Ok(db(handle)?.delete_range(&write_options(wflags), b, e)?)
+            Ok(db(env, handle)?.delete_range(&write_options(wflags), b, e)?)
         })
     })
 }
@@ -374,7 +383,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeWrite<'l>(
         read_region(env, &batch, "batch", 0, len, &mut bytes)?;
         let b = WriteBatch::from_vec(bytes, "WriteBatch", 0)
             .map_err(|e| JniError::IllegalArgument(format!("malformed WriteBatch: {e}")))?;
-        Ok(db(handle)?.write(&write_options(wflags), b)?)
+        Ok(db(env, handle)?.write(&write_options(wflags), b)?)
     })
 }
 
@@ -393,7 +402,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGet<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if db(env, handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
                 Ok(env.byte_array_from_slice(v)?.into_raw())
             } else {
                 Ok(std::ptr::null_mut())
@@ -425,7 +434,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetInto<'l>(
         crate::error::check_bounds("value", alen, voff, vlen)?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if !db(env, handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
                 return Ok(-1);
             }
             let n = v.len().min(vlen as usize);
@@ -454,14 +463,18 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetDirect<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        let out = direct_slice(env, &value, "value", vpos, vcap)?;
+        let db = db(env, handle)?;
+        // The key and the output may overlap (views of one buffer): the
+        // value is found with the key's view alone, and copied out only
+        // once that view is gone (the frame's rule 3).
+        let (mut frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let out = frame.region(env, &value, "value", vpos, vcap)?;
         with_buffers(|_, v| {
-            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if !db.get_into(&read_options(rflags, snapshot), frame.read(k), v)? {
                 return Ok(-1);
             }
-            let n = v.len().min(out.len());
-            out[..n].copy_from_slice(&v[..n]);
+            frame.write(out, v);
             jlen(v.len(), "value")
         })
     })
@@ -506,7 +519,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
         // Each value is copied into its Java array as soon as it is found, so
         // native memory holds one value at a time whatever the total.
-        db(handle)?.multi_get_each(&read_options(rflags, snapshot), &refs, |i, v| {
+        db(env, handle)?.multi_get_each(&read_options(rflags, snapshot), &refs, |i, v| {
             if let Some(v) = v {
                 let a = env.byte_array_from_slice(v)?;
                 env.set_object_array_element(&out, i as jint, &a)?;
@@ -541,7 +554,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
             read_all(env, &upper, &mut b)?;
             ro.iterate_upper_bound = Some(b);
         }
-        let it = db(handle)?.iter(&ro)?;
+        let it = db(env, handle)?.iter(&ro)?;
         let h = IterHandle::new(env, it, &buffer)?;
         Ok(into_handle(Box::new(h)))
     })
@@ -553,7 +566,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetSnapshot<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    guard(&mut env, |_| Ok(db(handle)?.snapshot_sequence()? as jlong))
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.snapshot_sequence()? as jlong)
+    })
 }
 
 #[unsafe(no_mangle)]
@@ -563,8 +578,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeReleaseSnapshot<'l>(
     handle: jlong,
     seq: jlong,
 ) {
-    guard(&mut env, |_| {
-        db(handle)?.release_snapshot_sequence(seq as u64);
+    guard(&mut env, |env| {
+        db(env, handle)?.release_snapshot_sequence(seq as u64);
         Ok(())
     })
 }
@@ -575,8 +590,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeLatestSequenceNumber<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    guard(&mut env, |_| {
-        Ok(db(handle)?.latest_sequence_number() as jlong)
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.latest_sequence_number() as jlong)
     })
 }
 
@@ -588,12 +603,12 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFlush<'l>(
     wait: jboolean,
     allow_write_stall: jboolean,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let fo = talus::db::FlushOptions {
             wait: wait != 0,
             allow_write_stall: allow_write_stall != 0,
         };
-        Ok(db(handle)?.flush(&fo)?)
+        Ok(db(env, handle)?.flush(&fo)?)
     })
 }
 
@@ -604,7 +619,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFlushWal<'l>(
     handle: jlong,
     sync: jboolean,
 ) {
-    guard(&mut env, |_| Ok(db(handle)?.flush_wal(sync != 0)?))
+    guard(&mut env, |env| Ok(db(env, handle)?.flush_wal(sync != 0)?))
 }
 
 #[unsafe(no_mangle)]
@@ -624,7 +639,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
         if !end.is_null() {
             read_all(env, &end, &mut e)?;
         }
-        Ok(db(handle)?.compact_range(
+        Ok(db(env, handle)?.compact_range(
             (!begin.is_null()).then_some(b.as_slice()),
             (!end.is_null()).then_some(e.as_slice()),
         )?)
@@ -640,8 +655,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeBackground<'l>(
     handle: jlong,
     kind: jint,
 ) {
-    guard(&mut env, |_| {
-        let d = db(handle)?;
+    guard(&mut env, |env| {
+        let d = db(env, handle)?;
         match kind {
             0 => d.pause_background_work()?,
             1 => d.continue_background_work()?,
@@ -665,8 +680,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l
     handle: jlong,
     disable: jboolean,
 ) {
-    guard(&mut env, |_| {
-        Ok(db(handle)?.set_disable_auto_compactions(disable != 0)?)
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.set_disable_auto_compactions(disable != 0)?)
     })
 }
 
@@ -686,7 +701,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetProperty<'l>(
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
         let name = string_arg(env, &name, "property name")?;
-        let v = db(handle)?
+        let v = db(env, handle)?
             .property(&name)
             .ok_or_else(|| unknown_property(&name))?;
         Ok(env.new_string(v)?.into_raw())
@@ -703,7 +718,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
         let name = string_arg(env, &name, "property name")?;
-        let d = db(handle)?;
+        let d = db(env, handle)?;
         match d.int_property(&name) {
             Some(v) => Ok(v as jlong),
             None if d.property(&name).is_some() => Err(JniError::Engine(

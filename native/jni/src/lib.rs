@@ -38,10 +38,16 @@
 //!    `disposeInternal(long)` calls a `disposeInternal` entry point that does
 //!    `drop_handle::<T>(handle)`. Every other method runs between the Java object's
 //!    `acquire()` and `release()`, so `borrow_handle::<T>(handle)?` is valid for
-//!    the call.
-//! 5. Cross the boundary rarely: one JNI call per operation, batches and
+//!    the call. Wrap it once per class in a safe function that takes the call's
+//!    `&JNIEnv<'l>` and returns `&'l T` (like `db` in [`db`]), so the reference
+//!    cannot outlive the call; never let the caller pick the lifetime.
+//! 5. Reach a direct `ByteBuffer` argument only through a
+//!    [`DirectFrame`](bytes::DirectFrame): shared views for inputs, raw copies
+//!    for outputs, as two arguments may be overlapping views of one buffer.
+//!    Never make a `&mut [u8]` of Java memory.
+//! 6. Cross the boundary rarely: one JNI call per operation, batches and
 //!    iterators that move many entries per call. Enums cross as explicit bytes.
-//! 6. If a binding calls Java methods or builds Java objects, cache its classes
+//! 7. If a binding calls Java methods or builds Java objects, cache its classes
 //!    (`GlobalRef`) and method ids once, from `JNI_OnLoad`, like [`error`] does.
 //!
 //! ```ignore
