@@ -297,7 +297,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMerge<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let db = db(handle)?;
+        let db = db(env, handle)?;
         db.check_merge_operator()?;
         if klen < 0 || vlen < 0 {
             return Err(JniError::IndexOutOfBounds(format!(
@@ -341,9 +341,13 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMergeDirect<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        let v = direct_slice(env, &value, "value", vpos, vlen)?;
-        Ok(db(handle)?.merge(&write_options(wflags), k, v)?)
+        let db = db(env, handle)?;
+        // Key and value may be overlapping views of one buffer: two shared
+        // views, which the merge copies into its batch.
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let v = frame.region(env, &value, "value", vpos, vlen)?;
+        Ok(db.merge(&write_options(wflags), frame.read(k), frame.read(v))?)
     })
 }
 
@@ -361,7 +365,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSingleDelete<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, _| {
             read_region(env, &key, "key", koff, klen, k)?;
-            Ok(db(handle)?.single_delete(&write_options(wflags), k)?)
+            Ok(db(env, handle)?.single_delete(&write_options(wflags), k)?)
         })
     })
 }
