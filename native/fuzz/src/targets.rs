@@ -200,6 +200,7 @@ pub fn table(data: &[u8]) -> u64 {
             verify_checksums: verify,
             fill_cache: true,
             rate_limited: false,
+            no_io: false,
         };
         let props = t.properties();
         let probes = vec![

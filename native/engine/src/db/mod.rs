@@ -94,7 +94,8 @@ use crate::version::{Version, VersionSet};
 use crate::wal::LogWriter;
 use crate::write_batch::WriteBatch;
 
-pub use read::DbIterator;
+pub use db_iter::PrefixSeek;
+pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
 use bg::ThreadPool;
@@ -531,6 +532,26 @@ impl Db {
     /// The options the database runs with (after sanitizing).
     pub fn options(&self) -> &Options {
         &self.inner.opts
+    }
+
+    /// RocksDB's `KeyMayExist`: whether `key` may exist, found without
+    /// IO (memtables, filters and what is in the block cache). Never
+    /// [`KeyMayExist::Absent`] for a key that exists; with
+    /// [`KeyMayExist::Found`] its value is in `value_out`.
+    pub fn key_may_exist(
+        &self,
+        ro: &ReadOptions,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<KeyMayExist> {
+        self.inner.key_may_exist(ro, key, value_out)
+    }
+
+    /// Whether `key` exists (RocksDB 8's `keyExists`): an exact answer, at
+    /// the cost of a point lookup.
+    pub fn key_exists(&self, ro: &ReadOptions, key: &[u8]) -> Result<bool> {
+        let mut v = Vec::new();
+        self.inner.get_into(ro, key, &mut v)
     }
 
     /// Sets `key` to `value`.
