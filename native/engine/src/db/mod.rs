@@ -51,7 +51,9 @@ mod bg;
 mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
+mod destroy;
 mod files;
+mod foreign;
 mod flush;
 mod level_iter;
 mod properties;
@@ -95,6 +97,7 @@ use crate::wal::LogWriter;
 use crate::write_batch::WriteBatch;
 
 pub use db_iter::PrefixSeek;
+pub use destroy::destroy_db;
 pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
@@ -319,6 +322,11 @@ impl Db {
                 "{} exists and is not a directory",
                 path.display()
             )));
+        }
+        // Before anything is created, locked or renamed (the info log is
+        // rotated below): another engine's database is refused untouched.
+        if dir_exists {
+            foreign::check_not_foreign(fs.as_ref(), path)?;
         }
         let exists = fs.try_exists(&path.join(crate::version::filename::CURRENT))?;
         if !exists && dir_exists {
