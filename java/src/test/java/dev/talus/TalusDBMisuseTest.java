@@ -716,7 +716,7 @@ class TalusDBMisuseTest {
       try (TalusDB first = TalusDB.open(o, db.toString())) {
         TalusException busy =
             assertThrows(TalusException.class, () -> TalusDB.open(o, db.toString()));
-        assertEquals(Status.Code.Busy, busy.getStatus().getCode());
+        assertEquals(Status.Code.IOError, busy.getStatus().getCode());
         first.put(b("still"), b("works"));
       }
       try (TalusDB again = TalusDB.open(o, db.toString())) {
