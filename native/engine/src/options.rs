@@ -132,14 +132,20 @@ impl PrefixExtractor {
 /// Options of the block-based table format.
 #[derive(Clone, Debug)]
 pub struct BlockBasedTableOptions {
-    /// Target uncompressed size of a data block in bytes. Default 4 KiB.
+    /// Target uncompressed size of a data block in bytes, at most
+    /// [`MAX_BLOCK_SIZE`]; 0 puts each entry in a block of its own. Default
+    /// 4 KiB.
     pub block_size: usize,
-    /// Entries between restart points in data blocks. Default 16.
+    /// Entries between restart points in data blocks. Default 16; 0 is
+    /// raised to 1 at open, as in RocksDB.
     pub block_restart_interval: usize,
     /// Bloom filter bits per key; `None` builds no filter. Default `None`
-    /// (as RocksDB: a filter must be asked for with `BloomFilter`).
+    /// (as RocksDB: a filter must be asked for with `BloomFilter`). Taken at
+    /// open as RocksDB's filter policy takes it ([`sanitize_bits_per_key`]).
     pub filter_bits_per_key: Option<f64>,
-    /// Put whole user keys in the filter. Default true.
+    /// Put whole user keys in the filter. Default true. With a prefix
+    /// extractor the filter holds the keys' prefixes too; false leaves only
+    /// those (point lookups then probe the key's prefix).
     pub whole_key_filtering: bool,
     /// Cache index and filter blocks in the block cache instead of holding
     /// them in the table reader. Default false.
@@ -227,7 +233,8 @@ pub struct Options {
     /// Deprecated split of the budget: flushes (-1 = derive, else 1 to
     /// [`MAX_BACKGROUND_THREADS`]). Default -1.
     pub max_background_flushes: i32,
-    /// Table files kept open (-1 = unlimited). Default -1.
+    /// Table files kept open (-1 = unlimited). Default -1. Other values are
+    /// clamped at open to [`MAX_OPEN_FILES_RANGE`], as in RocksDB.
     pub max_open_files: i32,
     /// Write rate in delayed-write mode, bytes/s (0 = derive). Default 0.
     pub delayed_write_rate: u64,
@@ -269,15 +276,19 @@ pub struct Options {
 
     // ---- column family ----
     /// Bytes in the active memtable before it is switched. Default 64 MiB.
+    /// Clamped at open to [`WRITE_BUFFER_SIZE_RANGE`], as in RocksDB.
     /// Once a memtable has been flushed, up to this many bytes of its arena
     /// blocks stay allocated for the next memtables (see
     /// `memtable::block_pool`), freed at close.
     pub write_buffer_size: usize,
     /// Memtables (active + immutable) kept before writes stop. Default 2.
+    /// Values below 2 are raised to 2 at open, as in RocksDB.
     pub max_write_buffer_number: i32,
     /// Immutable memtables merged into one L0 table by a flush. Default 1.
+    /// Brought into `[1, max_write_buffer_number − 1]` at open, as in RocksDB.
     pub min_write_buffer_number_to_merge: i32,
-    /// L0 files that trigger an L0 compaction. Default 4.
+    /// L0 files that trigger an L0 compaction. Default 4. Values below 1 are
+    /// raised to 1 at open (RocksDB raises 0 and keeps negative values).
     pub level0_file_num_compaction_trigger: i32,
     /// L0 files at which writes slow down (< 0 disables). Default 20.
     pub level0_slowdown_writes_trigger: i32,
@@ -287,12 +298,14 @@ pub struct Options {
     pub soft_pending_compaction_bytes_limit: u64,
     /// Pending compaction bytes at which writes stop (0 = off). Default 256 GiB.
     pub hard_pending_compaction_bytes_limit: u64,
-    /// Number of levels, 1 to 64. Default 7. As in RocksDB, 1 is raised to
-    /// 2 at open (level compaction needs a level below L0).
+    /// Number of levels, at most [`MAX_NUM_LEVELS`]. Default 7. As in
+    /// RocksDB, values below 2 are raised to 2 at open (level compaction
+    /// needs a level below L0).
     pub num_levels: i32,
     /// Target size of the base level in bytes. Default 256 MiB.
     pub max_bytes_for_level_base: u64,
-    /// Growth factor between levels. Default 10.
+    /// Growth factor between levels. Default 10. Values not above 0 (and
+    /// NaN) are set to 1 at open, as in RocksDB.
     pub max_bytes_for_level_multiplier: f64,
     /// Size levels from the bottom up. Default true (RocksDB ≥ 8.4).
     pub level_compaction_dynamic_level_bytes: bool,
@@ -300,7 +313,8 @@ pub struct Options {
     /// Open raises a smaller value to [`Options::min_target_file_size`]
     /// (RocksDB keeps it).
     pub target_file_size_base: u64,
-    /// Growth of the target file size per level. Default 1.
+    /// Growth of the target file size per level. Default 1. Values below 1
+    /// are raised to 1 at open (RocksDB keeps them).
     pub target_file_size_multiplier: i32,
     /// Which file of a level to compact first. Default `MinOverlappingRatio`.
     pub compaction_pri: CompactionPriority,
@@ -410,7 +424,7 @@ pub fn sanitize_bits_per_key(b: f64) -> Option<f64> {
         None
     } else if b < 1.0 {
         Some(1.0)
-    } else if !(b < 100.0) {
+    } else if b >= 100.0 || b.is_nan() {
         Some(100.0)
     } else {
         Some(b)
@@ -470,21 +484,10 @@ impl Options {
                 t.block_size
             )));
         }
-        // As RocksDB's BlockBasedTableFactory::ValidateOptions.
-        if t.no_block_cache && t.cache_index_and_filter_blocks {
-            return Err(invalid(
-                "table.cache_index_and_filter_blocks is set, but the block cache is disabled \
-                 (table.no_block_cache)"
-                    .into(),
-            ));
-        }
-        if t.no_block_cache && t.pin_l0_filter_and_index_blocks_in_cache {
-            return Err(invalid(
-                "table.pin_l0_filter_and_index_blocks_in_cache is set, but the block cache is \
-                 disabled (table.no_block_cache)"
-                    .into(),
-            ));
-        }
+        // RocksDB also refuses cache_index_and_filter_blocks and
+        // pin_l0_filter_and_index_blocks_in_cache with no_block_cache; Talus
+        // keeps index and filter blocks in the table readers then (noted by
+        // `sanitize`).
         Ok(())
     }
 
@@ -536,7 +539,8 @@ impl Options {
             ));
             self.max_open_files = clamped;
         }
-        if !(self.max_bytes_for_level_multiplier > 0.0) {
+        let m = self.max_bytes_for_level_multiplier;
+        if m <= 0.0 || m.is_nan() {
             notes.push(format!(
                 "max_bytes_for_level_multiplier set from {} to 1",
                 self.max_bytes_for_level_multiplier
@@ -874,10 +878,12 @@ impl ReadTier {
             0 => Ok(ReadTier::ReadAll),
             1 => Ok(ReadTier::BlockCache),
             2 => Err(Error::NotSupported(
-                "read tier PERSISTED_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER".into(),
+                "read tier PERSISTED_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER"
+                    .into(),
             )),
             3 => Err(Error::NotSupported(
-                "read tier MEMTABLE_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER".into(),
+                "read tier MEMTABLE_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER"
+                    .into(),
             )),
             other => Err(Error::InvalidArgument(format!("unknown read tier {other}"))),
         }
@@ -1019,22 +1025,15 @@ mod tests {
 
     #[test]
     fn validate_names_the_bad_option() {
-        let refused: [(&str, Box<dyn Fn(&mut Options)>); 6] = [
-            ("num_levels", Box::new(|o| o.num_levels = 65)),
-            ("max_background_jobs", Box::new(|o| o.max_background_jobs = 1025)),
-            (
-                "max_background_flushes",
-                Box::new(|o| o.max_background_flushes = 5000),
-            ),
-            ("keep_log_file_num", Box::new(|o| o.keep_log_file_num = 0)),
-            ("block_size", Box::new(|o| o.table.block_size = 2 << 30)),
-            (
-                "cache_index_and_filter_blocks",
-                Box::new(|o| {
-                    o.table.no_block_cache = true;
-                    o.table.cache_index_and_filter_blocks = true;
-                }),
-            ),
+        type Set = fn(&mut Options);
+        let refused: [(&str, Set); 5] = [
+            ("num_levels", |o| o.num_levels = 65),
+            ("max_background_jobs", |o| o.max_background_jobs = 1025),
+            ("max_background_flushes", |o| {
+                o.max_background_flushes = 5000
+            }),
+            ("keep_log_file_num", |o| o.keep_log_file_num = 0),
+            ("block_size", |o| o.table.block_size = 2 << 30),
         ];
         for (name, set) in refused {
             let mut o = Options::default();
@@ -1191,7 +1190,8 @@ mod tests {
         for (what, set, check) in cases {
             let mut o = Options::default();
             set(&mut o);
-            o.validate().unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+            o.validate()
+                .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
             o.sanitize();
             assert!(check(&o), "{what}: {o:?}");
         }

@@ -586,10 +586,11 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l
     })
 }
 
+/// RocksJava throws `NotFound` for a property the database does not have
+/// (and, from `getLongProperty`, for one that is not numeric): callers
+/// match on that status. Talus's message names the property.
 fn unknown_property(name: &str) -> JniError {
-    JniError::Engine(talus::Error::InvalidArgument(format!(
-        "unknown property {name}"
-    )))
+    JniError::Engine(talus::Error::NotFound(format!("unknown property {name}")))
 }
 
 #[unsafe(no_mangle)]
@@ -622,9 +623,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
         let d = db(handle)?;
         match d.int_property(&name) {
             Some(v) => Ok(v as jlong),
-            None if d.property(&name).is_some() => Err(JniError::Engine(
-                talus::Error::InvalidArgument(format!("property {name} is not numeric")),
-            )),
+            None if d.property(&name).is_some() => Err(JniError::Engine(talus::Error::NotFound(
+                format!("property {name} is not numeric"),
+            ))),
             None => Err(unknown_property(&name)),
         }
     })
@@ -636,12 +637,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
 /// RocksJava's `keyMayExist` throws nothing; an engine error other than
 /// "needs IO" is answered with 1 (may exist, no value), so that it never
 /// says false for a key that exists (RocksDB answers false).
-fn key_may_exist_state(
-    d: &Db,
-    ro: &ReadOptions,
-    key: &[u8],
-    value: &mut Vec<u8>,
-) -> jint {
+fn key_may_exist_state(d: &Db, ro: &ReadOptions, key: &[u8], value: &mut Vec<u8>) -> jint {
     match d.key_may_exist(ro, key, value) {
         Ok(talus::db::KeyMayExist::Absent) => 0,
         Ok(talus::db::KeyMayExist::MayExist) | Err(_) => 1,

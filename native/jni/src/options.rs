@@ -200,11 +200,18 @@ mod tests {
         apply(&mut o, "prefix_extractor=fixed:3\n").unwrap();
         assert_eq!(o.prefix_extractor, Some(PrefixExtractor::Fixed(3)));
         apply(&mut o, "prefix_extractor=capped:18446744073709551615\n").unwrap();
-        assert_eq!(o.prefix_extractor, Some(PrefixExtractor::Capped(usize::MAX)));
+        assert_eq!(
+            o.prefix_extractor,
+            Some(PrefixExtractor::Capped(usize::MAX))
+        );
         apply(&mut o, "prefix_extractor=\n").unwrap();
         assert_eq!(o.prefix_extractor, None);
         assert!(apply(&mut o, "prefix_extractor=hash:3\n").is_err());
-        apply(&mut o, "table.block_restart_interval=-3\nstats_dump_period_sec=-1\n").unwrap();
+        apply(
+            &mut o,
+            "table.block_restart_interval=-3\nstats_dump_period_sec=-1\n",
+        )
+        .unwrap();
         assert_eq!(o.table.block_restart_interval, 0);
         assert_eq!(o.stats_dump_period_sec, u32::MAX);
     }

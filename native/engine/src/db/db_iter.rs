@@ -107,9 +107,7 @@ impl PrefixSeek {
             && prefix
                 .split_last()
                 .zip(upper.split_last())
-                .is_some_and(|((&pl, ph), (&ul, uh))| {
-                    ph == uh && pl != 0xff && ul == pl + 1
-                })
+                .is_some_and(|((&pl, ph), (&ul, uh))| ph == uh && pl != 0xff && ul == pl + 1)
     }
 }
 
@@ -296,7 +294,10 @@ impl<I: InternalIterator> DbIter<I> {
         let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         // The prefix is the target's, as RocksDB takes it (before the lower
         // bound raises the seek key).
-        match self.prefix.and_then(|p| Some((p, p.extractor.prefix_of(target)?))) {
+        match self
+            .prefix
+            .and_then(|p| Some((p, p.extractor.prefix_of(target)?)))
+        {
             Some((p, prefix)) => {
                 let skipped = if p.may_skip(prefix, self.upper.as_deref()) {
                     self.inner.seek_prefix(&ik, prefix)
@@ -327,7 +328,10 @@ impl<I: InternalIterator> DbIter<I> {
         self.bound = None;
         // The last internal key of `target`: entries ≤ it are ≤ target.
         let ik = self.seek_key(target, 0, 0).to_vec();
-        match self.prefix.and_then(|p| Some((p, p.extractor.prefix_of(target)?))) {
+        match self
+            .prefix
+            .and_then(|p| Some((p, p.extractor.prefix_of(target)?)))
+        {
             Some((p, prefix)) => {
                 // Auto mode never skips here: its promise is about the
                 // range up to the upper bound, not down to the lower one.

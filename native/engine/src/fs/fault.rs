@@ -1044,8 +1044,7 @@ impl FileSystem for FaultFs {
                 context: format!("lock hold by current process: {}", path.display()),
                 kind: std::io::ErrorKind::WouldBlock,
                 errno: None,
-                message: "No locks available (the database is already open in this process)"
-                    .into(),
+                message: "No locks available (the database is already open in this process)".into(),
             });
         }
         Ok(Box::new(FaultLockGuard {

@@ -421,8 +421,7 @@ impl FileSystem for StdFileSystem {
                 context: format!("lock hold by current process: {}", path.display()),
                 kind: std::io::ErrorKind::WouldBlock,
                 errno: None,
-                message: "No locks available (the database is already open in this process)"
-                    .into(),
+                message: "No locks available (the database is already open in this process)".into(),
             });
         }
         match file.try_lock() {
@@ -538,7 +537,10 @@ mod tests {
         let err = fs.lock_file(&p).err().unwrap();
         assert_eq!(err.code(), crate::error::Code::IoError);
         let msg = err.to_string();
-        assert!(msg.starts_with("IO error: lock hold by current process: "), "{msg}");
+        assert!(
+            msg.starts_with("IO error: lock hold by current process: "),
+            "{msg}"
+        );
         assert!(msg.contains("LOCK"), "{msg}");
         drop(l1);
         let _l2 = fs.lock_file(&p).unwrap();

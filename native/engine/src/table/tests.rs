@@ -686,13 +686,19 @@ fn prefix_filter_answers_for_its_extractor_only() {
                 .unwrap()
         })
         .count();
-    assert!(absent > 180, "only {absent} of 200 absent prefixes ruled out");
+    assert!(
+        absent > 180,
+        "only {absent} of 200 absent prefixes ruled out"
+    );
     // Point lookups probe the prefix when the filter holds no whole keys.
     let mut v = Vec::new();
     let got = t.get(b"abc07", MAX_SEQUENCE, &ro(), &mut v).unwrap();
     assert!(got.filter_checked && matches!(got.result, Lookup::Value(_)));
     let got = t.get(b"ab", MAX_SEQUENCE, &ro(), &mut v).unwrap();
-    assert!(!got.filter_checked, "a key outside the domain has no prefix");
+    assert!(
+        !got.filter_checked,
+        "a key outside the domain has no prefix"
+    );
 
     // Another extractor (or none) never probes these prefixes.
     for other in [
@@ -727,7 +733,10 @@ fn whole_keys_and_prefixes_in_one_filter() {
                 .filter_rejected
         })
         .count();
-    assert!(rejected > 90, "absent keys of a present prefix: {rejected} of 100 rejected");
+    assert!(
+        rejected > 90,
+        "absent keys of a present prefix: {rejected} of 100 rejected"
+    );
     assert!(!t.prefix_ruled_out(b"abc", ro()).unwrap());
     assert!(!t.prefix_ruled_out(b"xyz", ro()).unwrap());
 }
@@ -782,7 +791,10 @@ fn reads_without_io_are_incomplete_until_the_block_is_cached() {
     }
     assert_eq!(file.reads.load(AtomicOrdering::SeqCst), reads, "no IO");
     let want = t.get(&uk, MAX_SEQUENCE, &ro(), &mut v).unwrap().result;
-    assert_eq!(t.get(&uk, MAX_SEQUENCE, &no_io, &mut v).unwrap().result, want);
+    assert_eq!(
+        t.get(&uk, MAX_SEQUENCE, &no_io, &mut v).unwrap().result,
+        want
+    );
 }
 
 // ---------------------------------------------------------------- corruption

@@ -60,7 +60,11 @@ fn opening_a_rocksdb_directory_is_invalid_argument_and_touches_nothing() {
     }
     // destroy_db refuses it too.
     assert_names_rocksdb(&destroy_db(&db_dir, &Options::default()).unwrap_err());
-    assert_eq!(snapshot(&db_dir), before, "destroy_db changed the directory");
+    assert_eq!(
+        snapshot(&db_dir),
+        before,
+        "destroy_db changed the directory"
+    );
 }
 
 /// Without its options file the manifest's log format still gives it away.
@@ -93,7 +97,11 @@ fn a_talus_database_with_a_stray_options_file_opens() {
     db.put(&Default::default(), b"k", b"v").unwrap();
     db.close().unwrap();
     drop(db);
-    std::fs::copy(fixture().join("OPTIONS-000007"), db_dir.join("OPTIONS-000007")).unwrap();
+    std::fs::copy(
+        fixture().join("OPTIONS-000007"),
+        db_dir.join("OPTIONS-000007"),
+    )
+    .unwrap();
     let db = Db::open(Options::default(), &db_dir).unwrap();
     assert_eq!(
         db.get(&Default::default(), b"k").unwrap().as_deref(),

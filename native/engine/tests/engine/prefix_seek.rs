@@ -95,7 +95,11 @@ fn model_backward(m: &Model, target: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
 }
 
 /// The model's walk cut at the first key without `prefix`.
-fn within(walk: &[(Vec<u8>, Vec<u8>)], e: PrefixExtractor, prefix: &[u8]) -> Vec<(Vec<u8>, Vec<u8>)> {
+fn within(
+    walk: &[(Vec<u8>, Vec<u8>)],
+    e: PrefixExtractor,
+    prefix: &[u8],
+) -> Vec<(Vec<u8>, Vec<u8>)> {
     walk.iter()
         .take_while(|(k, _)| e.prefix_of(k) == Some(prefix))
         .cloned()
@@ -111,8 +115,16 @@ fn check_seeks(db: &Db, m: &Model, e: PrefixExtractor, target: &[u8], ctx: &str)
         total_order_seek: true,
         ..ReadOptions::default()
     };
-    assert_eq!(walk_forward(db, &total, target), fwd, "{ctx}: total order seek {target:?}");
-    assert_eq!(walk_backward(db, &total, target), back, "{ctx}: total order seek_for_prev {target:?}");
+    assert_eq!(
+        walk_forward(db, &total, target),
+        fwd,
+        "{ctx}: total order seek {target:?}"
+    );
+    assert_eq!(
+        walk_backward(db, &total, target),
+        back,
+        "{ctx}: total order seek_for_prev {target:?}"
+    );
 
     let prefix_mode = ReadOptions::default();
     let same = ReadOptions {
@@ -122,18 +134,43 @@ fn check_seeks(db: &Db, m: &Model, e: PrefixExtractor, target: &[u8], ctx: &str)
     match prefix_of(e, target) {
         None => {
             // Outside the domain: every mode seeks in total order.
-            assert_eq!(walk_forward(db, &prefix_mode, target), fwd, "{ctx}: out-of-domain seek {target:?}");
-            assert_eq!(walk_forward(db, &same, target), fwd, "{ctx}: out-of-domain same-as-start {target:?}");
-            assert_eq!(walk_backward(db, &same, target), back, "{ctx}: out-of-domain seek_for_prev {target:?}");
+            assert_eq!(
+                walk_forward(db, &prefix_mode, target),
+                fwd,
+                "{ctx}: out-of-domain seek {target:?}"
+            );
+            assert_eq!(
+                walk_forward(db, &same, target),
+                fwd,
+                "{ctx}: out-of-domain same-as-start {target:?}"
+            );
+            assert_eq!(
+                walk_backward(db, &same, target),
+                back,
+                "{ctx}: out-of-domain seek_for_prev {target:?}"
+            );
         }
         Some(p) => {
             let fwd_p = within(&fwd, e, &p);
             let back_p = within(&back, e, &p);
-            assert_eq!(walk_forward(db, &same, target), fwd_p, "{ctx}: same-as-start seek {target:?}");
-            assert_eq!(walk_backward(db, &same, target), back_p, "{ctx}: same-as-start seek_for_prev {target:?}");
+            assert_eq!(
+                walk_forward(db, &same, target),
+                fwd_p,
+                "{ctx}: same-as-start seek {target:?}"
+            );
+            assert_eq!(
+                walk_backward(db, &same, target),
+                back_p,
+                "{ctx}: same-as-start seek_for_prev {target:?}"
+            );
             for (got, all, part, what) in [
                 (walk_forward(db, &prefix_mode, target), &fwd, &fwd_p, "seek"),
-                (walk_backward(db, &prefix_mode, target), &back, &back_p, "seek_for_prev"),
+                (
+                    walk_backward(db, &prefix_mode, target),
+                    &back,
+                    &back_p,
+                    "seek_for_prev",
+                ),
             ] {
                 assert!(
                     got == *part || got == *all,
@@ -143,7 +180,12 @@ fn check_seeks(db: &Db, m: &Model, e: PrefixExtractor, target: &[u8], ctx: &str)
             }
             // Auto mode gives total-order results, bounded or not; with an
             // upper bound in the same prefix it may use the filters.
-            for upper in [None, Some(p.clone()), Some(next_prefix(&p)), Some([&p[..], b"c"].concat())] {
+            for upper in [
+                None,
+                Some(p.clone()),
+                Some(next_prefix(&p)),
+                Some([&p[..], b"c"].concat()),
+            ] {
                 let auto = ReadOptions {
                     auto_prefix_mode: true,
                     iterate_upper_bound: upper.clone(),
@@ -156,7 +198,10 @@ fn check_seeks(db: &Db, m: &Model, e: PrefixExtractor, target: &[u8], ctx: &str)
                     .collect();
                 let got = walk_forward(db, &auto, target);
                 // The walk stops at STEPS; compare what both saw.
-                assert_eq!(got, want, "{ctx}: auto mode seek {target:?} upper {upper:?}");
+                assert_eq!(
+                    got, want,
+                    "{ctx}: auto mode seek {target:?} upper {upper:?}"
+                );
             }
         }
     }
@@ -180,7 +225,11 @@ fn check_point_reads(db: &Db, m: &Model, rng: &mut StdRng, ctx: &str) {
     let mut v = Vec::new();
     for (k, want) in m.iter() {
         let got = db.key_may_exist(&ro, k, &mut v).unwrap();
-        assert_ne!(got, KeyMayExist::Absent, "{ctx}: key_may_exist false for present {k:?}");
+        assert_ne!(
+            got,
+            KeyMayExist::Absent,
+            "{ctx}: key_may_exist false for present {k:?}"
+        );
         if got == KeyMayExist::Found {
             assert_eq!(&v, want, "{ctx}: key_may_exist value of {k:?}");
         }
@@ -189,13 +238,21 @@ fn check_point_reads(db: &Db, m: &Model, rng: &mut StdRng, ctx: &str) {
     for _ in 0..200 {
         let k = random_key(rng);
         let present = m.get(&k);
-        assert_eq!(db.key_exists(&ro, &k).unwrap(), present.is_some(), "{ctx}: key_exists {k:?}");
+        assert_eq!(
+            db.key_exists(&ro, &k).unwrap(),
+            present.is_some(),
+            "{ctx}: key_exists {k:?}"
+        );
         match db.key_may_exist(&ro, &k, &mut v).unwrap() {
             KeyMayExist::Absent => assert!(present.is_none(), "{ctx}: {k:?} is present"),
             KeyMayExist::Found => assert_eq!(Some(&v), present, "{ctx}: found {k:?}"),
             KeyMayExist::MayExist => {}
         }
-        assert_eq!(db.get(&ro, &k).unwrap().as_ref(), present, "{ctx}: get {k:?}");
+        assert_eq!(
+            db.get(&ro, &k).unwrap().as_ref(),
+            present,
+            "{ctx}: get {k:?}"
+        );
     }
 }
 
@@ -230,7 +287,10 @@ fn run(seed: u64, dir: &Path) {
                 let (a, b) = (random_key(&mut rng), random_key(&mut rng));
                 let (a, b) = if a <= b { (a, b) } else { (b, a) };
                 db.delete_range(&wo, &a, &b).unwrap();
-                let doomed: Vec<_> = m.range(a.clone()..b.clone()).map(|(k, _)| k.clone()).collect();
+                let doomed: Vec<_> = m
+                    .range(a.clone()..b.clone())
+                    .map(|(k, _)| k.clone())
+                    .collect();
                 for k in doomed {
                     m.remove(&k);
                 }
@@ -321,7 +381,10 @@ fn prefix_mode_stops_at_the_prefix_end_once_a_table_was_skipped() {
         ..ReadOptions::default()
     };
     let keys = |ro: &ReadOptions, t: &[u8]| -> Vec<Vec<u8>> {
-        walk_forward(&db, ro, t).into_iter().map(|(k, _)| k).collect()
+        walk_forward(&db, ro, t)
+            .into_iter()
+            .map(|(k, _)| k)
+            .collect()
     };
     assert_eq!(keys(&total, b"aa"), vec![b"aa1".to_vec(), b"bb1".to_vec()]);
     // Prefix mode: the first table has no "aa" keys and is skipped (unless
@@ -342,7 +405,8 @@ fn block_cache_tier_reads_do_no_io() {
     let db = Db::open(o.clone(), dir.path()).unwrap();
     let wo = WriteOptions::default();
     for i in 0..2000u32 {
-        db.put(&wo, format!("key{i:05}").as_bytes(), &[7u8; 100]).unwrap();
+        db.put(&wo, format!("key{i:05}").as_bytes(), &[7u8; 100])
+            .unwrap();
     }
     db.flush(&FlushOptions::default()).unwrap();
     db.close().unwrap();
@@ -354,20 +418,33 @@ fn block_cache_tier_reads_do_no_io() {
         ..ReadOptions::default()
     };
     // The memtable needs no IO.
-    assert_eq!(db.get(&cached, b"in-memtable").unwrap().as_deref(), Some(&b"m"[..]));
+    assert_eq!(
+        db.get(&cached, b"in-memtable").unwrap().as_deref(),
+        Some(&b"m"[..])
+    );
     // A table not open yet, or a block not cached: Incomplete.
     let e = db.get(&cached, b"key00010").unwrap_err();
     assert_eq!(e.code(), Code::Incomplete, "{e}");
     let mut v = Vec::new();
     assert_eq!(
-        db.key_may_exist(&ReadOptions::default(), b"key00010", &mut v).unwrap(),
+        db.key_may_exist(&ReadOptions::default(), b"key00010", &mut v)
+            .unwrap(),
         KeyMayExist::MayExist
     );
     // Once read, the same lookups are served from memory.
-    assert_eq!(db.get(&ReadOptions::default(), b"key00010").unwrap().unwrap(), vec![7u8; 100]);
-    assert_eq!(db.get(&cached, b"key00010").unwrap().unwrap(), vec![7u8; 100]);
     assert_eq!(
-        db.key_may_exist(&ReadOptions::default(), b"key00010", &mut v).unwrap(),
+        db.get(&ReadOptions::default(), b"key00010")
+            .unwrap()
+            .unwrap(),
+        vec![7u8; 100]
+    );
+    assert_eq!(
+        db.get(&cached, b"key00010").unwrap().unwrap(),
+        vec![7u8; 100]
+    );
+    assert_eq!(
+        db.key_may_exist(&ReadOptions::default(), b"key00010", &mut v)
+            .unwrap(),
         KeyMayExist::Found
     );
     assert_eq!(v, vec![7u8; 100]);
@@ -405,7 +482,10 @@ fn tailing_iterators_see_later_writes_and_move_forward_only() {
         }
         v
     };
-    assert_eq!(keys(&mut it), vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+    assert_eq!(
+        keys(&mut it),
+        vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]
+    );
     assert_eq!(keys(&mut plain), vec![b"a".to_vec()]);
     it.seek(b"b");
     assert_eq!(it.key(), b"b");
@@ -434,7 +514,10 @@ fn ignore_range_deletions_shows_covered_keys_until_compaction() {
     };
     let plain = ReadOptions::default();
     assert_eq!(db.get(&plain, b"k1").unwrap(), None);
-    assert_eq!(db.get(&ignoring, b"k1").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(
+        db.get(&ignoring, b"k1").unwrap().as_deref(),
+        Some(&b"1"[..])
+    );
     let all = |ro: &ReadOptions| {
         let mut it = db.iter(ro).unwrap();
         it.seek_to_first();
@@ -447,6 +530,10 @@ fn ignore_range_deletions_shows_covered_keys_until_compaction() {
     };
     assert_eq!((all(&plain), all(&ignoring)), (0, 2));
     db.compact_range(None, None).unwrap();
-    assert_eq!(db.get(&ignoring, b"k1").unwrap(), None, "compaction removed them");
+    assert_eq!(
+        db.get(&ignoring, b"k1").unwrap(),
+        None,
+        "compaction removed them"
+    );
     db.close().unwrap();
 }

@@ -1249,7 +1249,7 @@ public class TalusDB extends NativeHandle {
    *
    * @param property the name
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(String property) throws TalusException {
     Objects.requireNonNull(property, "property");
@@ -1268,7 +1268,7 @@ public class TalusDB extends NativeHandle {
    * @param columnFamily the default column family or null
    * @param property the name
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(ColumnFamilyHandle columnFamily, String property)
       throws TalusException {
@@ -1282,7 +1282,7 @@ public class TalusDB extends NativeHandle {
    * @param property the name
    * @param columnFamily the default column family or null
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(String property, ColumnFamilyHandle columnFamily)
       throws TalusException {
@@ -1308,7 +1308,7 @@ public class TalusDB extends NativeHandle {
    *
    * @param property the name
    * @return its value
-   * @throws TalusException with {@code InvalidArgument} for an unknown or non-numeric name
+   * @throws TalusException with {@code NotFound} for an unknown or non-numeric name (as RocksJava)
    */
   public long getLongProperty(String property) throws TalusException {
     Objects.requireNonNull(property, "property");

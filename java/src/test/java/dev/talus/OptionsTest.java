@@ -358,20 +358,13 @@ class OptionsTest {
     assertNames("numShardBits", () -> new LRUCache(1 << 20, 20));
     assertNames("highPriPoolRatio", () -> new LRUCache(1 << 20, -1, false, 1.5));
     // Refused by open, as RocksDB refuses them, and nothing is created.
-    String[][] atOpen = {{"keep_log_file_num", "keepLogFileNum"}, {"block_size", "blockSize"},
-        {"cache_index_and_filter_blocks", "cacheIndex"}};
+    String[][] atOpen = {{"keep_log_file_num", "keepLogFileNum"}, {"block_size", "blockSize"}};
     for (String[] c : atOpen) {
       try (Options o = new Options().setCreateIfMissing(true)) {
-        switch (c[1]) {
-          case "keepLogFileNum":
-            o.setKeepLogFileNum(0);
-            break;
-          case "blockSize":
-            o.setTableFormatConfig(new BlockBasedTableConfig().setBlockSize((1L << 30) + 1));
-            break;
-          default:
-            o.setTableFormatConfig(new BlockBasedTableConfig().setNoBlockCache(true)
-                .setCacheIndexAndFilterBlocks(true));
+        if (c[1].equals("keepLogFileNum")) {
+          o.setKeepLogFileNum(0);
+        } else {
+          o.setTableFormatConfig(new BlockBasedTableConfig().setBlockSize((1L << 30) + 1));
         }
         Path where = dir.resolve("refused-" + c[1]);
         TalusException e = assertThrows(TalusException.class,

@@ -697,7 +697,7 @@ class TalusDBMisuseTest {
     try (TalusDB db = open()) {
       TalusException e =
           assertThrows(TalusException.class, () -> db.getProperty("rocksdb.no-such-property"));
-      assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
+      assertEquals(Status.Code.NotFound, e.getStatus().getCode());
       assertTrue(e.getMessage().contains("rocksdb.no-such-property"), e.getMessage());
       assertThrows(TalusException.class, () -> db.getLongProperty("rocksdb.no-such-property"));
     }
