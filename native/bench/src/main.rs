@@ -1,6 +1,6 @@
 //! talus-bench: RocksDB's db_bench for Talus — the same benchmarks, flags
 //! and output, so that one command line runs against either engine.
-//! See the README section "talus-bench" and `talus-bench --help`.
+//! See docs/talus-bench.md and `talus-bench --help`.
 
 mod allocator;
 mod bench;

@@ -32,8 +32,8 @@
 //!
 //! The suites that check these promises: `tests/durability` (power loss,
 //! IO errors, corruption and recovery modes on [`fs::FaultFs`]), the kill
-//! test in `native/crashtest` and the fuzz targets in `native/fuzz`; see the
-//! repository README.
+//! test in `native/crashtest` and the fuzz targets in `native/fuzz`; see
+//! docs/internals/testing.md.
 
 pub mod cache;
 pub mod coding;

@@ -17,7 +17,7 @@
 use crate::iterator::InternalIterator;
 use crate::key::{self, SequenceNumber, ValueKind};
 use crate::memtable::RangeTombstone;
-use crate::range_del::TombstoneSeqs;
+use crate::range_del::{FragmentedRangeTombstoneList, Hint};
 
 /// Why entries were dropped (RocksDB's `compaction.key.drop.*` tickers).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -42,7 +42,9 @@ pub struct CompactionIter<I: InternalIterator> {
     input: I,
     snapshots: Vec<SequenceNumber>,
     bottommost: bool,
-    tombstones: TombstoneSeqs,
+    tombstones: FragmentedRangeTombstoneList,
+    /// Where the last tombstone lookup landed: keys come in order.
+    hint: Hint,
     current_key: Vec<u8>,
     has_current: bool,
     last_stripe: usize,
@@ -75,7 +77,7 @@ impl<I: InternalIterator> CompactionIter<I> {
         mut input: I,
         mut snapshots: Vec<SequenceNumber>,
         bottommost: bool,
-        tombstones: TombstoneSeqs,
+        tombstones: FragmentedRangeTombstoneList,
     ) -> Self {
         snapshots.sort_unstable();
         snapshots.dedup();
@@ -85,6 +87,7 @@ impl<I: InternalIterator> CompactionIter<I> {
             snapshots,
             bottommost,
             tombstones,
+            hint: Hint::default(),
             current_key: Vec::new(),
             has_current: false,
             last_stripe: 0,
@@ -147,7 +150,10 @@ impl<I: InternalIterator> CompactionIter<I> {
             .get(stripe)
             .copied()
             .unwrap_or(key::MAX_SEQUENCE);
-        if self.tombstones.deletes_at(p.user_key, p.seq, stripe_top) {
+        if self
+            .tombstones
+            .deletes_near(p.user_key, p.seq, stripe_top, &mut self.hint)
+        {
             self.drops.range_del += 1;
             return false;
         }
@@ -188,7 +194,7 @@ mod tests {
         bottom: bool,
         tombs: Vec<RangeTombstone>,
     ) -> (Vec<(String, u64)>, DropCounts) {
-        let ts = TombstoneSeqs::new(tombs);
+        let ts = FragmentedRangeTombstoneList::from_tombstones(&tombs);
         let mut it = CompactionIter::new(VecIter::new(entries), snaps, bottom, ts);
         let mut out = Vec::new();
         while it.advance() {

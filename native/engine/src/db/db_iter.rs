@@ -37,7 +37,7 @@ use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::options::{PrefixExtractor, ReadOptions};
 use crate::perf_context::{F, Laps, PerfLevel, PerfTimer};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::RangeDelAggregator;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Direction {
@@ -115,7 +115,7 @@ impl PrefixSeek {
 pub struct DbIter<I: InternalIterator> {
     inner: I,
     snapshot: SequenceNumber,
-    tombstones: FragmentedTombstones,
+    tombstones: RangeDelAggregator,
     lower: Option<Vec<u8>>,
     upper: Option<Vec<u8>>,
     dir: Direction,
@@ -136,7 +136,7 @@ impl<I: InternalIterator> DbIter<I> {
     pub fn new(
         inner: I,
         snapshot: SequenceNumber,
-        tombstones: FragmentedTombstones,
+        tombstones: RangeDelAggregator,
         lower: Option<Vec<u8>>,
         upper: Option<Vec<u8>>,
     ) -> Self {
@@ -161,18 +161,6 @@ impl<I: InternalIterator> DbIter<I> {
     pub fn with_prefix_seek(mut self, prefix: Option<PrefixSeek>) -> Self {
         self.prefix = prefix;
         self
-    }
-
-    /// The inner iterator, to replace its sources (`DbIterator`'s tailing
-    /// refresh).
-    pub fn inner_mut(&mut self) -> &mut I {
-        &mut self.inner
-    }
-
-    /// Reads at `snapshot` from now on.
-    pub fn set_snapshot(&mut self, snapshot: SequenceNumber, tombstones: FragmentedTombstones) {
-        self.snapshot = snapshot;
-        self.tombstones = tombstones;
     }
 
     /// False when `user_key` lies outside the prefix bound.
@@ -486,6 +474,7 @@ mod tests {
     use crate::iterator::VecIter;
     use crate::key::make_internal_key;
     use crate::memtable::RangeTombstone;
+    use crate::range_del::FragmentedRangeTombstoneList;
     use rand::{Rng, SeedableRng};
     use std::collections::BTreeMap;
 
@@ -553,14 +542,18 @@ mod tests {
                     ),
                 })
                 .collect();
-            let ts = FragmentedTombstones::new(
-                tombs.iter().map(|&(b, e, s)| RangeTombstone {
+            let tombs: Vec<RangeTombstone> = tombs
+                .iter()
+                .map(|&(b, e, s)| RangeTombstone {
                     begin: b.to_be_bytes().to_vec(),
                     end: e.to_be_bytes().to_vec(),
                     seq: s,
-                }),
-                snap,
-            );
+                })
+                .collect();
+            let mut ts = RangeDelAggregator::new(snap);
+            ts.add(std::sync::Arc::new(
+                FragmentedRangeTombstoneList::from_tombstones(&tombs),
+            ));
             let mut it = DbIter::new(
                 VecIter::new(ivec),
                 snap,

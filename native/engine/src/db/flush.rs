@@ -2,11 +2,11 @@
 //!
 //! One flush runs at a time, taking every immutable memtable not yet
 //! flushed. RocksDB runs up to `max_background_flushes` and installs their
-//! results oldest first; that was tried here (`3215804`) and reverted: on
-//! two cores the two flushes shared the CPU the oldest one needed, a newer
-//! flush that finished first still held its memtables until the older one
-//! was in, and the bulk import hit the memtable limit more often (5 stops
-//! in three runs against 2).
+//! results oldest first; that was tried here and reverted: on a machine
+//! with few cores parallel flushes share the CPU the oldest one needs, and
+//! a newer flush that finishes first still holds its memtables until the
+//! older one is in, so writers hit the memtable limit more often
+//! (docs/results/design-measurements.md).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::memtable::{MemTable, MemTableIter};
-use crate::range_del::TombstoneSeqs;
+use crate::range_del::FragmentedRangeTombstoneList;
 use crate::version::VersionEdit;
 use crate::write_controller::flush_would_stall;
 
@@ -158,7 +158,7 @@ impl DbInner {
             .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
             .collect();
         let tombstones: Vec<_> = mems.iter().flat_map(|m| m.range_tombstones()).collect();
-        let frag = TombstoneSeqs::new(tombstones.clone());
+        let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
@@ -257,21 +257,21 @@ impl DbInner {
     /// log `log` stopped being the active one (the one active when the call
     /// began). When another flush switched that memtable while this one
     /// waited, this one does not switch again: it waits for the immutable
-    /// memtables holding its writes. Eight importer threads flushing every
-    /// 500,000 rows otherwise queued behind one stall and, released
-    /// together, switched a memtable each (the later ones of 3 to 5,000
-    /// entries): six immutable memtables, and writes stopped for 4.2 s
-    /// (20M-row import, 22:34 UTC, `682e92e`).
+    /// memtables holding its writes. Otherwise importer threads flushing
+    /// at a fixed row count queue behind one stall and, released together,
+    /// switch a memtable each (the later ones nearly empty), until every
+    /// memtable is immutable and writes stop. Pinned by
+    /// `regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_again`.
     pub(crate) fn flush_writes_up_to(self: &Arc<Self>, fo: &FlushOptions, log: u64) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
         // One explicit flush at a time from the stall check to the switch:
         // the check asks whether one more immutable memtable would stall
         // writes, which holds only if no other flush switches in between.
-        // Without this, flushes waiting on the same stall all passed the
-        // check when it cleared and each switched a memtable (the last ones
-        // of one entry), so six became immutable and writes stopped for
-        // 1.7 s (20M-row import, 17:41 UTC, `8a45671`).
+        // Without this, flushes waiting on the same stall all pass the
+        // check when it clears and each switches a memtable (the last ones
+        // nearly empty), until every memtable is immutable and writes stop
+        // (`concurrent_explicit_flushes_waiting_on_a_stall_all_finish`).
         let one_at_a_time = self.explicit_flush.lock();
         if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes(log)? {
             // Waiting took so long that the memtable this flush was asked
@@ -321,10 +321,10 @@ impl DbInner {
     /// (the flush has nothing left to do for the caller): `orig` is its log.
     ///
     /// A flush whose memtable another flush switched meanwhile waits here
-    /// too, though it will not switch: without that wait (tried in the
-    /// 22:45 compare) the importer's flushing writers returned to writing
-    /// while the compaction debt was over the soft limit, and the delayed
-    /// writes took the p99 from 144-207 us to 0.86-1.1 ms.
+    /// too, though it will not switch: without that wait an importer's
+    /// flushing writers return to writing while the compaction debt is
+    /// over the soft limit, and their writes are delayed instead, which
+    /// shows in the put tail (docs/results/design-measurements.md).
     fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>, orig: u64) -> Result<bool> {
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();

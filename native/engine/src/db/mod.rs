@@ -989,8 +989,9 @@ impl DbInner {
     /// Schedules the deletion of the tables a finished job had to leave to
     /// readers, once a super version was released since (invariant 5), on
     /// the flush pool: a purge lists the directory and unlinks tables of
-    /// hundreds of MiB, which on a writer's thread made puts of 50-500 ms
-    /// in the bulk import that no write-group phase accounted for. Two
+    /// hundreds of MiB, which on a writer's thread would make slow puts
+    /// that no write-group phase accounts for
+    /// (`regression_a_write_does_not_delete_obsolete_tables_itself`). Two
     /// atomic loads when there is nothing to do. Call without holding a
     /// super version, or it keeps what it pins.
     #[inline]

@@ -16,10 +16,10 @@ use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
 use crate::iterator::{EmptyIterator, InternalIterator, MergingIterator};
 use crate::key::SequenceNumber;
-use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
+use crate::memtable::{Lookup, MemTableIter};
 use crate::options::{ReadOptions, ReadTier};
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::{TableReadOptions, TableReader};
 
@@ -370,10 +370,15 @@ impl DbInner {
         let no_io = tro.no_io;
         let with_tombstones = !ro.ignore_range_deletions;
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-        let mut tombstones: Vec<RangeTombstone> = Vec::new();
+        // Each source's tombstones were fragmented once, when first read,
+        // and are shared here: creating an iterator costs a lookup per
+        // source, not a fragmentation of every tombstone.
+        let mut tombstones = RangeDelAggregator::new(snapshot);
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
-            if with_tombstones {
-                tombstones.extend(mem.range_tombstones());
+            if with_tombstones && let Some(t) = mem.fragmented_range_tombstones() {
+                for list in t.lists() {
+                    tombstones.add(list.clone());
+                }
             }
             children.push(Box::new(MemTableIter::new(mem.clone())));
         }
@@ -381,8 +386,8 @@ impl DbInner {
         for f in v.files(0) {
             match self.table_cache.reader_for(f, 0, no_io) {
                 Ok(t) => {
-                    if with_tombstones {
-                        tombstones.extend_from_slice(t.range_tombstones());
+                    if with_tombstones && !t.range_tombstones().is_empty() {
+                        tombstones.add(t.fragmented_range_tombstones().clone());
                     }
                     children.push(Box::new(t.iter(tro)));
                 }
@@ -397,10 +402,18 @@ impl DbInner {
             if files.is_empty() {
                 continue;
             }
+            // The tables of a level hold disjoint key ranges, their
+            // tombstones clipped to them (`compaction.rs`): the aggregator
+            // asks only the one spanning a key.
+            let mut lists = Vec::new();
             if with_tombstones {
                 for f in files.iter().filter(|f| f.num_deletions > 0) {
                     match self.table_cache.reader_for(f, level, no_io) {
-                        Ok(t) => tombstones.extend_from_slice(t.range_tombstones()),
+                        Ok(t) => {
+                            if !t.range_tombstones().is_empty() {
+                                lists.push(t.fragmented_range_tombstones().clone());
+                            }
+                        }
                         Err(e @ Error::Incomplete(_)) => {
                             children.push(Box::new(EmptyIterator::with_error(e)));
                         }
@@ -408,6 +421,7 @@ impl DbInner {
                     }
                 }
             }
+            tombstones.add_level(lists);
             children.push(Box::new(LevelIter::new(
                 files.to_vec(),
                 self.file_opener(level, tro),
@@ -417,7 +431,7 @@ impl DbInner {
         let it = DbIter::new(
             inner,
             snapshot,
-            FragmentedTombstones::new(tombstones, snapshot),
+            tombstones,
             ro.iterate_lower_bound.clone(),
             ro.iterate_upper_bound.clone(),
         )

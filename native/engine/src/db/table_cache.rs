@@ -8,8 +8,8 @@
 //!
 //! Every table file open for reading is counted ([`OpenTables`]) until
 //! closed. The last close of an unlinked file frees its blocks (with the
-//! `discard` mount option, a synchronous discard of the whole file, tens to
-//! hundreds of milliseconds), and that work must not fall to whichever
+//! `discard` mount option, a synchronous discard of the whole file, slow for
+//! a large table), and that work must not fall to whichever
 //! foreground thread drops the last reader of a table the purge deleted:
 //! the purge claims a table before unlinking it ([`TableCache::claim_for_unlink`]),
 //! which sends later closes of it to a background thread, and waits for a
@@ -186,13 +186,12 @@ type Close = Box<dyn FnOnce() + Send>;
 /// at the first use and kept).
 ///
 /// One long-lived thread rather than one per close: the closes of a
-/// compaction's inputs come in bursts, each about 10 ms of kernel CPU
-/// freeing the file's blocks, and on a machine with more runnable threads
-/// than cores each new thread was a fresh task the scheduler ran ahead of
-/// the waiting writers (`perf sched` of the bulk import: six close threads
-/// in a row held one of the two cores for 20 ms while three writers waited
-/// 36 ms). One thread competes as one task and the closes queue behind each
-/// other. It keeps the process's CPU priority: a close holds filesystem
+/// compaction's inputs come in bursts, each spending kernel CPU freeing the
+/// file's blocks, and on a machine with more runnable threads than cores
+/// each new thread is a fresh task the scheduler runs ahead of the waiting
+/// writers (a `perf sched` profile of the bulk import showed it;
+/// docs/results/design-measurements.md). One thread competes as one task
+/// and the closes queue behind each other. It keeps the process's CPU priority: a close holds filesystem
 /// locks and a journal handle while it frees blocks, and a thread at a
 /// lower priority preempted there could hold up other file operations.
 /// Nothing waits for a queued close but the file's blocks: the table was

@@ -874,8 +874,8 @@ fn wait_until(what: &str, mut f: impl FnMut() -> bool) {
 
 /// Regression: every memtable took fresh memory for its arena, and the
 /// allocator had returned the flushed memtables' memory to the OS, so
-/// writers faulted each page in again inside their write group (one-entry
-/// inserts of 10–20 ms under the bulk import). Now a flushed memtable's
+/// writers faulted each page in again inside their write group, where the
+/// writers queued behind them waited too. Now a flushed memtable's
 /// blocks go back to the database's pool and the next memtable takes them.
 #[test]
 fn regression_a_new_memtable_reuses_the_blocks_of_a_flushed_one() {
@@ -920,8 +920,8 @@ fn regression_a_new_memtable_reuses_the_blocks_of_a_flushed_one() {
 
 /// Regression: a flush held the DB mutex across the manifest append and
 /// its fdatasync, and writers that needed the mutex (a memtable switch, a
-/// property) waited for the disk; in the bulk import those were the puts of
-/// 30–95 ms. Now the manifest is written with the mutex released.
+/// property) waited for the disk, and with them every writer queued behind.
+/// Now the manifest is written with the mutex released.
 #[test]
 fn regression_writes_do_not_wait_for_a_manifest_sync() {
     let dir = tempfile::tempdir().unwrap();
@@ -1017,8 +1017,8 @@ fn three_tables_pinned_across_a_compaction(
 
 /// Regression: the first write after an iterator released the last
 /// version naming compacted tables deleted them on the writer's thread (a
-/// directory listing and unlinks of large files: puts of 50-500 ms in the
-/// bulk import). Now the purge runs on the flush pool.
+/// directory listing and unlinks of large files, inside a put). Now the
+/// purge runs on the flush pool.
 #[test]
 fn regression_a_write_does_not_delete_obsolete_tables_itself() {
     let dir = tempfile::tempdir().unwrap();
@@ -1047,8 +1047,8 @@ fn regression_a_write_does_not_delete_obsolete_tables_itself() {
 /// Regression: a purge unlinked tables that a thread dropping the last
 /// version naming them was still to close (the version counted as dead from
 /// the start of its drop), and that thread's last close then freed their
-/// blocks: 120-240 ms of synchronous discard inside a put in the bulk
-/// import. Now the purge leaves a table a thread is closing right then, and
+/// blocks: a synchronous discard of whole files inside a put (with the
+/// `discard` mount option). Now the purge leaves a table a thread is closing right then, and
 /// the closes of tables it unlinked while open run on a background thread.
 #[test]
 fn regression_the_last_close_of_an_unlinked_table_is_not_on_the_dropping_thread() {
@@ -1725,8 +1725,8 @@ fn regression_empty_range_deletion_flushes_no_keyless_table() {
 }
 
 /// Regression: explicit flushes released together from one write stall
-/// each switched a memtable, the later ones of a few entries, until six
-/// were immutable and writes stopped (20M-row import, 22:34 UTC). A flush
+/// each switched a memtable, the later ones of a few entries, until every
+/// memtable was immutable and writes stopped under a bulk import. A flush
 /// whose memtable another flush already switched waits for that one and
 /// leaves the active memtable alone.
 #[test]

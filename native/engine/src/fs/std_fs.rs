@@ -147,8 +147,8 @@ impl WritableFile for StdWritable {
         } else if let Ok(m) = self.file.metadata() {
             // ext4 keeps the blocks a failed fallocate had reserved before
             // it ran out (past the end, held until the file is truncated or
-            // deleted: measured here, `fallocate -n -l 100G` with 67 GB free
-            // failed and left the file holding 67 GB). Truncating to the
+            // deleted: a `fallocate -n` larger than the free space fails
+            // and leaves the file holding all of it). Truncating to the
             // file's own size gives them back, as drop does.
             let _ = self.file.set_len(m.len());
         }

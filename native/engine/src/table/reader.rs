@@ -16,7 +16,7 @@
 //! shared by any number of threads through `Arc` (`get` takes `&self`). A
 //! `TableIter` is used by one thread at a time and keeps its reader alive.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::block::{Block, BlockIter};
 use super::filter::BloomFilter;
@@ -35,6 +35,7 @@ use crate::memtable::{Lookup, RangeTombstone, SeekKey};
 use crate::options::{PrefixExtractor, ReadOptions, ReadTier};
 use crate::perf_context::{F, Laps, PerfLevel};
 use crate::perf_count;
+use crate::range_del::FragmentedRangeTombstoneList;
 use crate::rate_limiter::ReadCharger;
 use crate::statistics::{Histogram, Statistics, Ticker};
 
@@ -205,6 +206,9 @@ pub struct TableReader {
     footer: Footer,
     props: TableProperties,
     range_dels: Vec<RangeTombstone>,
+    /// `range_dels` fragmented, built on first use and kept while the
+    /// reader lives (in the table cache).
+    fragmented: OnceLock<Arc<FragmentedRangeTombstoneList>>,
     cache: Option<Arc<BlockCache>>,
     cache_owner: u64,
     /// Index and filter live in the block cache.
@@ -267,6 +271,7 @@ impl TableReader {
             footer,
             props: TableProperties::default(),
             range_dels: Vec::new(),
+            fragmented: OnceLock::new(),
             cache: opts.block_cache,
             cache_owner: new_cache_owner_id(),
             meta_in_cache,
@@ -326,18 +331,30 @@ impl TableReader {
         &self.range_dels
     }
 
+    /// The table's range tombstones fragmented for lookups: built on the
+    /// first call (`O(N log N)`; concurrent first callers wait for one
+    /// build) and shared after.
+    pub fn fragmented_range_tombstones(&self) -> &Arc<FragmentedRangeTombstoneList> {
+        self.fragmented.get_or_init(|| {
+            Arc::new(FragmentedRangeTombstoneList::from_tombstones(
+                &self.range_dels,
+            ))
+        })
+    }
+
     /// Largest sequence number of a range tombstone of this table covering
-    /// `user_key` and visible at `snapshot`.
+    /// `user_key` and visible at `snapshot`: `O(log N)` for N tombstones
+    /// (readers at old snapshots `O(log² N)`).
     pub fn max_covering_tombstone(
         &self,
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
-        self.range_dels
-            .iter()
-            .filter(|t| t.covers(user_key, snapshot))
-            .map(|t| t.seq)
-            .max()
+        if self.range_dels.is_empty() {
+            return None;
+        }
+        self.fragmented_range_tombstones()
+            .max_covering(user_key, snapshot)
     }
 
     /// False only when the bloom filter rules `user_key` out. True without

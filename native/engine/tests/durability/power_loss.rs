@@ -625,7 +625,7 @@ fn concurrent_writers_recover_to_a_prefix_of_what_was_acknowledged() {
     );
 }
 
-/// Regression: `2939021` deferred the new WAL's directory fsync to the
+/// Regression: a change deferred the new WAL's directory fsync to the
 /// first synced write. A power loss could then drop the new log's directory
 /// entry while the manifest (synced by the next flush) already named it as
 /// the live log: these seeds lost acknowledged writes until the fsync moved

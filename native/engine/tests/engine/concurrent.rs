@@ -41,8 +41,10 @@
 //! rereader) takes a snapshot and reads a hot key at it again and again
 //! until the key's writer has overwritten it. That write lands right after
 //! where the reads' search ends, where the memtable's `lower_bound` race
-//! fixed in d22e567 returned the new version; with that fix reverted, the
-//! test failed in 18 runs of 20, most within their first two seconds. (The
+//! (the skiplist regression test
+//! `lower_bound_never_returns_a_node_below_the_target_while_inserts_land_before_it`)
+//! returned the new version; with that fix reverted, the test fails in
+//! most runs, usually within seconds. (The
 //! readers that need no such meeting sleep a little between reads, so that
 //! on two cores the writers and the rereader often run at once.)
 //!

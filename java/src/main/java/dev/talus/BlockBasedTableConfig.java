@@ -151,7 +151,7 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Alias of {@link #setWholeKeyFiltering(boolean)}, as the postmortem of seed 003 spells it.
+   * Alias of {@link #setWholeKeyFiltering(boolean)}, a spelling some importers use.
    *
    * @param flag true to filter on whole keys
    * @return this

@@ -448,7 +448,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Talus option, named as in the postmortem of seed 003: the application owns the flush rhythm.
+   * Talus option, for importers that own their flush rhythm.
    * When true, no flush is ever triggered by WAL size ({@link #maxTotalWalSize()}); memtables are
    * flushed only when a write buffer fills or on an explicit {@link TalusDB#flush(FlushOptions)}.
    * Default false.
@@ -616,8 +616,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setLevel0SlowdownWritesTrigger(int)}, as the postmortem of seed 003 spells
-   * it.
+   * Alias of {@link #setLevel0SlowdownWritesTrigger(int)}, a spelling some importers use.
    *
    * @param n the slowdown trigger
    * @return this
@@ -694,8 +693,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setSoftPendingCompactionBytesLimit(long)}, as the postmortem of seed 003
-   * spells it.
+   * Alias of {@link #setSoftPendingCompactionBytesLimit(long)}, a spelling some importers use.
    *
    * @param bytes the soft limit
    * @return this
@@ -1005,7 +1003,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * The form the postmortem of seed 003 writes; alias of {@link #optimizeLevelStyleCompaction()}.
+   * A form some importers write; alias of {@link #optimizeLevelStyleCompaction()}.
    *
    * @param style the preset
    * @return this
@@ -1034,8 +1032,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setTableFormatConfig(TableFormatConfig)}, as the postmortem of seed 003
-   * spells it.
+   * Alias of {@link #setTableFormatConfig(TableFormatConfig)}, a spelling some importers use.
    *
    * @param config the table settings
    * @return this

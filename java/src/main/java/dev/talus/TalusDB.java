@@ -1277,7 +1277,8 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * The form the postmortem of seed 003 writes: property first, then the column family.
+   * Alias of {@link #getProperty(ColumnFamilyHandle, String)} with the arguments the other way
+   * round (property first), a form some importers write.
    *
    * @param property the name
    * @param columnFamily the default column family or null
@@ -1494,8 +1495,8 @@ public class TalusDB extends NativeHandle {
 
   /**
    * Turns the calling thread's perf context on ({@link PerfLevel#ENABLE_TIME_EXCEPT_FOR_MUTEX})
-   * or off ({@link PerfLevel#DISABLE}); the static form of seed 003's {@code
-   * RocksDB.enableThreadLocalPerformanceInfo}. Read it with {@link #getThreadLocalInfo()}.
+   * or off ({@link PerfLevel#DISABLE}): a static shorthand for {@link #setPerfLevel(PerfLevel)}
+   * on the calling thread. Read it with {@link #getThreadLocalInfo()}.
    *
    * @param enable true to record
    */
@@ -1504,8 +1505,8 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * The calling thread's perf context as seed 003 reads it: write stalls, runs, iterator bytes
-   * and every other field (one JNI call).
+   * The calling thread's perf context as a {@link ThreadLocalInfo}: write stalls, runs, iterator
+   * bytes and every other field (one JNI call).
    *
    * @return a snapshot of the calling thread's perf context
    */

@@ -101,9 +101,9 @@ class PropertiesTest {
   /**
    * Waits (up to 30 s) until the live table size and the {@code .sst} bytes on disk, read
    * together, agree, and returns the pair as {disk, live}. Background work moves both: a job
-   * writes its output before installing it and deletes its inputs after (regression: CI on
-   * c01c552, e2f891a and 138525b saw one 27,366-byte table on disk but not live, or live but
-   * already gone from the listing).
+   * writes its output before installing it and deletes its inputs after (regression: CI runs
+   * read one table on disk but not live, or live but already gone from the listing, when the two
+   * were read apart).
    */
   private long[] diskAndLive(TalusDB db) throws Exception {
     long deadline = System.nanoTime() + 30_000_000_000L;
