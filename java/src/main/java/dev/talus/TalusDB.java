@@ -965,7 +965,10 @@ public class TalusDB extends NativeHandle {
 
   /**
    * A new iterator honouring {@code readOptions}' snapshot and iterate bounds. The iterator pins
-   * what it reads: releasing the snapshot afterwards does not change what it sees.
+   * what it reads: releasing the snapshot afterwards does not change what it sees. On a database
+   * with a prefix extractor, its seeks are prefix seeks unless {@code readOptions} sets {@code
+   * totalOrderSeek} or {@code autoPrefixMode} (see {@link ReadOptions}); a tailing iterator
+   * ({@link ReadOptions#setTailing(boolean)}) reads the latest state at each forward seek.
    *
    * @param readOptions options of the iterator
    * @return the iterator, not yet positioned
