@@ -68,7 +68,7 @@ pub mod wal;
 pub mod write_batch;
 pub mod write_controller;
 
-pub use db::Db;
+pub use db::{Db, destroy_db};
 pub use error::{Code, Error, Result, SubCode};
 pub use options::{Options, ReadOptions, WriteOptions};
 pub use write_batch::WriteBatch;

@@ -2,8 +2,10 @@
 //!
 //! Per-call options cross as plain values: write options as a flag word
 //! (1 sync, 2 disableWAL, 4 noSlowdown, 8 lowPri), read options as a flag
-//! word (1 verifyChecksums, 2 fillCache) plus the snapshot's sequence number
-//! (-1 = latest).
+//! word (1 verifyChecksums, 2 fillCache, 4 totalOrderSeek,
+//! 8 prefixSameAsStart, 16 autoPrefixMode, 32 ignoreRangeDeletions,
+//! 64 tailing, bits 8–9 the `ReadTier` byte) plus the snapshot's sequence
+//! number (-1 = latest).
 
 #![expect(
     unsafe_code,
@@ -14,7 +16,7 @@ use jni::JNIEnv;
 use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
 
-use talus::options::{ReadOptions, WriteOptions};
+use talus::options::{ReadOptions, ReadTier, WriteOptions};
 use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
@@ -38,13 +40,19 @@ pub fn write_options(flags: jint) -> WriteOptions {
 }
 
 /// Read option flags and snapshot (see the module docs).
-pub fn read_options(flags: jint, snapshot: jlong) -> ReadOptions {
-    ReadOptions {
+pub fn read_options(flags: jint, snapshot: jlong) -> JniResult<ReadOptions> {
+    Ok(ReadOptions {
         snapshot: u64::try_from(snapshot).ok(),
         verify_checksums: flags & 1 != 0,
         fill_cache: flags & 2 != 0,
+        total_order_seek: flags & 4 != 0,
+        prefix_same_as_start: flags & 8 != 0,
+        auto_prefix_mode: flags & 16 != 0,
+        ignore_range_deletions: flags & 32 != 0,
+        tailing: flags & 64 != 0,
+        read_tier: ReadTier::from_u8(((flags >> 8) & 3) as u8)?,
         ..ReadOptions::default()
-    }
+    })
 }
 
 /// The database behind a `TalusDB` handle, for the native call whose
@@ -406,7 +414,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGet<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if db(env, handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if db(env, handle)?.get_into(&read_options(rflags, snapshot)?, k, v)? {
                 Ok(env.byte_array_from_slice(v)?.into_raw())
             } else {
                 Ok(std::ptr::null_mut())
@@ -438,7 +446,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetInto<'l>(
         crate::error::check_bounds("value", alen, voff, vlen)?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if !db(env, handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if !db(env, handle)?.get_into(&read_options(rflags, snapshot)?, k, v)? {
                 return Ok(-1);
             }
             let n = v.len().min(vlen as usize);
@@ -475,7 +483,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetDirect<'l>(
         let k = frame.region(env, &key, "key", kpos, klen)?;
         let out = frame.region(env, &value, "value", vpos, vcap)?;
         with_buffers(|_, v| {
-            if !db.get_into(&read_options(rflags, snapshot), frame.read(k), v)? {
+            if !db.get_into(&read_options(rflags, snapshot)?, frame.read(k), v)? {
                 return Ok(-1);
             }
             frame.write(out, v);
@@ -523,7 +531,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
         // Each value is copied into its Java array as soon as it is found, so
         // native memory holds one value at a time whatever the total.
-        db(env, handle)?.multi_get_each(&read_options(rflags, snapshot), &refs, |i, v| {
+        db(env, handle)?.multi_get_each(&read_options(rflags, snapshot)?, &refs, |i, v| {
             if let Some(v) = v {
                 let a = env.byte_array_from_slice(v)?;
                 env.set_object_array_element(&out, i as jint, &a)?;
@@ -547,7 +555,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let mut ro = read_options(rflags, snapshot);
+        let mut ro = read_options(rflags, snapshot)?;
         if !lower.is_null() {
             let mut b = Vec::new();
             read_all(env, &lower, &mut b)?;
@@ -689,10 +697,11 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l
     })
 }
 
+/// RocksJava throws `NotFound` for a property the database does not have
+/// (and, from `getLongProperty`, for one that is not numeric): callers
+/// match on that status. Talus's message names the property.
 fn unknown_property(name: &str) -> JniError {
-    JniError::Engine(talus::Error::InvalidArgument(format!(
-        "unknown property {name}"
-    )))
+    JniError::Engine(talus::Error::NotFound(format!("unknown property {name}")))
 }
 
 #[unsafe(no_mangle)]
@@ -725,10 +734,190 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
         let d = db(env, handle)?;
         match d.int_property(&name) {
             Some(v) => Ok(v as jlong),
-            None if d.property(&name).is_some() => Err(JniError::Engine(
-                talus::Error::InvalidArgument(format!("property {name} is not numeric")),
-            )),
+            None if d.property(&name).is_some() => Err(JniError::Engine(talus::Error::NotFound(
+                format!("property {name} is not numeric"),
+            ))),
             None => Err(unknown_property(&name)),
         }
+    })
+}
+
+/// Key-may-exist states crossing to Java: 0 absent, 1 may exist (finding
+/// out needs IO), 2 found (the value was read from memory).
+///
+/// RocksJava's `keyMayExist` throws nothing; an engine error other than
+/// "needs IO" is answered with 1 (may exist, no value), so that it never
+/// says false for a key that exists (RocksDB answers false).
+fn key_may_exist_state(d: &Db, ro: &ReadOptions, key: &[u8], value: &mut Vec<u8>) -> jint {
+    match d.key_may_exist(ro, key, value) {
+        Ok(talus::db::KeyMayExist::Absent) => 0,
+        Ok(talus::db::KeyMayExist::MayExist) | Err(_) => 1,
+        Ok(talus::db::KeyMayExist::Found) => 2,
+    }
+}
+
+/// `static native int nativeKeyMayExist(long h, int flags, long snapshot,
+/// byte[] key, int koff, int klen)`: the state only.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExist<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jint {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(key_may_exist_state(db(env, handle)?, &ro, k, v))
+        })
+    })
+}
+
+/// `static native byte[][] nativeKeyMayExistValue(long h, int flags, long
+/// snapshot, byte[] key, int koff, int klen)`: `{{state}, value or null}`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExistValue<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jobjectArray {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            let state = key_may_exist_state(db(env, handle)?, &ro, k, v);
+            let out = env.new_object_array(2, "[B", jni::objects::JObject::null())?;
+            let s = env.byte_array_from_slice(&[state as u8])?;
+            env.set_object_array_element(&out, 0, &s)?;
+            if state == 2 {
+                let value = env.byte_array_from_slice(v)?;
+                env.set_object_array_element(&out, 1, &value)?;
+            }
+            Ok(out.into_raw())
+        })
+    })
+}
+
+/// `static native long nativeKeyMayExistDirect(long h, int flags, long
+/// snapshot, ByteBuffer key, int kpos, int klen, ByteBuffer value, int vpos,
+/// int vcap)`: `state << 32 | value length`; with a value buffer (may be
+/// null) a found value is copied into it, as much as fits.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExistDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vcap: jint,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        let db = db(env, handle)?;
+        // The key and the output may overlap (views of one buffer): the
+        // lookup reads the key's view, and the value is copied out only
+        // once that view is no longer used.
+        let (mut frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let out = if value.is_null() {
+            None
+        } else {
+            Some(frame.region(env, &value, "value", vpos, vcap)?)
+        };
+        with_buffers(|_, v| {
+            let state = key_may_exist_state(db, &ro, frame.read(k), v);
+            let len = if state == 2 {
+                if let Some(out) = out {
+                    frame.write(out, v);
+                }
+                jlen(v.len(), "value")?
+            } else {
+                0
+            };
+            Ok((jlong::from(state) << 32) | jlong::from(len as u32))
+        })
+    })
+}
+
+/// `static native boolean nativeKeyExists(long h, int flags, long snapshot,
+/// byte[] key, int koff, int klen)`: exact; engine errors are thrown.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyExists<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jboolean {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, _| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(jboolean::from(db(env, handle)?.key_exists(&ro, k)?))
+        })
+    })
+}
+
+/// `static native boolean nativeKeyExistsDirect(long h, int flags, long
+/// snapshot, ByteBuffer key, int kpos, int klen)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyExistsDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+) -> jboolean {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        let db = db(env, handle)?;
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        Ok(jboolean::from(db.key_exists(&ro, frame.read(k))?))
+    })
+}
+
+/// `static native void nativeDestroyDB(String path, String options)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDestroyDB<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    path: JString<'l>,
+    options: JString<'l>,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&path, "path")?;
+        require_non_null(&options, "options")?;
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
+        let mut opts = talus::Options::default();
+        crate::options::apply(&mut opts, &text)?;
+        Ok(talus::destroy_db(&path, &opts)?)
     })
 }

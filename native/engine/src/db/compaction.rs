@@ -445,6 +445,7 @@ impl DbInner {
             verify_checksums: true,
             fill_cache: false,
             rate_limited: true,
+            no_io: false,
         };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones = Vec::new();

@@ -20,6 +20,28 @@
 //! that fails (no merge operator, or the operator refuses) leaves the
 //! iterator invalid with the error in [`DbIter::status`], until the next
 //! seek.
+//!
+//! # Prefix seek ([`PrefixSeek`])
+//!
+//! With a prefix extractor, a seek (or seek-for-prev) to a key that has a
+//! prefix `P` may let tables whose prefix filter rules `P` out skip the
+//! seek (they hold no key with `P`): always in RocksDB's prefix mode (no
+//! `total_order_seek`, no `auto_prefix_mode`), and in auto mode only when
+//! every key between the seek key and `iterate_upper_bound` has prefix `P`.
+//! The iterator then stops at the end of `P`:
+//!
+//! - with `prefix_same_as_start`, always (after `seek_to_first` and
+//!   `seek_to_last`, at the end of the first key's prefix; after
+//!   `seek_to_last` with an upper bound, of the upper bound's, as RocksDB);
+//! - in prefix mode without it, when a table did skip the seek: the keys
+//!   outside `P` are then incomplete (RocksDB calls them undefined and may
+//!   show them; Talus never does). When no table skipped, the iterator goes
+//!   on in total order.
+//!
+//! Keys with one prefix are contiguous in key order (for the fixed and
+//! capped extractors), so stopping at the first key outside `P` shows every
+//! key of `P` in the direction of travel. Moves after the seek never skip:
+//! a change of direction re-seeks every source in total order.
 
 use std::cmp::Ordering;
 
@@ -27,6 +49,7 @@ use crate::error::{Error, Result};
 use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::merge::{Merger, Operands};
+use crate::options::{PrefixExtractor, ReadOptions};
 use crate::perf_context::{F, Laps, PerfLevel, PerfTimer};
 use crate::range_del::RangeDelAggregator;
 
@@ -45,6 +68,61 @@ pub struct IterCounters {
     pub internal_delete_skipped: u64,
     /// Entries newer than the snapshot stepped over.
     pub internal_recent_skipped: u64,
+}
+
+/// How an iterator uses a prefix extractor (module docs).
+#[derive(Clone, Copy, Debug)]
+pub struct PrefixSeek {
+    /// The database's extractor.
+    pub extractor: PrefixExtractor,
+    /// RocksDB's prefix mode: every seek to a key with a prefix may skip
+    /// tables by their prefix filter (neither `total_order_seek` nor
+    /// `auto_prefix_mode`).
+    pub prefix_mode: bool,
+    /// `auto_prefix_mode`: seeks may skip tables only where the results
+    /// cannot change.
+    pub auto: bool,
+    /// `prefix_same_as_start`.
+    pub same_as_start: bool,
+}
+
+impl PrefixSeek {
+    /// The prefix handling of a read with `ro` on a database with
+    /// `extractor`; `None` without an extractor.
+    pub fn of(extractor: Option<PrefixExtractor>, ro: &ReadOptions) -> Option<PrefixSeek> {
+        extractor.map(|extractor| PrefixSeek {
+            extractor,
+            prefix_mode: !ro.total_order_seek && !ro.auto_prefix_mode,
+            auto: ro.auto_prefix_mode && !ro.total_order_seek,
+            same_as_start: ro.prefix_same_as_start,
+        })
+    }
+
+    /// Whether a forward seek to `target` (prefix `prefix`) may skip tables
+    /// by prefix with upper bound `upper`: in prefix mode always; in auto
+    /// mode when every key in `[target, upper)` has `prefix` — the upper
+    /// bound has it too, or (fixed-length prefixes) it is the prefix's
+    /// immediate successor of the same length.
+    fn may_skip(&self, prefix: &[u8], upper: Option<&[u8]>) -> bool {
+        if self.prefix_mode {
+            return true;
+        }
+        if !self.auto {
+            return false;
+        }
+        let Some(upper) = upper else { return false };
+        if self.extractor.prefix_of(upper) == Some(prefix) {
+            return true;
+        }
+        // "ab" → "ac": every key ≥ a key starting with "ab" and < "ac"
+        // starts with "ab". Only for a last byte below 0xff: "a\xff" → "b\0"
+        // would let the one-byte key "b" (outside the domain) in between.
+        matches!(self.extractor, PrefixExtractor::Fixed(n) if prefix.len() == n)
+            && prefix
+                .split_last()
+                .zip(upper.split_last())
+                .is_some_and(|((&pl, ph), (&ul, uh))| ph == uh && pl != 0xff && ul == pl + 1)
+    }
 }
 
 /// A snapshot iterator over user keys. See the module docs.
@@ -68,6 +146,10 @@ pub struct DbIter<I: InternalIterator> {
     merged: bool,
     /// A failed merge: the iterator is invalid until the next seek.
     error: Option<Error>,
+    /// Prefix handling, with an extractor.
+    prefix: Option<PrefixSeek>,
+    /// The prefix the iterator stops at the end of, since the last seek.
+    bound: Option<Vec<u8>>,
     /// Work counters since creation.
     pub counters: IterCounters,
 }
@@ -99,7 +181,34 @@ impl<I: InternalIterator> DbIter<I> {
             back_operands: Operands::oldest_first(),
             merged: false,
             error: None,
+            prefix: None,
+            bound: None,
             counters: IterCounters::default(),
+        }
+    }
+
+    /// Seeks by prefix as `prefix` says (module docs).
+    pub fn with_prefix_seek(mut self, prefix: Option<PrefixSeek>) -> Self {
+        self.prefix = prefix;
+        self
+    }
+
+    /// False when `user_key` lies outside the prefix bound.
+    #[inline]
+    fn in_bound(&self, user_key: &[u8]) -> bool {
+        match (&self.bound, &self.prefix) {
+            (Some(b), Some(p)) => p.extractor.prefix_of(user_key) == Some(b.as_slice()),
+            _ => true,
+        }
+    }
+
+    /// After `seek_to_first`/`seek_to_last`: with `prefix_same_as_start`,
+    /// bounds the iteration to the prefix of the key found.
+    fn bound_to_found_key(&mut self) {
+        if self.valid
+            && let Some(p) = self.prefix.filter(|p| p.same_as_start)
+        {
+            self.bound = p.extractor.prefix_of(self.key()).map(<[u8]>::to_vec);
         }
     }
 
@@ -155,11 +264,13 @@ impl<I: InternalIterator> DbIter<I> {
             Some(l) => self.seek(&l),
             None => {
                 self.dir = Direction::Forward;
+                self.bound = None;
                 let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
                 self.inner.seek_to_first();
                 laps.lap(F::seek_internal_seek_time);
                 self.find_next_user_entry(false);
                 laps.lap(F::find_next_user_entry_time);
+                self.bound_to_found_key();
             }
         }
     }
@@ -168,24 +279,36 @@ impl<I: InternalIterator> DbIter<I> {
     pub fn seek_to_last(&mut self) {
         self.error = None;
         self.dir = Direction::Reverse;
+        self.bound = None;
         match self.upper.clone() {
             Some(u) => {
+                // As RocksDB, whose seek_to_last with an upper bound is a
+                // seek-for-prev to it: with prefix_same_as_start, bounded to
+                // the upper bound's prefix.
+                if let Some(p) = self.prefix.filter(|p| p.same_as_start) {
+                    self.bound = p.extractor.prefix_of(&u).map(<[u8]>::to_vec);
+                }
                 // The smallest internal key of `u`: everything before it is < u.
                 let t = self.seek_key(&u, MAX_SEQUENCE, ValueKind::SEEK).to_vec();
                 self.inner.seek_for_prev(&t);
                 if self.inner.valid() && key::user_key(self.inner.key()) == u.as_slice() {
                     self.inner.prev();
                 }
+                self.find_prev_user_entry();
             }
-            None => self.inner.seek_to_last(),
+            None => {
+                self.inner.seek_to_last();
+                self.find_prev_user_entry();
+                self.bound_to_found_key();
+            }
         }
-        self.find_prev_user_entry();
     }
 
     /// Moves to the first key ≥ `target` (and ≥ the lower bound).
     pub fn seek(&mut self, target: &[u8]) {
         self.error = None;
         self.dir = Direction::Forward;
+        self.bound = None;
         let t = match self.lower.as_deref() {
             Some(l) if target < l => l.to_vec(),
             _ => target.to_vec(),
@@ -193,7 +316,27 @@ impl<I: InternalIterator> DbIter<I> {
         let snap = self.snapshot;
         let ik = self.seek_key(&t, snap, ValueKind::SEEK).to_vec();
         let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
-        self.inner.seek(&ik);
+        // The prefix is the target's, as RocksDB takes it (before the lower
+        // bound raises the seek key).
+        match self
+            .prefix
+            .and_then(|p| Some((p, p.extractor.prefix_of(target)?)))
+        {
+            Some((p, prefix)) => {
+                let skipped = if p.may_skip(prefix, self.upper.as_deref()) {
+                    self.inner.seek_prefix(&ik, prefix)
+                } else {
+                    self.inner.seek(&ik);
+                    false
+                };
+                // In auto mode a skip changes no result: the bound is only
+                // for the modes that promise no more than the prefix.
+                if p.same_as_start || (skipped && p.prefix_mode) {
+                    self.bound = Some(prefix.to_vec());
+                }
+            }
+            None => self.inner.seek(&ik),
+        }
         laps.lap(F::seek_internal_seek_time);
         self.find_next_user_entry(false);
         laps.lap(F::find_next_user_entry_time);
@@ -207,9 +350,28 @@ impl<I: InternalIterator> DbIter<I> {
         }
         self.error = None;
         self.dir = Direction::Reverse;
+        self.bound = None;
         // The last internal key of `target`: entries ≤ it are ≤ target.
         let ik = self.seek_key(target, 0, 0).to_vec();
-        self.inner.seek_for_prev(&ik);
+        match self
+            .prefix
+            .and_then(|p| Some((p, p.extractor.prefix_of(target)?)))
+        {
+            Some((p, prefix)) => {
+                // Auto mode never skips here: its promise is about the
+                // range up to the upper bound, not down to the lower one.
+                let skipped = if p.prefix_mode {
+                    self.inner.seek_for_prev_prefix(&ik, prefix)
+                } else {
+                    self.inner.seek_for_prev(&ik);
+                    false
+                };
+                if p.same_as_start || skipped {
+                    self.bound = Some(prefix.to_vec());
+                }
+            }
+            None => self.inner.seek_for_prev(&ik),
+        }
         self.find_prev_user_entry();
     }
 
@@ -276,7 +438,7 @@ impl<I: InternalIterator> DbIter<I> {
                 self.inner.next();
                 continue;
             };
-            if self.above_upper(p.user_key) {
+            if self.above_upper(p.user_key) || !self.in_bound(p.user_key) {
                 break;
             }
             if p.seq > self.snapshot {
@@ -381,6 +543,10 @@ impl<I: InternalIterator> DbIter<I> {
         let mut has_base = false;
         while self.inner.valid() {
             let ik = self.inner.key();
+            if !self.in_bound(key::user_key(ik)) {
+                // Below the prefix: the key found so far (if any) is the last.
+                break;
+            }
             if let Some(p) = key::parse_internal_key(ik)
                 && p.seq <= self.snapshot
             {

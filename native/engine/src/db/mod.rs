@@ -51,8 +51,10 @@ mod bg;
 mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
+mod destroy;
 mod files;
 mod flush;
+mod foreign;
 mod level_iter;
 #[cfg(test)]
 pub(crate) mod merge_model;
@@ -96,7 +98,9 @@ use crate::version::{Version, VersionSet};
 use crate::wal::LogWriter;
 use crate::write_batch::WriteBatch;
 
-pub use read::DbIterator;
+pub use db_iter::PrefixSeek;
+pub use destroy::destroy_db;
+pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
 use bg::ThreadPool;
@@ -324,6 +328,11 @@ impl Db {
                 path.display()
             )));
         }
+        // Before anything is created, locked or renamed (the info log is
+        // rotated below): another engine's database is refused untouched.
+        if dir_exists {
+            foreign::check_not_foreign(fs.as_ref(), path)?;
+        }
         let exists = fs.try_exists(&path.join(crate::version::filename::CURRENT))?;
         if !exists && dir_exists {
             // Never create a new, empty database over one whose CURRENT was lost.
@@ -537,6 +546,26 @@ impl Db {
     /// The options the database runs with (after sanitizing).
     pub fn options(&self) -> &Options {
         &self.inner.opts
+    }
+
+    /// RocksDB's `KeyMayExist`: whether `key` may exist, found without
+    /// IO (memtables, filters and what is in the block cache). Never
+    /// [`KeyMayExist::Absent`] for a key that exists; with
+    /// [`KeyMayExist::Found`] its value is in `value_out`.
+    pub fn key_may_exist(
+        &self,
+        ro: &ReadOptions,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<KeyMayExist> {
+        self.inner.key_may_exist(ro, key, value_out)
+    }
+
+    /// Whether `key` exists (RocksDB 8's `keyExists`): an exact answer, at
+    /// the cost of a point lookup.
+    pub fn key_exists(&self, ro: &ReadOptions, key: &[u8]) -> Result<bool> {
+        let mut v = Vec::new();
+        self.inner.get_into(ro, key, &mut v)
     }
 
     /// Sets `key` to `value`.

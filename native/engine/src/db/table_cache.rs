@@ -234,6 +234,7 @@ pub(crate) struct TableCache {
     pin_l0: bool,
     statistics: Option<Arc<crate::statistics::Statistics>>,
     read_charger: Option<ReadCharger>,
+    prefix_extractor: Option<crate::options::PrefixExtractor>,
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
@@ -269,6 +270,7 @@ impl TableCache {
             pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
             statistics: opts.statistics.clone(),
             read_charger,
+            prefix_extractor: opts.prefix_extractor,
             lru,
             owner: new_cache_owner_id(),
         })
@@ -302,6 +304,7 @@ impl TableCache {
                 verify_checksums: true,
                 statistics: self.statistics.clone(),
                 read_charger: self.read_charger.clone(),
+                prefix_extractor: self.prefix_extractor,
             },
         )?;
         Ok(Arc::new(reader))
@@ -332,6 +335,39 @@ impl TableCache {
                 let _ = lru.insert(key, r.clone(), 1, Priority::Low);
                 Ok(r)
             }
+        }
+    }
+
+    /// The reader of `f` if it is open, without opening it (reads that may
+    /// not do IO, `ReadTier::BlockCache`): `Incomplete` otherwise.
+    pub(crate) fn open_reader(&self, f: &FileMetaData) -> Result<Arc<TableReader>> {
+        let open = match &self.lru {
+            None => f.table_reader.0.get().cloned(),
+            Some(lru) => lru.lookup(&CacheKey {
+                owner: self.owner,
+                offset: f.number,
+            }),
+        };
+        open.ok_or_else(|| {
+            Error::Incomplete(format!(
+                "table {} is not open and the read may not do IO (read tier BLOCK_CACHE_TIER)",
+                filename::table_file_name(f.number)
+            ))
+        })
+    }
+
+    /// The reader of `f` for a read: [`Self::reader`], or with `no_io`
+    /// [`Self::open_reader`].
+    pub(crate) fn reader_for(
+        &self,
+        f: &FileMetaData,
+        level: usize,
+        no_io: bool,
+    ) -> Result<Arc<TableReader>> {
+        if no_io {
+            self.open_reader(f)
+        } else {
+            self.reader(f, level)
         }
     }
 

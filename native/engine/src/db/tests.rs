@@ -80,13 +80,17 @@ fn multi_get_each_hands_results_in_key_order_and_stops_at_the_first_error() {
 }
 
 #[test]
-fn second_open_is_busy_and_missing_db_is_invalid() {
+fn second_open_is_an_io_error_and_missing_db_is_invalid() {
     let dir = tempfile::tempdir().unwrap();
     let err = Db::open(Options::default(), dir.path().join("nope")).unwrap_err();
+    assert_eq!(err.code(), crate::Code::InvalidArgument);
+    assert!(err.to_string().contains("does not exist"), "{err}");
     assert!(err.to_string().contains("create_if_missing"), "{err}");
     let db = Db::open(opts(), dir.path()).unwrap();
     let err = Db::open(opts(), dir.path()).unwrap_err();
-    assert_eq!(err.code(), crate::Code::Busy);
+    // RocksDB's status: IOError, with the lock in the message.
+    assert_eq!(err.code(), crate::Code::IoError);
+    assert!(err.to_string().contains("lock"), "{err}");
     drop(db);
     let _again = Db::open(opts(), dir.path()).unwrap();
     let err = Db::open(

@@ -970,6 +970,24 @@ impl FileSystem for FaultFs {
         }
     }
 
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        let mut st = self.state();
+        st.go(FaultOp::Remove, path, None)?;
+        let Some(dir) = st.dirs.get(path) else {
+            return Err(not_found("remove directory", path));
+        };
+        let has_subdirs = st.dirs.keys().any(|d| d.parent() == Some(path));
+        if !dir.live.is_empty() || has_subdirs {
+            return Err(Error::io_path(
+                "remove directory",
+                path,
+                &std::io::Error::from(std::io::ErrorKind::DirectoryNotEmpty),
+            ));
+        }
+        st.dirs.remove(path);
+        Ok(())
+    }
+
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         let mut st = self.state();
         st.go(FaultOp::Rename, from, Some(to))?;
@@ -1021,10 +1039,13 @@ impl FileSystem for FaultFs {
             st.create(path)?;
         }
         if !st.locks.insert(path.to_path_buf()) {
-            return Err(Error::Busy(format!(
-                "lock {}: the database is already open in this process",
-                path.display()
-            )));
+            // As StdFileSystem: RocksDB's status and wording.
+            return Err(Error::Io {
+                context: format!("lock hold by current process: {}", path.display()),
+                kind: std::io::ErrorKind::WouldBlock,
+                errno: None,
+                message: "No locks available (the database is already open in this process)".into(),
+            });
         }
         Ok(Box::new(FaultLockGuard {
             shared: self.shared.clone(),

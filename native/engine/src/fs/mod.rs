@@ -123,8 +123,18 @@ pub trait FileSystem: Send + Sync + 'static {
     /// Truncates `path` to `len` bytes.
     fn truncate(&self, path: &Path, len: u64) -> Result<()>;
     /// Takes an exclusive OS lock on `path` (created if missing). Fails with
-    /// `Busy` when another process or another open in this process holds it.
+    /// an IO error (RocksDB's status for it) whose message holds "lock"
+    /// when another process or another open in this process holds it.
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+    /// Removes the empty directory `path` (used by `destroy_db`, which
+    /// ignores the failure of a directory that is not empty). The default,
+    /// for file systems that wrap another, fails with `NotSupported`.
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        Err(crate::error::Error::NotSupported(format!(
+            "remove_dir {}: this file system does not remove directories",
+            path.display()
+        )))
+    }
 }
 
 /// Reads the whole of `path` into memory.

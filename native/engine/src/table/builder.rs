@@ -24,7 +24,7 @@ use crate::key::{
     MAX_SEQUENCE, ValueKind, append_internal_key, compare_internal, parse_internal_key, user_key,
 };
 use crate::memtable::RangeTombstone;
-use crate::options::{CompressionType, Options};
+use crate::options::{CompressionType, Options, PrefixExtractor};
 
 /// How a table is written.
 #[derive(Clone, Debug)]
@@ -37,8 +37,11 @@ pub struct TableBuildOptions {
     pub compression: CompressionType,
     /// Bloom filter bits per key; `None` (or not positive) writes no filter.
     pub filter_bits_per_key: Option<f64>,
-    /// Put whole user keys in the filter; false writes no filter.
+    /// Put whole user keys in the filter.
     pub whole_key_filtering: bool,
+    /// Put the prefixes of keys (those in its domain) in the filter. With
+    /// neither whole keys nor an extractor, no filter is written.
+    pub prefix_extractor: Option<PrefixExtractor>,
     /// Name of the file, for error messages.
     pub file_name: String,
     /// Where compression tickers go, if anywhere.
@@ -53,6 +56,7 @@ impl Default for TableBuildOptions {
             compression: CompressionType::default(),
             filter_bits_per_key: None,
             whole_key_filtering: true,
+            prefix_extractor: None,
             file_name: String::new(),
             statistics: None,
         }
@@ -68,6 +72,7 @@ impl TableBuildOptions {
             compression: opts.compression,
             filter_bits_per_key: opts.table.filter_bits_per_key,
             whole_key_filtering: opts.table.whole_key_filtering,
+            prefix_extractor: opts.prefix_extractor,
             file_name: file_name.into(),
             statistics: opts.statistics.clone(),
         }
@@ -163,7 +168,11 @@ impl TableBuilder {
     /// Starts a table in `file`, which must be new and empty.
     pub fn new(file: Box<dyn WritableFile>, opts: TableBuildOptions) -> Self {
         let filter = match opts.filter_bits_per_key {
-            Some(bits) if bits > 0.0 && opts.whole_key_filtering => Some(FilterBuilder::new(bits)),
+            Some(bits)
+                if bits > 0.0 && (opts.whole_key_filtering || opts.prefix_extractor.is_some()) =>
+            {
+                Some(FilterBuilder::new(bits))
+            }
             _ => None,
         };
         TableBuilder {
@@ -184,6 +193,8 @@ impl TableBuilder {
                 smallest_seqno: u64::MAX,
                 compression: opts.compression,
                 format_version: FORMAT_VERSION,
+                whole_key_filtering: opts.whole_key_filtering,
+                prefix_extractor: opts.prefix_extractor.map(|p| p.name()),
                 ..TableProperties::default()
             },
             separator: Vec::new(),
@@ -242,7 +253,17 @@ impl TableBuilder {
             self.add_index_entry(handle);
         }
         if let Some(f) = &mut self.filter {
-            f.add(parsed.user_key);
+            if self.opts.whole_key_filtering {
+                f.add(parsed.user_key);
+            }
+            if let Some(prefix) = self
+                .opts
+                .prefix_extractor
+                .as_ref()
+                .and_then(|p| p.prefix_of(parsed.user_key))
+            {
+                f.add_prefix(prefix);
+            }
         }
         self.data_block.add(ikey, value);
 

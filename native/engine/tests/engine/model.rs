@@ -1445,7 +1445,7 @@ fn run_seed(seed: u64, n_ops: usize, progress: &Progress) -> Coverage {
         eprintln!("shrinking for up to {budget} s ...");
         let (small, f) = shrink(
             &opts,
-            ops[..=failure.index.min(ops.len() - 1)].to_vec(),
+            ops[..ops.len().min(failure.index + 1)].to_vec(),
             Duration::from_secs(budget),
         );
         match f {

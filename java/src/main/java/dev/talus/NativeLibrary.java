@@ -97,6 +97,50 @@ public final class NativeLibrary {
   }
 
   /**
+   * Loads the native library from the first directory of {@code dirs} holding it under {@link
+   * #fileName()} ({@code TalusDB.loadLibrary(List)}, RocksJava's form), unless it is loaded
+   * already (from anywhere).
+   *
+   * @param dirs directories, in order
+   * @throws UnsatisfiedLinkError naming the directories when none holds a library that loads
+   *     (caused by the last load failure, if any)
+   */
+  static void load(final List<String> dirs) {
+    if (loaded) {
+      return;
+    }
+    synchronized (LOCK) {
+      if (loaded) {
+        return;
+      }
+      final String platform = platform();
+      final String resource = resourcePath(platform);
+      UnsatisfiedLinkError last = null;
+      for (final String dir : dirs) {
+        if (dir == null) {
+          continue;
+        }
+        final Path file = Paths.get(dir).toAbsolutePath().resolve(fileName());
+        if (!Files.isRegularFile(file)) {
+          continue;
+        }
+        try {
+          systemLoad(file, platform, resource, "");
+          loadCount++;
+          loadedFrom = file.toString();
+          loaded = true;
+          return;
+        } catch (UnsatisfiedLinkError e) {
+          last = e;
+        }
+      }
+      throw unsatisfied(platform, resource,
+          "none of the directories " + dirs + " holds a library " + fileName() + " that loads",
+          last);
+    }
+  }
+
+  /**
    * The version of the loaded native library: the version of the {@code talus-jni} Rust crate
    * it was built from (e.g. {@code "0.1.0"}). Loads the library first if needed.
    *

@@ -12,7 +12,9 @@ public final class LoaderChild {
   private LoaderChild() {}
 
   /**
-   * Modes: {@code load} loads once; {@code race} has 16 threads race the first load; {@code
+   * Modes: {@code load} loads once; {@code dirs=<d1>,<d2>,...} loads with {@code
+   * TalusDB.loadLibrary(List)} from those directories; {@code race} has 16 threads race the
+   * first load; {@code
    * halt} loads once and ends with {@link Runtime#halt(int)}, which runs no shutdown hook and
    * so no {@code deleteOnExit}, like a killed or crashed JVM.
    *
@@ -23,6 +25,8 @@ public final class LoaderChild {
     try {
       if ("race".equals(args[0])) {
         race(16);
+      } else if (args[0].startsWith("dirs=")) {
+        TalusDB.loadLibrary(List.of(args[0].substring("dirs=".length()).split(",")));
       } else {
         NativeLibrary.load();
       }
