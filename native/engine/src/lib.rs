@@ -31,7 +31,7 @@
 //!   [`Options::paranoid_checks`] for what the checks change.
 //!
 //! The suites that check these promises: `tests/durability` (power loss,
-//! IO errors, corruption and recovery modes on [`fs::FaultFs`]), the kill
+//! IO errors, corruption and recovery modes on `fs::FaultFs`, behind the feature `fault-injection`), the kill
 //! test in `native/crashtest` and the fuzz targets in `native/fuzz`; see
 //! docs/internals/testing.md.
 //!

@@ -2,9 +2,13 @@
 //! [`FileSystem`].
 //!
 //! [`StdFileSystem`] is the real implementation over `std::fs`. Tests swap in
-//! [`FaultFs`] ([`fault`]), an in-memory implementation that tracks what was
-//! synced, drops unsynced data at a simulated power loss and fails chosen
-//! calls; the engine cannot tell the difference.
+//! `FaultFs` (module `fault`), an in-memory implementation that tracks what
+//! was synced, drops unsynced data at a simulated power loss and fails chosen
+//! calls; the engine cannot tell the difference. `FaultFs` is test
+//! infrastructure: it is compiled only for the crate's own unit tests and
+//! with the cargo feature `fault-injection`, which the integration tests (via
+//! the crate's dev-dependency on itself) and the fuzz crate enable, so a
+//! production build neither compiles nor exposes it.
 //!
 //! Contract shared by all implementations:
 //! 1. [`WritableFile::append`] may buffer; [`WritableFile::flush`] hands the
@@ -14,6 +18,7 @@
 //!    on its parent; the same holds for renames and removals.
 //! 3. [`RandomAccessFile`] is safe to share between threads (`read_at` takes `&self`).
 
+#[cfg(any(test, feature = "fault-injection"))]
 pub mod fault;
 mod std_fs;
 
@@ -22,6 +27,7 @@ use std::sync::Arc;
 
 use crate::error::Result;
 
+#[cfg(any(test, feature = "fault-injection"))]
 pub use fault::{Crash, FaultError, FaultFs, FaultOp, FaultRule};
 pub use std_fs::StdFileSystem;
 
