@@ -28,7 +28,6 @@ use std::sync::{Arc, Barrier, Mutex};
 use std::time::{Duration, Instant};
 
 use talus::db::FlushOptions;
-use talus::version::filename::parse_file_name;
 use talus::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 
 use crate::config::Config;
@@ -423,25 +422,15 @@ fn sum_message(m: &str) -> BTreeMap<&str, u64> {
     out
 }
 
-/// Removes the database's files (only files Talus names), then the
-/// directories if they are empty. A missing directory is fine.
+/// Removes the database's files (only files Talus names, with
+/// [`talus::destroy_db`]), then the directories if they are empty. A missing
+/// directory is fine.
 pub fn destroy_db(db: &Path, wal_dir: Option<&Path>) -> std::io::Result<()> {
-    for dir in std::iter::once(db).chain(wal_dir) {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(e),
-        };
-        for entry in entries {
-            let entry = entry?;
-            let name = entry.file_name();
-            if name.to_str().and_then(parse_file_name).is_some() {
-                std::fs::remove_file(entry.path())?;
-            }
-        }
-        let _ = std::fs::remove_dir(dir);
-    }
-    Ok(())
+    let opts = Options {
+        wal_dir: wal_dir.map(Path::to_path_buf),
+        ..Options::default()
+    };
+    talus::destroy_db(db, &opts).map_err(std::io::Error::other)
 }
 
 /// Runs the benchmarks of a configuration, printing db_bench's output to `out`.

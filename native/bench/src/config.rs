@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use talus::BlockCache;
 use talus::Options;
 use talus::options::{CompactionPriority, CompressionType};
-use talus::table::BlockCache;
 
 use crate::flags::Flags;
 

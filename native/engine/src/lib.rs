@@ -42,33 +42,116 @@
 //! docs state its contract). Every `unsafe` block there carries a
 //! `// SAFETY:` comment, which the lint below enforces.
 
+//! # Public API
+//!
+//! The deliberate surface, used by the JNI crate (`native/jni`),
+//! talus-bench, the kill test and Rust applications:
+//!
+//! - [`Db`] (open, reads, writes, iterators, snapshots, flush, compaction,
+//!   properties, `resume`, `verify_checksum`) with the types of module
+//!   [`db`] ([`db::DbIterator`], [`db::FlushOptions`], [`db::Snapshot`],
+//!   [`db::KeyMayExist`], ...), and [`destroy_db`];
+//! - [`Options`], [`ReadOptions`], [`WriteOptions`] and the option types of
+//!   [`options`]; [`BlockCache`] (a block cache shared by databases);
+//!   [`WalRecoveryMode`];
+//! - [`WriteBatch`] ([`write_batch`]); merge operators ([`merge`]);
+//! - [`Error`], [`Result`], [`Code`], [`SubCode`] ([`error`]): one error
+//!   type with RocksDB's status codes;
+//! - observability: [`statistics`], [`perf_context`] (and its macros),
+//!   [`logger`]; [`rate_limiter`]; [`env`] (thread priorities);
+//! - [`fs`]: the file-system seam (`FileSystem`, `StdFileSystem`), and
+//!   with the feature `fault-injection` the fault-injecting `FaultFs` the
+//!   durability tests run on.
+//!
+//! Everything else (memtable, tables, logs, manifest, compaction, ...) is
+//! internal; the feature `internals` makes those modules public for the
+//! fuzz targets and the format tests. Their API may change at any time.
+
 #![warn(clippy::undocumented_unsafe_blocks)]
 
-pub mod cache;
-pub mod coding;
-pub mod compaction;
+// The public API: what the JNI crate, talus-bench, the kill test and
+// applications use (see "Public API" in the crate docs).
 pub mod db;
 pub mod env;
 pub mod error;
 pub mod fs;
-pub mod iterator;
-pub mod key;
 pub mod logger;
-pub mod memtable;
 pub mod merge;
 pub mod options;
 pub mod perf_context;
-pub mod range_del;
 pub mod rate_limiter;
 pub mod statistics;
-pub mod striped;
-pub mod table;
-pub mod version;
-pub mod wal;
 pub mod write_batch;
+
+// Internals: the engine's building blocks. Public only with the cargo
+// feature `internals`, for the fuzz targets and the integration tests that
+// check formats byte by byte; otherwise private to the crate. Some of their
+// items exist only for those users (decoders' helpers, test counters), so
+// without the feature they are allowed to be unused.
+#[cfg(feature = "internals")]
+pub mod cache;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod cache;
+#[cfg(feature = "internals")]
+pub mod coding;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod coding;
+#[cfg(feature = "internals")]
+pub mod compaction;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod compaction;
+#[cfg(feature = "internals")]
+pub mod iterator;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod iterator;
+#[cfg(feature = "internals")]
+pub mod key;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod key;
+#[cfg(feature = "internals")]
+pub mod memtable;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod memtable;
+#[cfg(feature = "internals")]
+pub mod range_del;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod range_del;
+#[cfg(feature = "internals")]
+pub mod striped;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod striped;
+#[cfg(feature = "internals")]
+pub mod table;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod table;
+#[cfg(feature = "internals")]
+pub mod version;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod version;
+#[cfg(feature = "internals")]
+pub mod wal;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod wal;
+#[cfg(feature = "internals")]
 pub mod write_controller;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod write_controller;
 
 pub use db::{Db, destroy_db};
 pub use error::{Code, Error, Result, SubCode};
 pub use options::{Options, ReadOptions, WriteOptions};
+pub use table::BlockCache;
+pub use wal::WalRecoveryMode;
 pub use write_batch::WriteBatch;

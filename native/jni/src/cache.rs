@@ -14,7 +14,7 @@ use jni::JNIEnv;
 use jni::objects::JClass;
 use jni::sys::{jboolean, jdouble, jint, jlong};
 
-use talus::table::BlockCache;
+use talus::BlockCache;
 
 use crate::error::{JniError, JniResult, guard};
 use crate::handle::{borrow_handle, drop_handle, into_handle};

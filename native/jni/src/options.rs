@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
+use talus::WalRecoveryMode;
 use talus::options::{CompactionPriority, CompressionType, Options, PrefixExtractor};
-use talus::wal::WalRecoveryMode;
 
 use crate::error::{JniError, JniResult};
 
@@ -165,7 +165,7 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
 /// Shared native objects passed by handle beside the option string.
 pub struct Shared {
     /// The block cache (`dev.talus.Cache`), if one was set.
-    pub block_cache: Option<Arc<talus::table::BlockCache>>,
+    pub block_cache: Option<Arc<talus::BlockCache>>,
 }
 
 #[cfg(test)]
