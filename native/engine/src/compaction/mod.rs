@@ -1,11 +1,13 @@
-//! Compaction: deciding what to compact ([`picker`], pure policy) and, in
-//! later modules, doing it.
+//! Compaction: deciding what to compact, as pure policy: [`picker`] for
+//! leveled compaction, [`universal`] and [`fifo`] for the other styles.
 //!
 //! The picker reads a [`crate::version::Version`] and returns a
 //! [`CompactionPlan`]; it performs no IO and takes no locks, so every rule is
 //! tested from tables of hand-built versions.
 
+pub mod fifo;
 pub mod picker;
+pub mod universal;
 
 pub use picker::{
     CompactionPlan, CompactionReason, LevelTargets, ManualPick, PickerOptions, compaction_scores,
