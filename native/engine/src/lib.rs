@@ -42,6 +42,7 @@ pub mod db;
 pub mod env;
 pub mod error;
 pub mod fs;
+pub mod identity;
 pub mod iterator;
 pub mod key;
 pub mod logger;

@@ -220,7 +220,7 @@ impl DbInner {
 
         // Assign sequence numbers and append to the WAL.
         let first_seq;
-        let last = {
+        let (last, synced) = {
             let mut wal = self.wal.lock();
             // Closing stops writes under this lock (DbInner::begin_close):
             // after the check, this group's numbers and unlogged mark are
@@ -359,8 +359,14 @@ impl DbInner {
             }
             wal.last_allocated = seq;
             wal.last_logged = last_logged;
-            seq
+            (seq, logged && need_sync)
         };
+        if synced && self.wal_tracker.closed_unrecorded() {
+            // The first sync since a log was closed: the closed logs go into
+            // the manifest before this group is acknowledged (module docs of
+            // `wal_track`), once per memtable switch.
+            self.record_closed_wals();
+        }
         phases.mark(2, Some(F::write_wal_time));
         let group_bytes: usize = group
             .iter()
@@ -506,6 +512,9 @@ impl DbInner {
             Some(p) => p.0,
             None => st.versions.new_file_number(),
         };
+        // This database's own log from now on: the obsolete-file sweep
+        // deletes only logs it knows it wrote (module docs of `files`).
+        st.own_logs.insert(number);
         let old = if abandon_wal {
             OldWal::Abandon
         } else {
@@ -691,8 +700,15 @@ impl DbInner {
         let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
         let mut switched = WalSwitch::default();
         let t = std::time::Instant::now();
+        let old_number = wal.writer.as_ref().map(LogWriter::number);
         if let Some(w) = wal.writer.as_mut() {
             switched.old_size = w.file_size();
+            match old {
+                OldWal::Abandon => self.wal_tracker.abandoned(w.number()),
+                _ => self
+                    .wal_tracker
+                    .closed(w.number(), switched.old_size, wal.last_logged),
+            }
             match old {
                 OldWal::SyncNow => {
                     // The old log must be durable before writes land in the
@@ -729,16 +745,24 @@ impl DbInner {
         let mut writer = LogWriter::new(file, number);
         // The start record: one past the last sequence number logged before
         // this log. After a failed WAL (`Abandon`), one past every number
-        // handed out: the failed group may be in the old log, whole.
-        let mut start = WriteBatch::new();
-        start.set_sequence(
-            1 + match old {
-                OldWal::Abandon => wal.last_allocated,
-                _ => wal.last_logged,
-            },
-        );
-        writer.add_record(start.data())?;
+        // handed out: the failed group may be in the old log, whole. It
+        // names the log's owner: this database, and this log's number
+        // (module docs of `wal`).
+        let start_seq = 1 + match old {
+            OldWal::Abandon => wal.last_allocated,
+            _ => wal.last_logged,
+        };
+        writer.add_record(&crate::wal::encode_start_record(
+            start_seq,
+            self.db_id,
+            number,
+        ))?;
         writer.flush()?;
+        let start_size = writer.file_size();
+        self.wal_tracker.started(number, start_size, false);
+        // What the switch makes durable, for the manifest's WAL tracking:
+        // the old log whole (unless abandoned), this log's start.
+        let synced_old = old_number.filter(|_| old != OldWal::Abandon);
         switched.create_ms = ms_since(t);
         let t = std::time::Instant::now();
         let handle = writer.sync_handle();
@@ -747,6 +771,7 @@ impl DbInner {
                 let old_writer = wal.writer.take();
                 let fs = self.fs.clone();
                 let dir = self.wal_dir.clone();
+                let tracker = self.wal_tracker.clone();
                 let ticket = self.wal_syncer.enqueue(Box::new(move || {
                     // Order: the old log's tail, then this log's start record,
                     // then the directory entry naming this log (the old log's
@@ -755,7 +780,10 @@ impl DbInner {
                         w.sync()?;
                     }
                     handle.sync()?;
-                    fs.sync_dir(&dir)
+                    fs.sync_dir(&dir)?;
+                    // Only now may the manifest record them (`wal_track`).
+                    tracker.switch_done(synced_old, number, start_size);
+                    Ok(())
                 }));
                 let done = self.wal_syncer.tasks_done();
                 wal.switch_syncs.retain(|&(_, t)| t > done);
@@ -775,6 +803,8 @@ impl DbInner {
                 // the history. The same sync makes the entry durable before
                 // the manifest names this log.
                 self.fs.sync_dir(&self.wal_dir)?;
+                self.wal_tracker
+                    .switch_done(synced_old, number, start_size);
             }
         }
         switched.dir_sync_ms = ms_since(t);
@@ -791,7 +821,11 @@ impl DbInner {
             self.wal_syncer.wait_for(ticket)?;
         }
         match wal.writer.as_mut() {
-            Some(w) => w.sync(),
+            Some(w) => {
+                w.sync()?;
+                self.wal_tracker.synced(w.number(), w.file_size());
+                Ok(())
+            }
             None => Ok(()),
         }
     }

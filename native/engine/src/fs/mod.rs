@@ -117,6 +117,12 @@ pub trait FileSystem: Send + Sync + 'static {
     /// Takes an exclusive OS lock on `path` (created if missing). Fails with
     /// `Busy` when another process or another open in this process holds it.
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+    /// Whether the existing directories `a` and `b` are the same one. The
+    /// default compares the paths as written (component by component);
+    /// [`StdFileSystem`] resolves links and `..` first.
+    fn same_dir(&self, a: &Path, b: &Path) -> bool {
+        a == b
+    }
 }
 
 /// Reads the whole of `path` into memory.
