@@ -37,6 +37,7 @@
 
 pub mod cache;
 pub mod coding;
+pub mod crc32c;
 pub mod compaction;
 pub mod db;
 pub mod env;

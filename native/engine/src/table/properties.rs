@@ -109,7 +109,7 @@ pub struct TableProperties {
     pub db_id: Option<DbId>,
     /// The file number the table was written as (`None`: as for `db_id`).
     pub orig_file_number: Option<u64>,
-    /// CRC-32 (IEEE) of the whole file. Not stored in the properties block
+    /// CRC-32C of the whole file ([`crate::crc32c`]). Not stored in the properties block
     /// (it covers that block): set by the builder when it finishes, `None`
     /// from the reader.
     pub file_checksum: Option<u32>,

@@ -266,7 +266,7 @@ fn check_round_trip(seed: u64, compression: CompressionType, block_size: usize, 
     let m = Model::random(&mut rng, 8000);
     let (data, built) = build(&m, build_opts(compression, block_size, restart));
     // The builder's checksum covers every byte of the file.
-    assert_eq!(built.file_checksum, Some(crc32fast::hash(&data)));
+    assert_eq!(built.file_checksum, Some(crate::crc32c::hash(&data)));
     let built = TableProperties {
         file_checksum: None,
         ..built
@@ -961,4 +961,26 @@ fn strict_limit_cache_still_serves_reads() {
     it.status().unwrap();
     assert_eq!(n, m.entries.len());
     assert!(cache.usage() <= 64);
+}
+
+/// Why the manifest's file checksum is a CRC-32C (`crate::crc32c`): every
+/// block of a table ends with the CRC-32 of its bytes, and a CRC register
+/// that has read a message followed by its own CRC is in a fixed state, so
+/// the CRC-32 of a whole table is the same for any two tables. The CRC-32C
+/// tells them apart.
+#[test]
+fn whole_file_crc32_is_blind_but_crc32c_is_not() {
+    let mut rng = SmallRng::seed_from_u64(30);
+    let (a, pa) = build(
+        &Model::random(&mut rng, 500),
+        build_opts(CompressionType::None, 1024, 16),
+    );
+    let (b, pb) = build(
+        &Model::random(&mut rng, 200),
+        build_opts(CompressionType::Lz4, 4096, 4),
+    );
+    assert_ne!(a, b);
+    assert_eq!(crc32fast::hash(&a), crc32fast::hash(&b));
+    assert_ne!(pa.file_checksum, pb.file_checksum);
+    assert_eq!(pa.file_checksum, Some(crate::crc32c::hash(&a)));
 }

@@ -46,7 +46,8 @@
 //!            | raw_key_size: varint64 | raw_value_size: varint64 | creation_time: varint64
 //! new_file2 := new_file | custom*          (to the end of the payload)
 //! custom    := tag: varint32 | len: varint64 | value: len bytes
-//!     tag 1 = file_checksum: u32 LE, CRC-32 (IEEE) of the whole table file
+//!     tag 1 = file_checksum: u32 LE, CRC-32C of the whole table file
+//!             ([`crate::crc32c`]; RocksDB's default file checksum)
 //!     an unknown custom tag is skipped, unless its bit 6 (0x40) is set: Corruption
 //! wal_addition := number: varint64 | (subtag: varint32 | value: varint64)*
 //!     subtag 1 = synced_size: bytes of the log known durable
@@ -113,7 +114,7 @@ pub mod tag {
 
 /// Custom-field tags of `new_file2` (part of the format).
 pub mod file_tag {
-    /// CRC-32 of the whole table file: u32 LE.
+    /// CRC-32C of the whole table file: u32 LE.
     pub const FILE_CHECKSUM: u32 = 1;
 }
 

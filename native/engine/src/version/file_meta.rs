@@ -41,7 +41,7 @@ pub struct FileMetaData {
     pub raw_value_size: u64,
     /// When the file was written, seconds since the Unix epoch (0 = unknown).
     pub creation_time: u64,
-    /// CRC-32 (IEEE) of the whole file, computed as it was written; `None`
+    /// CRC-32C of the whole file ([`crate::crc32c`]), computed as it was written; `None`
     /// for tables recorded before checksums were (the manifest's `new_file`
     /// field, where `new_file2` carries it). Checked by
     /// `Db::verify_checksum`, which reads the whole file.
