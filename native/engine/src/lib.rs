@@ -37,8 +37,8 @@
 
 pub mod cache;
 pub mod coding;
-pub mod crc32c;
 pub mod compaction;
+pub mod crc32c;
 pub mod db;
 pub mod env;
 pub mod error;

@@ -213,7 +213,9 @@ pub(super) fn recover(
         let mut st = db.state.lock();
         for n in written {
             st.pending_outputs.remove(&n);
-            let _ = db.fs.remove_file(&db.path.join(filename::table_file_name(n)));
+            let _ = db
+                .fs
+                .remove_file(&db.path.join(filename::table_file_name(n)));
         }
     }
     r
@@ -256,12 +258,7 @@ fn recover_inner(
     let mut owners: BTreeMap<u64, Owner> = BTreeMap::new();
     for &n in found.keys() {
         let probe = probe_log(db.fs.as_ref(), &log_path(n))?;
-        let o = owner(
-            &probe,
-            n,
-            db.db_id,
-            legacy_logs || tracked.contains_key(&n),
-        );
+        let o = owner(&probe, n, db.db_id, legacy_logs || tracked.contains_key(&n));
         let needed = n >= min_log || (prev_log != 0 && n == prev_log);
         match &o {
             Owner::Ours if needed => candidates.push(n),
@@ -321,7 +318,8 @@ fn recover_inner(
             db.opts.paranoid_checks,
             match mode {
                 WalRecoveryMode::PointInTimeRecovery => "replay stops there",
-                WalRecoveryMode::SkipAnyCorruptedRecords => "replayed as far as it goes, or skipped",
+                WalRecoveryMode::SkipAnyCorruptedRecords =>
+                    "replayed as far as it goes, or skipped",
                 _ => "recovery goes on as far as the prefix promise allows",
             }
         );
@@ -619,9 +617,11 @@ fn recover_inner(
     // The logs replayed, and those holding nothing, are now below the log
     // number: the sweep deletes them. The unreplayed ones were renamed.
     st.own_logs.extend(sweep);
-    st.own_logs.extend(candidates.iter().filter(|n| {
-        !unreplayed.contains(n) && matches!(owners.get(n), Some(Owner::Ours))
-    }));
+    st.own_logs.extend(
+        candidates
+            .iter()
+            .filter(|n| !unreplayed.contains(n) && matches!(owners.get(n), Some(Owner::Ours))),
+    );
     let obsolete = db.collect_obsolete_files(&mut st);
     info_log!(
         db.info_log,

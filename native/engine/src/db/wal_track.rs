@@ -85,8 +85,7 @@ pub(crate) struct WalTracker {
 impl WalTracker {
     fn update_flag(&self, l: &Logs) {
         let any = !l.write_path_paused
-            && l
-                .logs
+            && l.logs
                 .values()
                 .any(|w| w.fully_synced && !w.closed_recorded);
         self.closed_unrecorded.store(any, Ordering::Release);

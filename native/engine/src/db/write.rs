@@ -753,9 +753,7 @@ impl DbInner {
             _ => wal.last_logged,
         };
         writer.add_record(&crate::wal::encode_start_record(
-            start_seq,
-            self.db_id,
-            number,
+            start_seq, self.db_id, number,
         ))?;
         writer.flush()?;
         let start_size = writer.file_size();
@@ -803,8 +801,7 @@ impl DbInner {
                 // the history. The same sync makes the entry durable before
                 // the manifest names this log.
                 self.fs.sync_dir(&self.wal_dir)?;
-                self.wal_tracker
-                    .switch_done(synced_old, number, start_size);
+                self.wal_tracker.switch_done(synced_old, number, start_size);
             }
         }
         switched.dir_sync_ms = ms_since(t);

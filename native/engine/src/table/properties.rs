@@ -202,9 +202,10 @@ impl TableProperties {
                         .map_err(|_| bad("format version out of range".into()))?;
                 }
                 tag::DB_ID => {
-                    p.db_id = Some(DbId::from_bytes(v).ok_or_else(|| {
-                        bad(format!("database id of {} bytes, not 16", v.len()))
-                    })?);
+                    p.db_id =
+                        Some(DbId::from_bytes(v).ok_or_else(|| {
+                            bad(format!("database id of {} bytes, not 16", v.len()))
+                        })?);
                 }
                 tag::ORIG_FILE_NUMBER => p.orig_file_number = Some(int()?),
                 _ => {} // a property from a newer writer
@@ -270,7 +271,11 @@ mod tests {
         };
         let b = bound.encode();
         let plain = TableProperties::default().encode();
-        assert_eq!(&b[..plain.len()], &plain[..], "new tags go after the old ones");
+        assert_eq!(
+            &b[..plain.len()],
+            &plain[..],
+            "new tags go after the old ones"
+        );
         #[rustfmt::skip]
         let tail: Vec<u8> = [
             &[17, 16][..], b"0123456789abcdef", // db_id

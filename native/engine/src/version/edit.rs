@@ -386,9 +386,12 @@ fn decode_level(p: &mut Reader<'_>) -> Result<usize, String> {
 /// The custom fields of `new_file2`, to the end of its payload.
 fn decode_file_custom_fields(p: &mut Reader<'_>, f: &mut FileMetaData) -> Result<(), String> {
     while !p.is_empty() {
-        let t = p
-            .varint32()
-            .ok_or_else(|| format!("version edit: file {}: truncated custom field tag", f.number))?;
+        let t = p.varint32().ok_or_else(|| {
+            format!(
+                "version edit: file {}: truncated custom field tag",
+                f.number
+            )
+        })?;
         let v = p.length_prefixed().ok_or_else(|| {
             format!(
                 "version edit: file {}: custom field {t} overruns the field",

@@ -590,7 +590,8 @@ fn a_missing_or_truncated_newest_log_fails_open_when_the_manifest_recorded_it() 
     let log = logs(&fs, |len| len > 0).pop().unwrap();
     // Record offsets: the start record, then write i at index i + 1.
     let mut offsets = Vec::new();
-    let mut r = talus::wal::LogReader::new(fs.new_sequential(&Path::new("/db").join(&log)).unwrap());
+    let mut r =
+        talus::wal::LogReader::new(fs.new_sequential(&Path::new("/db").join(&log)).unwrap());
     while let talus::wal::ReadEvent::Record { offset } = r.next().unwrap() {
         offsets.push(offset as usize);
     }

@@ -383,7 +383,8 @@ fn failed_manifest_writes_change_nothing_and_the_next_apply_rolls() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let fs = Arc::new(FaultyFs::default());
-        let mut vs = VersionSet::create_new(fs.clone(), dir.path(), &opts(), DbId::generate()).unwrap();
+        let mut vs =
+            VersionSet::create_new(fs.clone(), dir.path(), &opts(), DbId::generate()).unwrap();
         if fail != FAIL_SYNC {
             // Make the next apply roll, so the failure hits the roll steps.
             vs.set_max_manifest_file_size(1);
