@@ -487,7 +487,7 @@ impl VersionSet {
         let target = match roll_to {
             Some(number) => ManifestTarget::New {
                 number,
-                snapshot: self.snapshot_edit(next),
+                snapshot: Box::new(self.snapshot_edit(next)),
                 writer: None,
             },
             None => ManifestTarget::Append(self.manifest.take().expect("checked above")),
@@ -644,7 +644,7 @@ enum ManifestTarget {
     /// that succeeded.
     New {
         number: u64,
-        snapshot: VersionEdit,
+        snapshot: Box<VersionEdit>,
         writer: Option<LogWriter>,
     },
 }
