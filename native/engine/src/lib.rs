@@ -25,6 +25,17 @@
 //!   never silently skipped; the one exception is the incomplete record a
 //!   crash leaves at the end of a log, which recovery drops and notes in the
 //!   info log. [`wal::WalRecoveryMode`] chooses what else recovery tolerates.
+//! - The manifest records every live write-ahead log, closed ones with
+//!   their synced size and last sequence (`db::wal_track`): a recorded log
+//!   missing or shorter than what was synced fails the open (default mode)
+//!   instead of passing for an unsynced tail; a log recovery did not replay
+//!   to its end is kept (`*.log.unreplayed`), never deleted.
+//! - Every file names the database it belongs to ([`identity`]): a table
+//!   copied in from another database (or over another table) is
+//!   `Corruption`, never read as the table the manifest means; a log
+//!   another database wrote into a shared `wal_dir` is neither replayed nor
+//!   deleted, and a second database opening on a `wal_dir` in use fails
+//!   with `Busy`.
 //! - A failed background write (WAL, flush, compaction, manifest) makes the
 //!   database read-only with that error until [`Db::resume`] or a reopen;
 //!   see `db/resume.rs` for what `resume()` does and why it is safe, and

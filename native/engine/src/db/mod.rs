@@ -412,7 +412,7 @@ impl Db {
         // The id the files of this database carry (`identity`): the
         // manifest's; for a new database, or one written before ids, the
         // one in `IDENTITY` if it holds one, else a new one.
-        let identity_file = read_identity(fs.as_ref(), path);
+        let mut identity_file = read_identity(fs.as_ref(), path);
         // Before the background threads start, so that a manifest that
         // cannot be recovered (or files beyond `num_levels`) leaves none behind.
         let mut versions = if exists {
@@ -428,6 +428,7 @@ impl Db {
                     crate::version::filename::IDENTITY,
                     id.identity_file_contents().as_bytes(),
                 )?;
+                identity_file = Some(id);
             }
             VersionSet::create_new(fs.clone(), path, &opts, id)?
         };
