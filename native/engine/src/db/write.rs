@@ -756,6 +756,12 @@ impl DbInner {
             start_seq, self.db_id, number,
         ))?;
         writer.flush()?;
+        // The next log starts one past this one's start at least: after
+        // `Abandon` the start skips the numbers of the failed group, and a
+        // switch before any logged write must not start below it (logs
+        // replay in order and their starts never go back). Regression test
+        // `io_errors::regression_the_log_after_a_resumed_wal_failure_*`.
+        wal.last_logged = wal.last_logged.max(start_seq - 1);
         let start_size = writer.file_size();
         self.wal_tracker.started(number, start_size, false);
         // What the switch makes durable, for the manifest's WAL tracking:
