@@ -51,8 +51,10 @@
 //! where point-in-time recovery stopped, or with records skipped) is kept,
 //! renamed `NNNNNN.log.unreplayed`, for the user to inspect or remove:
 //! under its own name it would be below the new log number and deleted as
-//! obsolete. A failed open deletes and renames nothing, and removes the
-//! tables it wrote while replaying.
+//! obsolete. An open that fails on damage deletes and renames nothing, and
+//! removes the tables it wrote while replaying (the directory is as it
+//! found it); one that fails on an IO error later may have renamed the logs
+//! it was not going to replay.
 //!
 //! Order (each step is safe to crash after): the replayed data is written
 //! to new L0 tables and the directory synced; `IDENTITY` is written if it
@@ -70,6 +72,10 @@
 //! holding nothing (whoever made it: an empty file holds no write of any
 //! database), it is below the new log's number, so the edit above makes it
 //! obsolete like the replayed logs.
+//!
+//! A failed open removes the tables it wrote only while no manifest write
+//! naming them was attempted: a failed write may still have reached the
+//! disk (`version::set`, `may_be_durable`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -607,6 +613,13 @@ fn recover_inner(
     db.new_wal(wal_number, OldWal::SyncNow, None)?;
     edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
+    // From here the tables may be named by a manifest even if the write
+    // fails (a failed sync or `CURRENT` rename may still have reached the
+    // disk): no longer ours to remove on failure; an unreferenced one is
+    // deleted as obsolete by the next open. (The IO-error suite's open
+    // sweep found a failure here that the cleanup turned into a manifest
+    // naming deleted tables.)
+    written.clear();
     db.log_and_apply(&mut st, edit)?;
     db.last_sequence.store(last, Ordering::Release);
     db.install_super_version(&mut st, db.new_memtable(wal_number));

@@ -469,6 +469,31 @@ fn closed_db_with_logs(fs: &FaultFs) -> (Options, Expect) {
     (opts, exp)
 }
 
+/// Regression (found by the sweep below while issue 30 was fixed, never on
+/// main): an open that failed removed the tables its replay wrote — also
+/// when the failure was the directory sync after `CURRENT` was renamed to a
+/// manifest naming them, so the next open found that manifest naming
+/// deleted tables. Each directory sync of an open fails in turn here.
+#[test]
+fn regression_a_failed_open_never_deletes_tables_a_manifest_may_name() {
+    for skip in 0..12 {
+        let fs = FaultFs::new(40 + skip);
+        let (opts, exp) = closed_db_with_logs(&fs);
+        fs.inject(
+            FaultRule::new(&[FaultOp::SyncDir])
+                .path("/db")
+                .skip(skip)
+                .times(1),
+        );
+        let _ = Db::open(opts.clone(), "/db");
+        fs.clear_faults();
+        let db = Db::open(opts, "/db")
+            .unwrap_or_else(|e| panic!("directory sync {skip} of the open failed: reopen: {e}"));
+        exp.check(&db, &format!("directory sync {skip} failed"))
+            .unwrap();
+    }
+}
+
 /// Every mutating call of an open (WAL replay, its tables, the new WAL, the
 /// manifest roll and `CURRENT`, obsolete-file deletion) fails in turn: the
 /// open fails cleanly with the error or succeeds, and after the fault is
