@@ -3,12 +3,13 @@
 //! manifest records (`version::edit`, `file_checksum`), RocksDB's default
 //! file checksum function.
 //!
-//! Not the CRC-32 (IEEE) of the block trailers: a CRC register that has
-//! read a message followed by that message's own CRC is in a fixed state
-//! whatever the message, and every block of a table ends with the CRC-32 of
-//! its bytes (the footer too). A CRC-32 of a whole table is therefore the
-//! same for every table (test `whole_file_crc32_is_blind_but_crc32c_is_not`
-//! in `table::tests`); a CRC with another polynomial sees every byte.
+//! Not the CRC-32 (IEEE) of the block trailers: every block of a table ends
+//! with the CRC-32 of its bytes (the footer too), and a CRC register that
+//! has read a message followed by that message's own CRC has forgotten the
+//! message. A CRC-32 of a whole table depends only on the lengths of its
+//! blocks: any two tables of the same shape have the same one (test
+//! `whole_file_crc32_is_blind_but_crc32c_is_not` in `table::tests`). A CRC
+//! with another polynomial sees every byte.
 //!
 //! Table-driven, eight bytes per step ("slicing by 8"), in safe code.
 

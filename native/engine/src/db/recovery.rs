@@ -654,8 +654,8 @@ fn recover_inner(
 /// database holding a write, or a manifest other than `MANIFEST-000001`
 /// (which a crash while creating the database can leave alone, before
 /// `CURRENT` names it). Otherwise `create_if_missing` would silently start
-/// an empty database over the data. A log naming another database (one
-/// sharing the `wal_dir`) does not count.
+/// an empty database over the data. A log in the `wal_dir` naming another
+/// database than `IDENTITY` does (one sharing the `wal_dir`) does not count.
 pub(super) fn refuse_to_recreate(
     fs: &dyn FileSystem,
     dir: &Path,
@@ -674,10 +674,15 @@ pub(super) fn refuse_to_recreate(
                     let path = d.join(&name);
                     let size = fs.file_size(&path).unwrap_or(0);
                     match probe_log(fs, &path) {
+                        // This database's: its id, or any id in its own
+                        // directory when `IDENTITY` is lost too.
                         Ok(Probe::Start(StartRecord {
                             owner: Some((owner, _)),
                             ..
-                        })) => Some(owner) == id && size > crate::wal::START_RECORD_LEN,
+                        })) => {
+                            (Some(owner) == id || (id.is_none() && d == dir))
+                                && size > crate::wal::START_RECORD_LEN
+                        }
                         Ok(Probe::Start(StartRecord { owner: None, .. })) => {
                             size > crate::wal::LEGACY_START_RECORD_LEN
                         }

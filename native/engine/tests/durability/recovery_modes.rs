@@ -600,3 +600,130 @@ fn a_missing_or_truncated_newest_log_fails_open_when_the_manifest_recorded_it() 
     let p = present(&db, 100);
     assert!(p[..80].iter().all(|&x| x) && !p[80], "{p:?}");
 }
+
+/// A database written before database ids, WAL owners, table bindings and
+/// WAL tracking (a manifest of `new_file` records and no id, a table
+/// without the binding properties, a log whose start record is a bare
+/// empty batch, no `IDENTITY`) opens with everything: its log is taken as
+/// its own and replayed, it gets an id (in the manifest and `IDENTITY`),
+/// and it opens again after that as a database with one.
+#[test]
+fn a_database_written_before_ids_opens_with_everything_and_gets_an_id() {
+    use std::sync::Arc;
+    use talus::key::{ValueKind, make_internal_key};
+    use talus::table::{TableBuildOptions, TableBuilder};
+    use talus::version::{COMPARATOR_NAME, FileMetaData, VersionEdit};
+    use talus::wal::LogWriter;
+
+    let fs = FaultFs::new(50);
+    let dir = Path::new("/db");
+    fs.create_dir_all(dir).unwrap();
+    // Table #5: t000..t099 at sequences 1..100, no binding properties.
+    let mut b = TableBuilder::new(
+        fs.new_writable(&dir.join("000005.sst"), Default::default())
+            .unwrap(),
+        TableBuildOptions::default(),
+    );
+    for i in 0..100u64 {
+        let k = make_internal_key(format!("t{i:03}").as_bytes(), i + 1, ValueKind::Value);
+        b.add(&k, format!("table-{i}").as_bytes()).unwrap();
+    }
+    let p = b.finish().unwrap();
+    assert_eq!(p.db_id, None);
+    let table = FileMetaData {
+        number: 5,
+        file_size: p.file_size,
+        smallest: p.smallest_key.clone(),
+        largest: p.largest_key.clone(),
+        smallest_seq: p.smallest_seqno,
+        largest_seq: p.largest_seqno,
+        num_entries: p.num_entries,
+        num_deletions: p.num_deletions,
+        raw_key_size: p.raw_key_size,
+        raw_value_size: p.raw_value_size,
+        creation_time: p.creation_time,
+        // Recorded before checksums: a `new_file` record.
+        file_checksum: None,
+        ..FileMetaData::default()
+    };
+    let mut edit = VersionEdit {
+        comparator: Some(COMPARATOR_NAME.into()),
+        log_number: Some(6),
+        prev_log_number: Some(0),
+        next_file_number: Some(8),
+        last_sequence: Some(100),
+        ..VersionEdit::default()
+    };
+    edit.add_file(0, Arc::new(table));
+    let mut rec = Vec::new();
+    edit.encode(&mut rec);
+    let mut m = LogWriter::new(
+        fs.new_writable(&dir.join("MANIFEST-000001"), Default::default())
+            .unwrap(),
+        1,
+    );
+    m.add_record(&rec).unwrap();
+    m.sync().unwrap();
+    let mut c = fs
+        .new_writable(&dir.join("CURRENT"), Default::default())
+        .unwrap();
+    c.append(b"MANIFEST-000001\n").unwrap();
+    c.sync().unwrap();
+    // Log #6: the bare empty batch at sequence 101, then w000..w049.
+    let mut l = LogWriter::new(
+        fs.new_writable(&dir.join("000006.log"), Default::default())
+            .unwrap(),
+        6,
+    );
+    let mut start = talus::WriteBatch::new();
+    start.set_sequence(101);
+    l.add_record(start.data()).unwrap();
+    for i in 0..50u64 {
+        let mut w = talus::WriteBatch::new();
+        w.put(format!("w{i:03}").as_bytes(), format!("log-{i}").as_bytes());
+        w.set_sequence(101 + i);
+        l.add_record(w.data()).unwrap();
+    }
+    l.sync().unwrap();
+
+    let check = |db: &Db| {
+        let ro = ReadOptions::default();
+        for i in 0..100 {
+            let v = db.get(&ro, format!("t{i:03}").as_bytes()).unwrap();
+            assert_eq!(v.as_deref(), Some(format!("table-{i}").as_bytes()));
+        }
+        for i in 0..50 {
+            let v = db.get(&ro, format!("w{i:03}").as_bytes()).unwrap();
+            assert_eq!(v.as_deref(), Some(format!("log-{i}").as_bytes()));
+        }
+        db.verify_checksum().unwrap();
+    };
+    let opts = Options {
+        fs: Arc::new(fs.clone()),
+        stats_dump_period_sec: 0,
+        ..Options::default()
+    };
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    check(&db);
+    db.put(&wo(true, false), b"after", b"x").unwrap();
+    drop(db);
+    let id = String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap();
+    assert!(talus::identity::DbId::parse(&id).is_some(), "{id:?}");
+    assert!(
+        !fs.exists(&dir.join("000006.log")),
+        "the old log was replayed and deleted"
+    );
+    let db = Db::open(opts, "/db").unwrap();
+    check(&db);
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"after")
+            .unwrap()
+            .as_deref(),
+        Some(&b"x"[..])
+    );
+    assert_eq!(
+        String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap(),
+        id,
+        "the id is kept"
+    );
+}
