@@ -49,7 +49,6 @@
 pub mod cache;
 pub mod coding;
 pub mod compaction;
-pub mod crc32c;
 pub mod db;
 pub mod env;
 pub mod error;
@@ -70,6 +69,7 @@ pub mod version;
 pub mod wal;
 pub mod write_batch;
 pub mod write_controller;
+pub mod xxh64;
 
 pub use db::Db;
 pub use error::{Code, Error, Result, SubCode};

@@ -193,7 +193,7 @@ fn tracked_edit_bytes() -> Vec<u8> {
                 largest_seq: 20,
                 num_entries: 50,
                 creation_time: 1_700_000_000,
-                file_checksum: Some(0x1234_5678 + i as u32),
+                file_checksum: Some(0x1234_5678_9abc_0000 + i),
                 ..FileMetaData::default()
             }),
         );

@@ -28,7 +28,7 @@
 //! as if it were the table the manifest means. With `paranoid_checks` the
 //! open of the database runs the same check on every table
 //! ([`TableCache::check_files`], reading only footer, properties and range
-//! tombstones), and `verify_checksum()` also compares the CRC-32C of the
+//! tombstones), and `verify_checksum()` also compares the XXH64 of the
 //! whole file with the one the manifest recorded when it was written
 //! ([`TableCache::verify_file_checksum`]).
 
@@ -480,7 +480,7 @@ impl TableCache {
         Ok(())
     }
 
-    /// Reads the whole of table `f` and compares its CRC-32C with the one the
+    /// Reads the whole of table `f` and compares its XXH64 with the one the
     /// manifest recorded when it was written (nothing to compare for tables
     /// recorded before checksums): part of `verify_checksum()`.
     pub(crate) fn verify_file_checksum(&self, f: &FileMetaData) -> Result<()> {
@@ -496,22 +496,23 @@ impl TableCache {
         if size != f.file_size {
             return Err(wrong_size(&path, size, f));
         }
-        let mut got = 0u32;
+        let mut sum = crate::xxh64::Xxh64::new();
         let mut buf = vec![0u8; 1 << 20];
         let mut at = 0u64;
         while at < size {
             let n = (size - at).min(buf.len() as u64) as usize;
             file.read_exact_at(at, &mut buf[..n])?;
-            got = crate::crc32c::extend(got, &buf[..n]);
+            sum.update(&buf[..n]);
             at += n as u64;
         }
+        let got = sum.digest();
         if got != want {
             return Err(Error::corruption(
                 path.display(),
                 0,
                 format!(
-                    "table file checksum mismatch: the file's CRC-32C is {got:08x}, the manifest \
-                     recorded {want:08x} when it was written"
+                    "table file checksum mismatch: the file's XXH64 is {got:016x}, the manifest \
+                     recorded {want:016x} when it was written"
                 ),
             ));
         }

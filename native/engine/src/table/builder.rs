@@ -88,8 +88,8 @@ impl TableBuildOptions {
 struct BlockWriter {
     file: Box<dyn WritableFile>,
     offset: u64,
-    /// CRC-32C of every byte appended (the whole file: it starts empty).
-    crc: u32,
+    /// XXH64 of every byte appended (the whole file: it starts empty).
+    crc: crate::xxh64::Xxh64,
     compression: CompressionType,
     scratch: Vec<u8>,
     stats: Option<std::sync::Arc<crate::statistics::Statistics>>,
@@ -130,8 +130,8 @@ impl BlockWriter {
         let trailer = block_trailer(stored, ty);
         self.file.append(stored)?;
         self.file.append(&trailer)?;
-        self.crc = crate::crc32c::extend(self.crc, stored);
-        self.crc = crate::crc32c::extend(self.crc, &trailer);
+        self.crc.update(stored);
+        self.crc.update(&trailer);
         let handle = BlockHandle {
             offset: self.offset,
             size: stored.len() as u64,
@@ -183,7 +183,7 @@ impl TableBuilder {
         TableBuilder {
             writer: BlockWriter {
                 offset: file.len(),
-                crc: 0,
+                crc: crate::xxh64::Xxh64::new(),
                 file,
                 compression: opts.compression,
                 scratch: Vec::new(),
@@ -367,11 +367,11 @@ impl TableBuilder {
         let w = &mut self.writer;
         let footer = footer.encode();
         w.file.append(&footer)?;
-        w.crc = crate::crc32c::extend(w.crc, &footer);
+        w.crc.update(&footer);
         w.offset += footer.len() as u64;
         w.file.sync()?;
         self.props.file_size = w.offset;
-        self.props.file_checksum = Some(w.crc);
+        self.props.file_checksum = Some(w.crc.digest());
         Ok(self.props)
     }
 

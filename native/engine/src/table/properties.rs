@@ -109,10 +109,10 @@ pub struct TableProperties {
     pub db_id: Option<DbId>,
     /// The file number the table was written as (`None`: as for `db_id`).
     pub orig_file_number: Option<u64>,
-    /// CRC-32C of the whole file ([`crate::crc32c`]). Not stored in the properties block
+    /// XXH64 of the whole file ([`crate::xxh64`]). Not stored in the properties block
     /// (it covers that block): set by the builder when it finishes, `None`
     /// from the reader.
-    pub file_checksum: Option<u32>,
+    pub file_checksum: Option<u64>,
     /// Size of the file in bytes. Not stored in the properties block: set by
     /// the builder when it finishes and by the reader from the file size.
     pub file_size: u64,

@@ -267,7 +267,7 @@ fn check_round_trip(seed: u64, compression: CompressionType, block_size: usize, 
     let m = Model::random(&mut rng, 8000);
     let (data, built) = build(&m, build_opts(compression, block_size, restart));
     // The builder's checksum covers every byte of the file.
-    assert_eq!(built.file_checksum, Some(crate::crc32c::hash(&data)));
+    assert_eq!(built.file_checksum, Some(crate::xxh64::hash(&data)));
     let built = TableProperties {
         file_checksum: None,
         ..built
@@ -964,14 +964,14 @@ fn strict_limit_cache_still_serves_reads() {
     assert!(cache.usage() <= 64);
 }
 
-/// Why the manifest's file checksum is a CRC-32C (`crate::crc32c`): every
+/// Why the manifest's file checksum is not a CRC-32 (`crate::xxh64`): every
 /// block of a table (and its footer) ends with the CRC-32 of its bytes, and
 /// a CRC register that has read a message followed by that message's CRC
 /// has forgotten the message: the CRC-32 of a whole table depends on the
 /// lengths of its blocks, not on their bytes. Two tables of the same shape
-/// and different contents have the same CRC-32, and different CRC-32Cs.
+/// and different contents have the same CRC-32, and different XXH64s.
 #[test]
-fn whole_file_crc32_is_blind_but_crc32c_is_not() {
+fn whole_file_crc32_is_blind_but_xxh64_is_not() {
     let mut rng = SmallRng::seed_from_u64(30);
     let m = Model::random(&mut rng, 500);
     let mut other = m.clone();
@@ -989,5 +989,5 @@ fn whole_file_crc32_is_blind_but_crc32c_is_not() {
     assert_ne!(a, b);
     assert_eq!(crc32fast::hash(&a), crc32fast::hash(&b));
     assert_ne!(pa.file_checksum, pb.file_checksum);
-    assert_eq!(pa.file_checksum, Some(crate::crc32c::hash(&a)));
+    assert_eq!(pa.file_checksum, Some(crate::xxh64::hash(&a)));
 }

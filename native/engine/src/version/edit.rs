@@ -46,8 +46,8 @@
 //!            | raw_key_size: varint64 | raw_value_size: varint64 | creation_time: varint64
 //! new_file2 := new_file | custom*          (to the end of the payload)
 //! custom    := tag: varint32 | len: varint64 | value: len bytes
-//!     tag 1 = file_checksum: u32 LE, CRC-32C of the whole table file
-//!             ([`crate::crc32c`]; RocksDB's default file checksum)
+//!     tag 1 = file_checksum: u64 LE, XXH64 (seed 0) of the whole table
+//!             file ([`crate::xxh64`])
 //!     an unknown custom tag is skipped, unless its bit 6 (0x40) is set: Corruption
 //! wal_addition := number: varint64 | (subtag: varint32 | value: varint64)*
 //!     subtag 1 = synced_size: bytes of the log known durable
@@ -114,7 +114,7 @@ pub mod tag {
 
 /// Custom-field tags of `new_file2` (part of the format).
 pub mod file_tag {
-    /// CRC-32C of the whole table file: u32 LE.
+    /// XXH64 of the whole table file: u64 LE.
     pub const FILE_CHECKSUM: u32 = 1;
 }
 
@@ -400,14 +400,14 @@ fn decode_file_custom_fields(p: &mut Reader<'_>, f: &mut FileMetaData) -> Result
         })?;
         match t {
             file_tag::FILE_CHECKSUM => {
-                let crc: [u8; 4] = v.try_into().map_err(|_| {
+                let sum: [u8; 8] = v.try_into().map_err(|_| {
                     format!(
-                        "version edit: file {}: checksum of {} bytes, not 4",
+                        "version edit: file {}: checksum of {} bytes, not 8",
                         f.number,
                         v.len()
                     )
                 })?;
-                f.file_checksum = Some(u32::from_le_bytes(crc));
+                f.file_checksum = Some(u64::from_le_bytes(sum));
             }
             t if t & TAG_SAFE_TO_IGNORE != 0 => {
                 return Err(format!(
@@ -559,7 +559,7 @@ mod tests {
             ..VersionEdit::default()
         };
         let mut f = file(10, b"a", b"b").clone_metadata();
-        f.file_checksum = Some(0xdead_beef);
+        f.file_checksum = Some(0x0123_4567_dead_beef);
         e.add_file(2, Arc::new(f));
         e.add_wal(7, WalMeta::default());
         e.add_wal(
@@ -581,12 +581,12 @@ mod tests {
         #[rustfmt::skip]
         let want: Vec<u8> = [
             &[0x41, 16][..], b"0123456789abcdef",             // db_id
-            &[9, 36,                                          // new_file2, 36 payload bytes:
+            &[9, 40,                                          // new_file2, 40 payload bytes:
               2, 10, 100,                                     //   L2, #10, 100 bytes
               9, b'a', 1, 1, 0, 0, 0, 0, 0, 0,                //   smallest "a"@1 Value
               9, b'b', 1, 2, 0, 0, 0, 0, 0, 0,                //   largest "b"@2 Value
               1, 2, 2, 0, 18, 5, 0,                           //   seqs, counts, sizes, ctime
-              1, 4, 0xef, 0xbe, 0xad, 0xde],                  //   file_checksum
+              1, 8, 0xef, 0xbe, 0xad, 0xde, 0x67, 0x45, 0x23, 0x01], // file_checksum
             &[0x42, 1, 7],                                    // wal 7: live, nothing synced known
             &[0x42, 4, 8, 1, 0xac, 0x02],                     // wal 8: 300 bytes synced
             &[0x42, 5, 9, 1, 5, 2, 4],                        // wal 9: closed, 5 bytes, last seq 4

@@ -41,11 +41,11 @@ pub struct FileMetaData {
     pub raw_value_size: u64,
     /// When the file was written, seconds since the Unix epoch (0 = unknown).
     pub creation_time: u64,
-    /// CRC-32C of the whole file ([`crate::crc32c`]), computed as it was written; `None`
+    /// XXH64 of the whole file ([`crate::xxh64`]), computed as it was written; `None`
     /// for tables recorded before checksums were (the manifest's `new_file`
     /// field, where `new_file2` carries it). Checked by
     /// `Db::verify_checksum`, which reads the whole file.
-    pub file_checksum: Option<u32>,
+    pub file_checksum: Option<u64>,
     /// Runtime only, never persisted: the file is an input of a running
     /// compaction and must not be picked by another one.
     pub being_compacted: AtomicBool,
