@@ -787,7 +787,10 @@ impl Db {
         self.inner.wal_syncer.completed()
     }
 
-    /// Reads every block of every live table and checks its checksum.
+    /// Reads every block of every live table and checks its checksum,
+    /// checks each table against its manifest entry (module docs of
+    /// `db::table_cache`), and compares each whole file with the checksum
+    /// the manifest recorded when it was written.
     pub fn verify_checksum(&self) -> Result<()> {
         self.inner.verify_checksum()
     }

@@ -844,7 +844,10 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * Reads every block of every table file and verifies its checksum.
+   * Reads every block of every table file and verifies its checksum, checks each table against
+   * the manifest's entry for it (the database it belongs to, its file number, key and sequence
+   * ranges, counts), and compares each whole file with the checksum recorded when it was
+   * written.
    *
    * @throws TalusException with {@code Corruption} naming the file on a mismatch
    */
