@@ -34,6 +34,16 @@
 //! hole: see below). Only what was durable when recorded is recorded, so a
 //! power loss never trips these checks.
 //!
+//! **The first log continues the manifest.** The edit that names a log as
+//! the log number records a last sequence at or past every write logged
+//! before that log (`resume()` publishes the numbers a failed group burnt
+//! before its flush's edit), so the first log replayed starts at most one
+//! past it. One starting beyond means the manifest lost edits (a cut between
+//! its records) or the logs before were lost: the open fails with
+//! `Corruption` naming the manifest instead of replaying on top and deleting
+//! the tables the lost edits named as orphans. Other modes, `paranoid_checks`
+//! off, and databases written before these checks treat it as a hole.
+//!
 //! **Holes.** A memtable switch leaves the old WAL's fdatasync to the WAL
 //! syncer thread, so a power loss can keep a newer log's unsynced writes and
 //! lose the end of an older log. Each WAL's start record carries the
@@ -214,8 +224,9 @@ pub(super) fn recover(
     let mut written = Vec::new();
     let r = recover_inner(db, legacy_logs, identity_file, &mut written);
     if r.is_err() {
-        // A failed open leaves the directory as it found it: the tables
-        // replay wrote are not named by any manifest.
+        // A failed open leaves the directory as it found it: `written`
+        // holds the tables replay wrote while no manifest write could have
+        // named them (it is emptied before the recovery edit).
         let mut st = db.state.lock();
         for n in written {
             st.pending_outputs.remove(&n);
@@ -244,6 +255,10 @@ fn recover_inner(
     let mut st = db.state.lock();
     let min_log = st.versions.log_number();
     let prev_log = st.versions.prev_log_number();
+    let manifest_last = st.versions.last_sequence();
+    let manifest_name = db.path.join(filename::manifest_file_name(
+        st.versions.manifest_file_number(),
+    ));
     let tracked: BTreeMap<u64, WalMeta> = st.versions.wals().clone();
     let mut found: BTreeMap<u64, u64> = BTreeMap::new();
     for name in db.fs.list_dir(&db.wal_dir)? {
@@ -262,8 +277,12 @@ fn recover_inner(
     let mut sweep: Vec<u64> = Vec::new();
     let mut candidates: Vec<u64> = Vec::new();
     let mut owners: BTreeMap<u64, Owner> = BTreeMap::new();
+    let mut starts: BTreeMap<u64, u64> = BTreeMap::new();
     for &n in found.keys() {
         let probe = probe_log(db.fs.as_ref(), &log_path(n))?;
+        if let Probe::Start(s) = &probe {
+            starts.insert(n, s.sequence);
+        }
         let o = owner(&probe, n, db.db_id, legacy_logs || tracked.contains_key(&n));
         let needed = n >= min_log || (prev_log != 0 && n == prev_log);
         match &o {
@@ -315,6 +334,36 @@ fn recover_inner(
     {
         return Err(p.error(&log_path(n)));
     }
+    // The first log to replay continues the manifest's state: the edit that
+    // named it as the log number recorded a last sequence at or past
+    // everything logged before it (its start record's sequence − 1). A log
+    // starting beyond that means writes the manifest should cover are in
+    // neither: the manifest lost edits (cut between records) or the logs
+    // before were lost; replaying on top would delete the tables the lost
+    // edits named as orphans. A power loss never leaves this (the edit and
+    // the log's start are durable before anything depends on them).
+    let gap = candidates
+        .first()
+        .and_then(|n| starts.get(n).map(|&s| (*n, s)))
+        .filter(|&(_, s)| s > manifest_last.saturating_add(1));
+    if let Some((n, s)) = gap {
+        let e = Error::corruption(
+            manifest_name.display(),
+            0,
+            format!(
+                "the manifest's state ends at sequence {manifest_last} but log {} starts at \
+                 sequence {s}: the manifest lost edits, or the logs before that one are missing",
+                log_path(n).display()
+            ),
+        );
+        // A database written before these checks may be there legitimately
+        // after a resume() (its flush recorded a last sequence below the
+        // burnt numbers): treated as a hole, below.
+        if strict && !legacy_logs {
+            return Err(e);
+        }
+        info_log!(db.info_log, Error, "{e}");
+    }
     for (&n, p) in &problems {
         info_log!(
             db.info_log,
@@ -364,9 +413,10 @@ fn recover_inner(
     let mut entries = 0u64;
     let mut edit = VersionEdit::new();
     let mut stop = false;
-    // The sequence number the next log must start at (once a record was
-    // read), and the hole found, if any: a log starting beyond it.
-    let mut next_seq: Option<u64> = None;
+    // The sequence number the next log must start at, and the hole found,
+    // if any: a log starting beyond it. The first follows the manifest's
+    // state (see `gap` above).
+    let mut next_seq: Option<u64> = Some(manifest_last.saturating_add(1));
     let mut hole: Option<String> = None;
     let mut dropped_after_hole = 0u64;
     // Logs of this database not replayed to their end: kept, renamed.

@@ -491,7 +491,14 @@ impl DbInner {
         if !failed && self.super_version.load().mem.is_empty() {
             return Ok(());
         }
-        self.switch_memtable_inner(&mut st, failed)
+        self.switch_memtable_inner(&mut st, failed)?;
+        // The numbers a failed group burnt are published now (no entry has
+        // them): the new log starts past them, and the manifest edit of
+        // resume's flush, which names that log, must record a last sequence
+        // its start follows (recovery checks it: module docs of `recovery`).
+        let allocated = self.wal.lock().last_allocated;
+        self.last_sequence.fetch_max(allocated, Ordering::AcqRel);
+        Ok(())
     }
 
     /// Moves the active memtable to the immutable list and starts a new
