@@ -14,7 +14,7 @@
 #
 #   ./gradlew check
 #       mvn -B verify
-#       Root pom: cargo fmt --all -- --check, cargo clippy --workspace
+#       Root pom: scripts/check-comments, cargo fmt --all -- --check, cargo clippy --workspace
 #       --all-targets -- -D warnings, cargo test --workspace. java/pom.xml: cargo
 #       build --release -p talus-jni, the jar with libtalusjni.so inside, JUnit 5
 #       tests against the packaged jar. Compiles the examples. Installs nothing

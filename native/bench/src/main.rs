@@ -1,13 +1,8 @@
 //! talus-bench: RocksDB's db_bench for Talus — the same benchmarks, flags
 //! and output, so that one command line runs against either engine.
-//! See the README section "talus-bench" and `talus-bench --help`.
+//! See docs/talus-bench.md and `talus-bench --help`.
 
-/// mimalloc, as the JNI library uses: glibc malloc made readers sleep on
-/// its arena locks (a cache block allocated by one thread and evicted, so
-/// freed, by another), see the README section on the allocator.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+mod allocator;
 mod bench;
 mod config;
 mod engine_features;
@@ -23,6 +18,7 @@ use std::process::ExitCode;
 use flags::{Flags, Parsed};
 
 fn main() -> ExitCode {
+    allocator::configure();
     let flags = match Flags::parse(std::env::args().skip(1)) {
         Ok(Parsed::Flags(f)) => f,
         Ok(Parsed::Help) => {

@@ -8,10 +8,11 @@
 //! [`REFILL_PERIOD`] grid at or after its slot, not until the slot itself:
 //! db_bench throttles through RocksDB's rate limiter, which grants bytes
 //! once per 100 ms refill, so its throttled writer runs in bursts and sleeps
-//! about ten times a second. Sleeping to each slot instead (about 48,000
-//! sleeps a second for 208-byte puts at 10 MB/s) woke the writer so often
-//! that it preempted the readers of `readwhilewriting`: their p99 was
-//! 2.16× RocksDB's at the same write rate, an artifact of the tool.
+//! about ten times a second. Sleeping to each slot instead (tens of
+//! thousands of sleeps a second for small puts) woke the writer so often
+//! that it preempted the readers of `readwhilewriting` and inflated their
+//! p99 against RocksDB's at the same write rate, an artifact of the tool
+//! (docs/results/db-bench.md).
 //!
 //! Thread-safety: the only shared state is the next free slot, behind a
 //! mutex held for a few arithmetic operations (never while sleeping).

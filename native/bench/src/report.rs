@@ -272,7 +272,7 @@ mod tests {
     #[test]
     fn dates_are_db_benchs_format() {
         assert_eq!(format_date_time(0), "Thu Jan  1 00:00:00 1970");
-        // 2026-11-30 00:47:28 UTC, a Monday.
+        // A Monday in late November 2026, just after midnight UTC.
         assert_eq!(format_date_time(1_795_999_648), "Mon Nov 30 00:47:28 2026");
         assert_eq!(format_date_time(951_782_400), "Tue Feb 29 00:00:00 2000");
     }

@@ -26,7 +26,7 @@
 //! Why a user wants it: with more foreground threads than cores, compaction
 //! threads at the same weight as the writers take the CPU the write queue's
 //! leader needs, and every writer parked behind that leader waits for it
-//! (see the README's bulk-import section).
+//! (docs/results/bulk-import.md).
 //!
 //! Thread-safety: an `Env` is shared by every database and pool that uses
 //! it; all its methods take `&self`.

@@ -11,6 +11,23 @@
 //! Order: user key ascending (bytewise), then trailer descending, so the newest
 //! version of a key comes first and, for one sequence number, the kind with
 //! the larger byte first. Sequence numbers are 56 bits.
+//!
+//! Kind bytes (part of the format; a byte is never renumbered or reused):
+//!
+//! | byte | kind | value slot |
+//! |---|---|---|
+//! | 0 | `Deletion`: point tombstone | empty |
+//! | 1 | `Value` | the value |
+//! | 2 | `RangeDeletion`: range tombstone `[key, end)` | the end key |
+//! | 3 | `Merge`: a merge operand, resolved by the merge operator | the operand |
+//! | 4 | `SingleDeletion`: deletes the one put below it | empty |
+//!
+//! Bytes 3 and 4 appeared with merge operators and single deletes: data
+//! written without them uses bytes 0 to 2 only, byte for byte as before, so
+//! older files and logs read unchanged. A reader that predates them refuses
+//! a file or log holding them as corrupt (unknown kind) rather than
+//! misreading it. RocksDB numbers the same kinds differently (its merge is
+//! 2, single deletion 7, range deletion 15): the bytes are Talus's own.
 
 use std::cmp::Ordering;
 
@@ -33,12 +50,23 @@ pub enum ValueKind {
     Value = 1,
     /// A range tombstone `[key, value)`.
     RangeDeletion = 2,
+    /// A merge operand: the value is combined with the key's older value
+    /// by the database's merge operator ([`crate::merge`]).
+    Merge = 3,
+    /// A single delete: deletes the key's most recent put, which must be
+    /// its only one since its last delete. Reads treat it as a point
+    /// tombstone; compaction drops it together with that put when it can
+    /// prove nothing older exists (`db::compaction_iter`).
+    SingleDeletion = 4,
 }
 
 impl ValueKind {
     /// The largest kind byte: a seek key built with it sorts before every entry
-    /// of the same user key and sequence number.
-    pub const SEEK: u8 = 2;
+    /// of the same user key and sequence number. Seek keys are never stored
+    /// as entries; index separators use it, but only on shortened user keys
+    /// that no entry has, so raising it (from 2 to 4, with the new kinds)
+    /// changed the order of no stored key.
+    pub const SEEK: u8 = 4;
 
     /// Decodes a kind byte.
     pub fn from_u8(b: u8) -> Option<ValueKind> {
@@ -46,8 +74,17 @@ impl ValueKind {
             0 => Some(ValueKind::Deletion),
             1 => Some(ValueKind::Value),
             2 => Some(ValueKind::RangeDeletion),
+            3 => Some(ValueKind::Merge),
+            4 => Some(ValueKind::SingleDeletion),
             _ => None,
         }
+    }
+
+    /// True for the point tombstones (`Deletion`, `SingleDeletion`): a read
+    /// that meets one finds the key absent.
+    #[inline]
+    pub fn is_point_tombstone(self) -> bool {
+        matches!(self, ValueKind::Deletion | ValueKind::SingleDeletion)
     }
 }
 
@@ -192,5 +229,34 @@ mod tests {
             (&b"a"[..], 7, ValueKind::Deletion)
         );
         assert!(parse_internal_key(b"short").is_none());
+    }
+
+    #[test]
+    fn kind_bytes_are_the_documented_ones_and_seek_sorts_first() {
+        let kinds = [
+            (ValueKind::Deletion, 0u8),
+            (ValueKind::Value, 1),
+            (ValueKind::RangeDeletion, 2),
+            (ValueKind::Merge, 3),
+            (ValueKind::SingleDeletion, 4),
+        ];
+        for (kind, byte) in kinds {
+            assert_eq!(kind as u8, byte);
+            assert_eq!(ValueKind::from_u8(byte), Some(kind));
+            let k = make_internal_key(b"k", 9, kind);
+            assert_eq!(k, [b'k', byte, 9, 0, 0, 0, 0, 0, 0]);
+            let mut seek = Vec::new();
+            append_internal_key(&mut seek, b"k", 9, ValueKind::SEEK);
+            assert_ne!(
+                compare_internal(&seek, &k),
+                Ordering::Greater,
+                "{kind:?} sorts before the seek key"
+            );
+        }
+        assert_eq!(ValueKind::from_u8(5), None);
+        assert!(ValueKind::SingleDeletion.is_point_tombstone());
+        assert!(ValueKind::Deletion.is_point_tombstone());
+        assert!(!ValueKind::Merge.is_point_tombstone());
+        assert!(!ValueKind::Value.is_point_tombstone());
     }
 }

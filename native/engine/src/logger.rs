@@ -280,7 +280,7 @@ mod tests {
     #[test]
     fn timestamps_are_civil_utc() {
         assert_eq!(format_timestamp(0), "1970/01/01-00:00:00.000000");
-        // 2026-11-30 00:04:01.5 UTC
+        // Monday 30 November 2026, 41.5 s after midnight UTC.
         assert_eq!(
             format_timestamp(1_795_996_841_500_000),
             "2026/11/30-00:00:41.500000"

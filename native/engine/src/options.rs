@@ -74,17 +74,78 @@ impl CompactionPriority {
     }
 }
 
+/// A prefix extractor (RocksDB's `SliceTransform`): maps a user key to its
+/// prefix, for prefix Bloom filters in tables and prefix seek. Set with
+/// [`Options::prefix_extractor`].
+///
+/// The name ([`PrefixExtractor::name`]) is recorded in every table built
+/// with it (property `prefix_extractor`, `table::properties`): a table's
+/// filter is probed with prefixes only by a reader using the extractor of
+/// the same name, so changing the extractor never makes a table's filter
+/// answer for prefixes it was not built with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PrefixExtractor {
+    /// The first `n` bytes (RocksDB's `NewFixedPrefixTransform`); keys
+    /// shorter than `n` are outside its domain (they have no prefix: not
+    /// added to prefix filters, and seeks to them are total-order seeks).
+    /// Name `rocksdb.FixedPrefix.{n}`.
+    Fixed(usize),
+    /// The first `min(n, key length)` bytes (RocksDB's
+    /// `NewCappedPrefixTransform`); every key is in its domain. Name
+    /// `rocksdb.CappedPrefix.{n}`.
+    Capped(usize),
+}
+
+impl PrefixExtractor {
+    /// The name recorded in tables (RocksDB's names for the same transforms).
+    pub fn name(&self) -> String {
+        match self {
+            PrefixExtractor::Fixed(n) => format!("rocksdb.FixedPrefix.{n}"),
+            PrefixExtractor::Capped(n) => format!("rocksdb.CappedPrefix.{n}"),
+        }
+    }
+
+    /// Whether `key` has a prefix.
+    #[inline]
+    pub fn in_domain(&self, key: &[u8]) -> bool {
+        match *self {
+            PrefixExtractor::Fixed(n) => key.len() >= n,
+            PrefixExtractor::Capped(_) => true,
+        }
+    }
+
+    /// The prefix of `key`. Precondition: `in_domain(key)`.
+    #[inline]
+    pub fn transform<'k>(&self, key: &'k [u8]) -> &'k [u8] {
+        match *self {
+            PrefixExtractor::Fixed(n) | PrefixExtractor::Capped(n) => &key[..n.min(key.len())],
+        }
+    }
+
+    /// The prefix of `key`, or `None` outside the domain.
+    #[inline]
+    pub fn prefix_of<'k>(&self, key: &'k [u8]) -> Option<&'k [u8]> {
+        self.in_domain(key).then(|| self.transform(key))
+    }
+}
+
 /// Options of the block-based table format.
 #[derive(Clone, Debug)]
 pub struct BlockBasedTableOptions {
-    /// Target uncompressed size of a data block in bytes. Default 4 KiB.
+    /// Target uncompressed size of a data block in bytes, at most
+    /// [`MAX_BLOCK_SIZE`]; 0 puts each entry in a block of its own. Default
+    /// 4 KiB.
     pub block_size: usize,
-    /// Entries between restart points in data blocks. Default 16.
+    /// Entries between restart points in data blocks. Default 16; 0 is
+    /// raised to 1 at open, as in RocksDB.
     pub block_restart_interval: usize,
     /// Bloom filter bits per key; `None` builds no filter. Default `None`
-    /// (as RocksDB: a filter must be asked for with `BloomFilter`).
+    /// (as RocksDB: a filter must be asked for with `BloomFilter`). Taken at
+    /// open as RocksDB's filter policy takes it ([`sanitize_bits_per_key`]).
     pub filter_bits_per_key: Option<f64>,
-    /// Put whole user keys in the filter. Default true.
+    /// Put whole user keys in the filter. Default true. With a prefix
+    /// extractor the filter holds the keys' prefixes too; false leaves only
+    /// those (point lookups then probe the key's prefix).
     pub whole_key_filtering: bool,
     /// Cache index and filter blocks in the block cache instead of holding
     /// them in the table reader. Default false.
@@ -186,7 +247,8 @@ pub struct Options {
     /// Deprecated split of the budget: flushes (-1 = derive, else 1 to
     /// [`MAX_BACKGROUND_THREADS`]). Default -1.
     pub max_background_flushes: i32,
-    /// Table files kept open (-1 = unlimited). Default -1.
+    /// Table files kept open (-1 = unlimited). Default -1. Other values are
+    /// clamped at open to [`MAX_OPEN_FILES_RANGE`], as in RocksDB.
     pub max_open_files: i32,
     /// Write rate in delayed-write mode, bytes/s (0 = derive). Default 0.
     pub delayed_write_rate: u64,
@@ -228,15 +290,19 @@ pub struct Options {
 
     // ---- column family ----
     /// Bytes in the active memtable before it is switched. Default 64 MiB.
+    /// Clamped at open to [`WRITE_BUFFER_SIZE_RANGE`], as in RocksDB.
     /// Once a memtable has been flushed, up to this many bytes of its arena
     /// blocks stay allocated for the next memtables (see
     /// `memtable::block_pool`), freed at close.
     pub write_buffer_size: usize,
     /// Memtables (active + immutable) kept before writes stop. Default 2.
+    /// Values below 2 are raised to 2 at open, as in RocksDB.
     pub max_write_buffer_number: i32,
     /// Immutable memtables merged into one L0 table by a flush. Default 1.
+    /// Brought into `[1, max_write_buffer_number − 1]` at open, as in RocksDB.
     pub min_write_buffer_number_to_merge: i32,
-    /// L0 files that trigger an L0 compaction. Default 4.
+    /// L0 files that trigger an L0 compaction. Default 4. Values below 1 are
+    /// raised to 1 at open (RocksDB raises 0 and keeps negative values).
     pub level0_file_num_compaction_trigger: i32,
     /// L0 files at which writes slow down (< 0 disables). Default 20.
     pub level0_slowdown_writes_trigger: i32,
@@ -246,18 +312,23 @@ pub struct Options {
     pub soft_pending_compaction_bytes_limit: u64,
     /// Pending compaction bytes at which writes stop (0 = off). Default 256 GiB.
     pub hard_pending_compaction_bytes_limit: u64,
-    /// Number of levels, 1 to 64. Default 7. As in RocksDB, 1 is raised to
-    /// 2 at open (level compaction needs a level below L0).
+    /// Number of levels, at most [`MAX_NUM_LEVELS`]. Default 7. As in
+    /// RocksDB, values below 2 are raised to 2 at open (level compaction
+    /// needs a level below L0).
     pub num_levels: i32,
     /// Target size of the base level in bytes. Default 256 MiB.
     pub max_bytes_for_level_base: u64,
-    /// Growth factor between levels. Default 10.
+    /// Growth factor between levels. Default 10. Values not above 0 (and
+    /// NaN) are set to 1 at open, as in RocksDB.
     pub max_bytes_for_level_multiplier: f64,
     /// Size levels from the bottom up. Default true (RocksDB ≥ 8.4).
     pub level_compaction_dynamic_level_bytes: bool,
     /// Target size of a compaction output file in bytes. Default 64 MiB.
+    /// Open raises a smaller value to [`Options::min_target_file_size`]
+    /// (RocksDB keeps it).
     pub target_file_size_base: u64,
-    /// Growth of the target file size per level. Default 1.
+    /// Growth of the target file size per level. Default 1. Values below 1
+    /// are raised to 1 at open (RocksDB keeps them).
     pub target_file_size_multiplier: i32,
     /// Which file of a level to compact first. Default `MinOverlappingRatio`.
     pub compaction_pri: CompactionPriority,
@@ -265,8 +336,18 @@ pub struct Options {
     pub disable_auto_compactions: bool,
     /// Block compression. Default LZ4.
     pub compression: CompressionType,
+    /// The prefix extractor: with a filter configured, tables add key
+    /// prefixes to their filter, and iterators seek by prefix unless
+    /// [`ReadOptions::total_order_seek`] (module docs of `db::db_iter`).
+    /// Default none.
+    pub prefix_extractor: Option<PrefixExtractor>,
     /// Table format options.
     pub table: BlockBasedTableOptions,
+    /// Resolves merge operands ([`crate::merge`]); `None` (the default)
+    /// refuses merges. A database holding operands must be opened with the
+    /// operator that wrote them: without one, reads that need them fail
+    /// with `InvalidArgument`; with another, they are merged its way.
+    pub merge_operator: Option<Arc<dyn crate::merge::MergeOperator>>,
 }
 
 impl std::fmt::Debug for Options {
@@ -321,7 +402,9 @@ impl Default for Options {
             compaction_pri: CompactionPriority::default(),
             disable_auto_compactions: false,
             compression: CompressionType::default(),
+            prefix_extractor: None,
             table: BlockBasedTableOptions::default(),
+            merge_operator: None,
         }
     }
 }
@@ -335,72 +418,65 @@ pub const MAX_BACKGROUND_THREADS: i32 = 1024;
 /// Upper bound of `max_concurrent_writers`.
 pub const MAX_CONCURRENT_WRITERS: i32 = 1024;
 
+/// Upper bound of `num_levels`: the manifest records levels below
+/// `version::edit::MAX_LEVELS`.
+pub const MAX_NUM_LEVELS: i32 = 64;
+
+/// Upper bound of `table.block_size` (RocksDB's is 4 GiB − 1).
+pub const MAX_BLOCK_SIZE: usize = 1 << 30;
+
+/// `max_open_files` other than -1 is clamped to this range at open, as
+/// RocksDB does (its upper bound is the process's file limit, or this when
+/// that is unknown).
+pub const MAX_OPEN_FILES_RANGE: (i32, i32) = (20, 0x40_0000);
+
+/// `write_buffer_size` is clamped to this range at open, as RocksDB does.
+pub const WRITE_BUFFER_SIZE_RANGE: (usize, usize) = (64 << 10, 64 << 30);
+
 fn invalid(msg: String) -> Error {
     Error::InvalidArgument(msg)
 }
 
+/// Bloom bits per key as RocksDB's filter policy takes them: below 0.5 no
+/// filter, below 1 one bit, not below 100 (NaN included) 100.
+pub fn sanitize_bits_per_key(b: f64) -> Option<f64> {
+    if b < 0.5 {
+        None
+    } else if b < 1.0 {
+        Some(1.0)
+    } else if b >= 100.0 || b.is_nan() {
+        Some(100.0)
+    } else {
+        Some(b)
+    }
+}
+
 impl Options {
-    /// Rejects values no database can run with; the message names the option.
+    /// Rejects values no database can run with, and those RocksDB's open
+    /// refuses; the message names the option. Everything else RocksDB
+    /// accepts is accepted, and what it corrects at open
+    /// [`Options::sanitize`] corrects the same way.
+    ///
+    /// Refused where RocksDB accepts (the value cannot be run safely):
+    /// more than [`MAX_BACKGROUND_THREADS`] background threads (all are
+    /// started at open), `num_levels` above [`MAX_NUM_LEVELS`] (the manifest
+    /// records levels below it), `block_size` above 1 GiB.
     pub fn validate(&self) -> Result<()> {
-        if self.write_buffer_size < 64 * 1024 {
-            return Err(invalid(format!(
-                "write_buffer_size must be at least 65536 bytes, got {}",
-                self.write_buffer_size
-            )));
-        }
-        if self.write_buffer_size > (64usize << 30) {
-            return Err(invalid(format!(
-                "write_buffer_size must be at most 64 GiB, got {}",
-                self.write_buffer_size
-            )));
-        }
         if !(-1..=MAX_CONCURRENT_WRITERS).contains(&self.max_concurrent_writers) {
             return Err(invalid(format!(
                 "max_concurrent_writers must be -1 (one per core), 0 (no limit) or 1..={MAX_CONCURRENT_WRITERS}, got {}",
                 self.max_concurrent_writers
             )));
         }
-        if self.max_write_buffer_number < 1 {
+        if self.num_levels > MAX_NUM_LEVELS {
             return Err(invalid(format!(
-                "max_write_buffer_number must be at least 1, got {}",
-                self.max_write_buffer_number
-            )));
-        }
-        if self.min_write_buffer_number_to_merge < 1 {
-            return Err(invalid(format!(
-                "min_write_buffer_number_to_merge must be at least 1, got {}",
-                self.min_write_buffer_number_to_merge
-            )));
-        }
-        if !(1..=64).contains(&self.num_levels) {
-            return Err(invalid(format!(
-                "num_levels must be in 1..=64, got {}",
+                "num_levels must be at most {MAX_NUM_LEVELS}, got {}",
                 self.num_levels
             )));
         }
-        if self.max_bytes_for_level_base == 0 {
-            return Err(invalid("max_bytes_for_level_base must be positive".into()));
-        }
-        if !(self.max_bytes_for_level_multiplier > 1.0
-            && self.max_bytes_for_level_multiplier.is_finite())
-        {
+        if self.max_background_jobs > MAX_BACKGROUND_THREADS {
             return Err(invalid(format!(
-                "max_bytes_for_level_multiplier must be greater than 1, got {}",
-                self.max_bytes_for_level_multiplier
-            )));
-        }
-        if self.target_file_size_base == 0 {
-            return Err(invalid("target_file_size_base must be positive".into()));
-        }
-        if self.target_file_size_multiplier < 1 {
-            return Err(invalid(format!(
-                "target_file_size_multiplier must be at least 1, got {}",
-                self.target_file_size_multiplier
-            )));
-        }
-        if !(1..=MAX_BACKGROUND_THREADS).contains(&self.max_background_jobs) {
-            return Err(invalid(format!(
-                "max_background_jobs must be in 1..={MAX_BACKGROUND_THREADS}, got {}",
+                "max_background_jobs must be at most {MAX_BACKGROUND_THREADS}, got {}",
                 self.max_background_jobs
             )));
         }
@@ -411,56 +487,107 @@ impl Options {
             ),
             ("max_background_flushes", self.max_background_flushes),
         ] {
-            if v != -1 && !(1..=MAX_BACKGROUND_THREADS).contains(&v) {
+            if v > MAX_BACKGROUND_THREADS {
                 return Err(invalid(format!(
-                    "{name} must be -1 or in 1..={MAX_BACKGROUND_THREADS}, got {v}"
+                    "{name} must be at most {MAX_BACKGROUND_THREADS}, got {v}"
                 )));
             }
         }
-        if self.max_open_files == 0 || self.max_open_files < -1 {
-            return Err(invalid(format!(
-                "max_open_files must be -1 or positive, got {}",
-                self.max_open_files
-            )));
-        }
-        if self.level0_file_num_compaction_trigger < 0 {
-            return Err(invalid(format!(
-                "level0_file_num_compaction_trigger must not be negative, got {}",
-                self.level0_file_num_compaction_trigger
-            )));
-        }
-        if self.level0_stop_writes_trigger < 1 {
-            return Err(invalid(format!(
-                "level0_stop_writes_trigger must be positive, got {}",
-                self.level0_stop_writes_trigger
-            )));
+        // As RocksDB's DBImpl::ValidateOptions.
+        if self.keep_log_file_num == 0 {
+            return Err(invalid("keep_log_file_num must be greater than 0".into()));
         }
         let t = &self.table;
-        if t.block_size == 0 || t.block_size > (1 << 30) {
+        if t.block_size > MAX_BLOCK_SIZE {
             return Err(invalid(format!(
-                "block_size must be in 1..=1 GiB, got {}",
+                "block_size must be at most 1 GiB, got {}",
                 t.block_size
             )));
         }
-        if t.block_restart_interval < 1 {
-            return Err(invalid(format!(
-                "block_restart_interval must be at least 1, got {}",
-                t.block_restart_interval
-            )));
-        }
-        if let Some(b) = t.filter_bits_per_key
-            && !(b.is_finite() && b >= 0.0)
-        {
-            return Err(invalid(format!(
-                "bloom filter bits per key must be ≥ 0, got {b}"
-            )));
-        }
+        // RocksDB also refuses cache_index_and_filter_blocks and
+        // pin_l0_filter_and_index_blocks_in_cache with no_block_cache; Talus
+        // keeps index and filter blocks in the table readers then (noted by
+        // `sanitize`).
         Ok(())
     }
 
+    /// The smallest target size of a compaction output file Talus uses:
+    /// 64 KiB, or `write_buffer_size / 1024` when that is smaller, so that
+    /// a compaction writes at most about 1024 files per memtable's worth of
+    /// data. Each output file is synced, and below this the syncs, not the
+    /// bytes, set the pace of compaction. A target of 64 KiB or more is
+    /// never changed.
+    pub fn min_target_file_size(&self) -> u64 {
+        (64 << 10).min(self.write_buffer_size as u64 / 1024).max(1)
+    }
+
     /// Applies RocksDB's fix-ups and returns a note per change, for the info log.
+    ///
+    /// As RocksDB's `SanitizeOptions`: `write_buffer_size` clamped to
+    /// [`WRITE_BUFFER_SIZE_RANGE`]; `max_open_files` other than -1 to
+    /// [`MAX_OPEN_FILES_RANGE`]; `num_levels` below 2 raised to 2;
+    /// `max_write_buffer_number` below 2 raised to 2;
+    /// `min_write_buffer_number_to_merge` into `[1, max_write_buffer_number
+    /// − 1]`; `max_bytes_for_level_multiplier` not above 0 set to 1;
+    /// `level0_file_num_compaction_trigger` 0 raised to 1; the L0 triggers
+    /// and the pending-bytes limits ordered; `block_restart_interval` 0
+    /// raised to 1; bloom bits per key below 0.5 build no filter, below 1
+    /// build 1, and not below 100 (or NaN) build 100.
+    ///
+    /// Talus's own (RocksDB keeps these values, and runs badly or not at
+    /// all with them): `target_file_size_base` raised to
+    /// [`Options::min_target_file_size`]; `target_file_size_multiplier` and
+    /// a negative `level0_file_num_compaction_trigger` raised to 1; a
+    /// NaN `max_bytes_for_level_multiplier` set to 1.
     pub fn sanitize(&mut self) -> Vec<String> {
         let mut notes = Vec::new();
+        let (wbs_min, wbs_max) = WRITE_BUFFER_SIZE_RANGE;
+        if !(wbs_min..=wbs_max).contains(&self.write_buffer_size) {
+            let clamped = self.write_buffer_size.clamp(wbs_min, wbs_max);
+            notes.push(format!(
+                "write_buffer_size clamped from {} to {clamped} (range {wbs_min}..={wbs_max})",
+                self.write_buffer_size
+            ));
+            self.write_buffer_size = clamped;
+        }
+        let (files_min, files_max) = MAX_OPEN_FILES_RANGE;
+        if self.max_open_files != -1 && !(files_min..=files_max).contains(&self.max_open_files) {
+            let clamped = self.max_open_files.clamp(files_min, files_max);
+            notes.push(format!(
+                "max_open_files clamped from {} to {clamped} (-1, or {files_min}..={files_max})",
+                self.max_open_files
+            ));
+            self.max_open_files = clamped;
+        }
+        let m = self.max_bytes_for_level_multiplier;
+        if m <= 0.0 || m.is_nan() {
+            notes.push(format!(
+                "max_bytes_for_level_multiplier set from {} to 1",
+                self.max_bytes_for_level_multiplier
+            ));
+            self.max_bytes_for_level_multiplier = 1.0;
+        }
+        if self.target_file_size_multiplier < 1 {
+            notes.push(format!(
+                "target_file_size_multiplier raised from {} to 1",
+                self.target_file_size_multiplier
+            ));
+            self.target_file_size_multiplier = 1;
+        }
+        if self.table.block_restart_interval < 1 {
+            notes.push("table.block_restart_interval raised from 0 to 1".into());
+            self.table.block_restart_interval = 1;
+        }
+        if let Some(b) = self.table.filter_bits_per_key {
+            let sane = sanitize_bits_per_key(b);
+            if sane != Some(b) {
+                notes.push(format!(
+                    "bloom filter bits per key {b} taken as {}",
+                    sane.map_or("no filter".to_string(), |s| s.to_string())
+                ));
+                self.table.filter_bits_per_key = sane;
+            }
+        }
         if let Some(rl) = &self.rate_limiter {
             if self.bytes_per_sync == 0 {
                 self.bytes_per_sync = 1 << 20;
@@ -495,8 +622,33 @@ impl Options {
             ));
             self.min_write_buffer_number_to_merge = max_merge;
         }
-        if self.level0_file_num_compaction_trigger == 0 {
-            notes.push("level0_file_num_compaction_trigger raised from 0 to 1".into());
+        if self.min_write_buffer_number_to_merge < 1 {
+            notes.push(format!(
+                "min_write_buffer_number_to_merge raised from {} to 1",
+                self.min_write_buffer_number_to_merge
+            ));
+            self.min_write_buffer_number_to_merge = 1;
+        }
+        // RocksDB accepts any positive target file size; Talus raises one
+        // below the floor (see `min_target_file_size`). With 1 byte every
+        // compaction output held one key, each file created and synced, so
+        // compaction ran at the pace of file syncs, L0 drained that slowly,
+        // and a flush waiting for L0 to drain blocked as long (regression
+        // test `regression_target_file_size_base_1_does_not_write_a_file_per_key`).
+        let min_target = self.min_target_file_size();
+        if self.target_file_size_base < min_target {
+            notes.push(format!(
+                "target_file_size_base raised from {} to {min_target} (the smaller of 64 KiB and \
+                 write_buffer_size / 1024)",
+                self.target_file_size_base
+            ));
+            self.target_file_size_base = min_target;
+        }
+        if self.level0_file_num_compaction_trigger < 1 {
+            notes.push(format!(
+                "level0_file_num_compaction_trigger raised from {} to 1",
+                self.level0_file_num_compaction_trigger
+            ));
             self.level0_file_num_compaction_trigger = 1;
         }
         if self.level0_slowdown_writes_trigger >= 0
@@ -557,16 +709,9 @@ impl Options {
             let flushes = (jobs / 4).max(1);
             (flushes, (jobs - flushes).max(1))
         } else {
-            let flushes = if self.max_background_flushes == -1 {
-                1
-            } else {
-                self.max_background_flushes as usize
-            };
-            let compactions = if self.max_background_compactions == -1 {
-                1
-            } else {
-                self.max_background_compactions as usize
-            };
+            // As RocksDB: each at least 1 (-1, 0 and negative values alike).
+            let flushes = self.max_background_flushes.max(1) as usize;
+            let compactions = self.max_background_compactions.max(1) as usize;
             (flushes, compactions)
         }
     }
@@ -629,6 +774,10 @@ impl Options {
                     "LOG file"
                 }
             ),
+            format!(
+                "merge_operator: {}",
+                self.merge_operator.as_ref().map_or("none", |m| m.name())
+            ),
             format!("write_buffer_size: {}", self.write_buffer_size),
             format!("max_write_buffer_number: {}", self.max_write_buffer_number),
             format!(
@@ -679,6 +828,11 @@ impl Options {
                 self.disable_auto_compactions
             ),
             format!("compression: {:?}", self.compression),
+            format!(
+                "prefix_extractor: {}",
+                self.prefix_extractor
+                    .map_or_else(|| "nullptr".to_string(), |p| p.name())
+            ),
             format!("table.block_size: {}", t.block_size),
             format!("table.block_restart_interval: {}", t.block_restart_interval),
             format!("table.filter_bits_per_key: {:?}", t.filter_bits_per_key),
@@ -697,10 +851,12 @@ impl Options {
     }
 }
 
-/// Options of one write.
+/// Options of one write. `sync` with `disable_wal` is refused by every
+/// write ([`WriteOptions::validate`]).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct WriteOptions {
-    /// Sync the WAL before acknowledging. Default false.
+    /// Sync the WAL before acknowledging. Default false. Needs the WAL: a
+    /// write with `disable_wal` too is refused with `InvalidArgument`.
     pub sync: bool,
     /// Do not write the WAL (the write is lost on a crash until flushed). Default false.
     pub disable_wal: bool,
@@ -708,6 +864,54 @@ pub struct WriteOptions {
     pub no_slowdown: bool,
     /// Throttle this write first when compaction is behind. Default false.
     pub low_pri: bool,
+}
+
+impl WriteOptions {
+    /// Refuses combinations no write can honour, as RocksDB does before a
+    /// write touches anything: `sync` makes the write's WAL record durable,
+    /// and with `disable_wal` there is no record, so the write would be
+    /// acknowledged as synced and still be lost on a crash.
+    pub fn validate(&self) -> Result<()> {
+        if self.sync && self.disable_wal {
+            return Err(invalid(
+                "a synced write needs the WAL: sync and disable_wal are both set".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Which data a read may reach (RocksJava `ReadTier` byte values).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum ReadTier {
+    /// Memtables, block cache and table files. The default.
+    #[default]
+    ReadAll = 0,
+    /// Memtables and what is already in memory (block cache, open table
+    /// readers): a read that would need IO fails with `Incomplete`, and an
+    /// iterator that would need it ends with that status.
+    BlockCache = 1,
+}
+
+impl ReadTier {
+    /// Decodes RocksJava's `ReadTier` byte; `PERSISTED_TIER` (2) and
+    /// `MEMTABLE_TIER` (3) are not implemented.
+    pub fn from_u8(b: u8) -> Result<Self> {
+        match b {
+            0 => Ok(ReadTier::ReadAll),
+            1 => Ok(ReadTier::BlockCache),
+            2 => Err(Error::NotSupported(
+                "read tier PERSISTED_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER"
+                    .into(),
+            )),
+            3 => Err(Error::NotSupported(
+                "read tier MEMTABLE_TIER: Talus implements READ_ALL_TIER and BLOCK_CACHE_TIER"
+                    .into(),
+            )),
+            other => Err(Error::InvalidArgument(format!("unknown read tier {other}"))),
+        }
+    }
 }
 
 /// Options of one read.
@@ -723,6 +927,29 @@ pub struct ReadOptions {
     pub iterate_lower_bound: Option<Vec<u8>>,
     /// Iterators stop before this user key.
     pub iterate_upper_bound: Option<Vec<u8>>,
+    /// Which data the read may reach. Default [`ReadTier::ReadAll`].
+    pub read_tier: ReadTier,
+    /// With a prefix extractor: iterators seek in total order, never
+    /// skipping a table by its prefix filter. Default false. No effect
+    /// without a prefix extractor (every seek is then in total order).
+    pub total_order_seek: bool,
+    /// With a prefix extractor: after a seek to a key that has a prefix,
+    /// the iterator stops at the end of that prefix (after `seek_to_first`
+    /// and `seek_to_last`, at the end of the first key's prefix). Default
+    /// false.
+    pub prefix_same_as_start: bool,
+    /// With a prefix extractor: seeks give total-order results, using the
+    /// prefix filters only where that cannot change them (the seek key and
+    /// `iterate_upper_bound` share the prefix). Default false.
+    pub auto_prefix_mode: bool,
+    /// Reads do not apply range tombstones: keys a `delete_range` covers
+    /// stay visible until compaction removes them. Default false.
+    pub ignore_range_deletions: bool,
+    /// Iterators see writes made after their creation: each seek reads the
+    /// latest state (the snapshot is not used); they move forward only
+    /// (`prev`, `seek_to_last` and `seek_for_prev` end them with
+    /// `NotSupported`). Default false.
+    pub tailing: bool,
 }
 
 impl Default for ReadOptions {
@@ -733,6 +960,12 @@ impl Default for ReadOptions {
             fill_cache: true,
             iterate_lower_bound: None,
             iterate_upper_bound: None,
+            read_tier: ReadTier::ReadAll,
+            total_order_seek: false,
+            prefix_same_as_start: false,
+            auto_prefix_mode: false,
+            ignore_range_deletions: false,
+            tailing: false,
         }
     }
 }
@@ -788,28 +1021,204 @@ mod tests {
     }
 
     #[test]
+    fn sanitize_raises_a_target_file_size_below_the_floor_only() {
+        let cases = [
+            // (write_buffer_size, target_file_size_base, target after sanitize)
+            (64 << 20, 1, 64 << 10),
+            (64 << 20, (64 << 10) - 1, 64 << 10),
+            (64 << 20, 64 << 10, 64 << 10),
+            (8 << 30, 2 << 20, 2 << 20),
+            (64 << 10, 1, 64),
+            (64 << 10, 256, 256),
+        ];
+        for (wbs, tfs, want) in cases {
+            let mut o = Options {
+                write_buffer_size: wbs,
+                target_file_size_base: tfs,
+                ..Options::default()
+            };
+            let notes = o.sanitize();
+            assert_eq!(o.target_file_size_base, want, "wbs {wbs}, tfs {tfs}");
+            assert_eq!(
+                notes.iter().any(|n| n.contains("target_file_size_base")),
+                want != tfs,
+                "{notes:?}"
+            );
+        }
+    }
+
+    #[test]
     fn validate_names_the_bad_option() {
-        let o = Options {
-            write_buffer_size: 0,
-            ..Options::default()
-        };
-        assert!(
-            o.validate()
-                .unwrap_err()
-                .to_string()
-                .contains("write_buffer_size")
-        );
-        let o = Options {
-            max_bytes_for_level_multiplier: 0.5,
-            ..Options::default()
-        };
-        assert!(o.validate().unwrap_err().to_string().contains("multiplier"));
+        type Set = fn(&mut Options);
+        let refused: [(&str, Set); 5] = [
+            ("num_levels", |o| o.num_levels = 65),
+            ("max_background_jobs", |o| o.max_background_jobs = 1025),
+            ("max_background_flushes", |o| {
+                o.max_background_flushes = 5000
+            }),
+            ("keep_log_file_num", |o| o.keep_log_file_num = 0),
+            ("block_size", |o| o.table.block_size = 2 << 30),
+        ];
+        for (name, set) in refused {
+            let mut o = Options::default();
+            set(&mut o);
+            let e = o.validate().unwrap_err();
+            assert_eq!(e.code(), crate::error::Code::InvalidArgument);
+            assert!(e.to_string().contains(name), "{name}: {e}");
+        }
         assert!(
             CompressionType::from_u8(1)
                 .unwrap_err()
                 .to_string()
                 .contains("SNAPPY")
         );
+    }
+
+    /// Every value RocksDB accepts passes `validate`; `sanitize` corrects
+    /// what RocksDB corrects, as RocksDB does.
+    #[test]
+    fn rocksdb_accepted_values_are_accepted_and_sanitized_as_rocksdb_does() {
+        type Case = (&'static str, fn(&mut Options), fn(&Options) -> bool);
+        let cases: &[Case] = &[
+            (
+                "write_buffer_size 64000 → 65536",
+                |o| o.write_buffer_size = 64_000,
+                |o| o.write_buffer_size == 64 << 10,
+            ),
+            (
+                "write_buffer_size huge → 64 GiB",
+                |o| o.write_buffer_size = usize::MAX,
+                |o| o.write_buffer_size == 64 << 30,
+            ),
+            (
+                "multiplier 1 kept",
+                |o| o.max_bytes_for_level_multiplier = 1.0,
+                |o| o.max_bytes_for_level_multiplier == 1.0,
+            ),
+            (
+                "multiplier 0.5 kept",
+                |o| o.max_bytes_for_level_multiplier = 0.5,
+                |o| o.max_bytes_for_level_multiplier == 0.5,
+            ),
+            (
+                "multiplier -3 → 1",
+                |o| o.max_bytes_for_level_multiplier = -3.0,
+                |o| o.max_bytes_for_level_multiplier == 1.0,
+            ),
+            (
+                "multiplier NaN → 1",
+                |o| o.max_bytes_for_level_multiplier = f64::NAN,
+                |o| o.max_bytes_for_level_multiplier == 1.0,
+            ),
+            (
+                "num_levels 0 → 2",
+                |o| o.num_levels = 0,
+                |o| o.num_levels == 2,
+            ),
+            (
+                "max_write_buffer_number -4 → 2",
+                |o| o.max_write_buffer_number = -4,
+                |o| o.max_write_buffer_number == 2,
+            ),
+            (
+                "min_write_buffer_number_to_merge 0 → 1",
+                |o| o.min_write_buffer_number_to_merge = 0,
+                |o| o.min_write_buffer_number_to_merge == 1,
+            ),
+            (
+                "max_open_files 0 → 20",
+                |o| o.max_open_files = 0,
+                |o| o.max_open_files == 20,
+            ),
+            (
+                "max_open_files -7 → 20",
+                |o| o.max_open_files = -7,
+                |o| o.max_open_files == 20,
+            ),
+            (
+                "max_open_files -1 kept",
+                |o| o.max_open_files = -1,
+                |o| o.max_open_files == -1,
+            ),
+            (
+                "level0 trigger -2 → 1",
+                |o| o.level0_file_num_compaction_trigger = -2,
+                |o| o.level0_file_num_compaction_trigger == 1,
+            ),
+            (
+                "stop trigger 0 → the slowdown trigger",
+                |o| o.level0_stop_writes_trigger = 0,
+                |o| o.level0_stop_writes_trigger == 20,
+            ),
+            (
+                "target_file_size_multiplier 0 → 1",
+                |o| o.target_file_size_multiplier = 0,
+                |o| o.target_file_size_multiplier == 1,
+            ),
+            (
+                "target_file_size_base 0 → the floor",
+                |o| o.target_file_size_base = 0,
+                |o| o.target_file_size_base == 64 << 10,
+            ),
+            (
+                "max_bytes_for_level_base 0 kept",
+                |o| o.max_bytes_for_level_base = 0,
+                |o| o.max_bytes_for_level_base == 0,
+            ),
+            (
+                "max_background_jobs 0 kept (one flush, one compaction)",
+                |o| o.max_background_jobs = 0,
+                |o| o.background_threads() == (1, 1),
+            ),
+            (
+                "max_background_compactions 0 → one thread",
+                |o| o.max_background_compactions = 0,
+                |o| o.background_threads() == (1, 1),
+            ),
+            (
+                "block_restart_interval 0 → 1",
+                |o| o.table.block_restart_interval = 0,
+                |o| o.table.block_restart_interval == 1,
+            ),
+            (
+                "block_size 0 kept (one entry per block)",
+                |o| o.table.block_size = 0,
+                |o| o.table.block_size == 0,
+            ),
+            (
+                "bloom bits 0.3 → no filter",
+                |o| o.table.filter_bits_per_key = Some(0.3),
+                |o| o.table.filter_bits_per_key.is_none(),
+            ),
+            (
+                "bloom bits -1 → no filter",
+                |o| o.table.filter_bits_per_key = Some(-1.0),
+                |o| o.table.filter_bits_per_key.is_none(),
+            ),
+            (
+                "bloom bits 0.7 → 1",
+                |o| o.table.filter_bits_per_key = Some(0.7),
+                |o| o.table.filter_bits_per_key == Some(1.0),
+            ),
+            (
+                "bloom bits NaN → 100",
+                |o| o.table.filter_bits_per_key = Some(f64::NAN),
+                |o| o.table.filter_bits_per_key == Some(100.0),
+            ),
+            (
+                "bloom bits 1e9 → 100",
+                |o| o.table.filter_bits_per_key = Some(1e9),
+                |o| o.table.filter_bits_per_key == Some(100.0),
+            ),
+        ];
+        for (what, set, check) in cases {
+            let mut o = Options::default();
+            set(&mut o);
+            o.validate()
+                .unwrap_or_else(|e| panic!("{what}: refused: {e}"));
+            o.sanitize();
+            assert!(check(&o), "{what}: {o:?}");
+        }
     }
 
     #[test]

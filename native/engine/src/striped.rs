@@ -1,6 +1,6 @@
 //! Counters split into cache-line-sized stripes so that threads adding to
-//! them do not fight over one cache line (seed 004: no contended atomics on
-//! hot paths). Each thread adds to its own stripe, chosen once per thread;
+//! them do not fight over one cache line (no contended atomics on hot
+//! paths). Each thread adds to its own stripe, chosen once per thread;
 //! readers sum all stripes, so a read is exact only when writers are quiet.
 
 use std::cell::Cell;

@@ -11,9 +11,21 @@
 //! record := kind: u8 | varint key_len | key | (value_len varint | value)?
 //! ```
 //!
-//! `kind` is a [`ValueKind`] byte. `Value` carries the value; `RangeDeletion`
-//! carries the exclusive end key in the value slot; `Deletion` has no value.
-//! The i-th record (from 0) gets sequence number `sequence + i`.
+//! `kind` is a [`ValueKind`] byte (the table in [`crate::key`]):
+//!
+//! | kind | record | value slot |
+//! |---|---|---|
+//! | 0 `Deletion` | delete | none |
+//! | 1 `Value` | put | the value |
+//! | 2 `RangeDeletion` | delete `[key, end)` | the exclusive end key |
+//! | 3 `Merge` | merge | the operand |
+//! | 4 `SingleDeletion` | single delete | none |
+//!
+//! The i-th record (from 0) gets sequence number `sequence + i`. Kinds 3 and
+//! 4 came with merge operators and single deletes; a batch without them is
+//! encoded exactly as before. RocksDB's batch encoding differs (other tags,
+//! its merge tag is Talus's range deletion); the Java binding marks its
+//! serialized batches so that the two cannot be confused.
 
 use crate::coding::{Reader, put_length_prefixed, put_varint64};
 use crate::error::{Error, Result};
@@ -29,6 +41,9 @@ pub const MAX_BATCH_BYTES: usize = u32::MAX as usize - 64;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WriteBatch {
     rep: Vec<u8>,
+    /// Some record is a merge (checked against the database's merge
+    /// operator at write time without walking the records).
+    has_merge: bool,
 }
 
 impl Default for WriteBatch {
@@ -46,6 +61,10 @@ pub enum BatchOp<'a> {
     Delete(&'a [u8]),
     /// Delete every key in `[begin, end)`.
     DeleteRange(&'a [u8], &'a [u8]),
+    /// Merge `operand` into `key`'s value.
+    Merge(&'a [u8], &'a [u8]),
+    /// Delete `key`'s one put ([`ValueKind::SingleDeletion`]).
+    SingleDelete(&'a [u8]),
 }
 
 impl WriteBatch {
@@ -53,6 +72,7 @@ impl WriteBatch {
     pub fn new() -> Self {
         WriteBatch {
             rep: vec![0; HEADER_LEN],
+            has_merge: false,
         }
     }
 
@@ -60,7 +80,10 @@ impl WriteBatch {
     pub fn with_capacity(bytes: usize) -> Self {
         let mut rep = Vec::with_capacity(HEADER_LEN + bytes);
         rep.resize(HEADER_LEN, 0);
-        WriteBatch { rep }
+        WriteBatch {
+            rep,
+            has_merge: false,
+        }
     }
 
     /// [`WriteBatch::with_capacity`], or `None` when the memory cannot be
@@ -69,7 +92,10 @@ impl WriteBatch {
         let mut rep = Vec::new();
         rep.try_reserve_exact(HEADER_LEN.checked_add(bytes)?).ok()?;
         rep.resize(HEADER_LEN, 0);
-        Some(WriteBatch { rep })
+        Some(WriteBatch {
+            rep,
+            has_merge: false,
+        })
     }
 
     /// Decodes a batch from WAL payload bytes, checking every record.
@@ -88,12 +114,18 @@ impl WriteBatch {
                 "write batch shorter than its header",
             ));
         }
-        let b = WriteBatch { rep: data };
+        let mut b = WriteBatch {
+            rep: data,
+            has_merge: false,
+        };
         let mut n = 0u32;
+        let mut has_merge = false;
         for op in b.iter() {
-            op.map_err(|reason| Error::corruption(file, offset, reason))?;
+            let op = op.map_err(|reason| Error::corruption(file, offset, reason))?;
+            has_merge |= matches!(op, BatchOp::Merge(..));
             n += 1;
         }
+        b.has_merge = has_merge;
         if n != b.count() {
             return Err(Error::corruption(
                 file,
@@ -125,7 +157,22 @@ impl WriteBatch {
     /// returns the two slots for the caller to fill (e.g. straight from a
     /// Java array, without an intermediate copy). Slots start zeroed.
     pub fn put_slots(&mut self, key_len: usize, value_len: usize) -> (&mut [u8], &mut [u8]) {
-        self.rep.push(ValueKind::Value as u8);
+        self.slots(ValueKind::Value, key_len, value_len)
+    }
+
+    /// [`WriteBatch::put_slots`] for a merge of a `value_len`-byte operand.
+    pub fn merge_slots(&mut self, key_len: usize, value_len: usize) -> (&mut [u8], &mut [u8]) {
+        self.has_merge = true;
+        self.slots(ValueKind::Merge, key_len, value_len)
+    }
+
+    fn slots(
+        &mut self,
+        kind: ValueKind,
+        key_len: usize,
+        value_len: usize,
+    ) -> (&mut [u8], &mut [u8]) {
+        self.rep.push(kind as u8);
         put_varint64(&mut self.rep, key_len as u64);
         let k = self.rep.len();
         self.rep.resize(k + key_len, 0);
@@ -145,6 +192,32 @@ impl WriteBatch {
         self.bump();
     }
 
+    /// Adds a merge of `operand` into `key` (resolved by the database's
+    /// merge operator; a database without one refuses the batch).
+    pub fn merge(&mut self, key: &[u8], operand: &[u8]) {
+        self.rep.push(ValueKind::Merge as u8);
+        put_length_prefixed(&mut self.rep, key);
+        put_length_prefixed(&mut self.rep, operand);
+        self.has_merge = true;
+        self.bump();
+    }
+
+    /// Adds a single delete of `key`: it deletes the key's most recent put,
+    /// which must be the key's only put since it was last deleted, with no
+    /// merge on it (RocksDB's contract). Talus reads it as a delete, so
+    /// breaking the contract never brings back an older value; see
+    /// [`ValueKind::SingleDeletion`].
+    pub fn single_delete(&mut self, key: &[u8]) {
+        self.rep.push(ValueKind::SingleDeletion as u8);
+        put_length_prefixed(&mut self.rep, key);
+        self.bump();
+    }
+
+    /// True when some record is a merge.
+    pub fn has_merge(&self) -> bool {
+        self.has_merge
+    }
+
     /// Adds a range delete of `[begin, end)`.
     pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) {
         self.rep.push(ValueKind::RangeDeletion as u8);
@@ -156,6 +229,7 @@ impl WriteBatch {
     /// Appends all records of `other`.
     pub fn append(&mut self, other: &WriteBatch) {
         self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
+        self.has_merge |= other.has_merge;
         let n = self.count() + other.count();
         self.set_count(n);
     }
@@ -164,6 +238,7 @@ impl WriteBatch {
     pub fn clear(&mut self) {
         self.rep.truncate(HEADER_LEN);
         self.rep.fill(0);
+        self.has_merge = false;
     }
 
     /// Number of records.
@@ -229,6 +304,8 @@ impl<'a> Iterator for BatchIter<'a> {
                 ValueKind::RangeDeletion => {
                     Some(BatchOp::DeleteRange(key, self.r.length_prefixed()?))
                 }
+                ValueKind::Merge => Some(BatchOp::Merge(key, self.r.length_prefixed()?)),
+                ValueKind::SingleDeletion => Some(BatchOp::SingleDelete(key)),
             }
         })();
         match op {
@@ -261,6 +338,58 @@ mod tests {
                 7, 0, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 1, 1, b'k', 2, b'v', b'v', 0, 1, b'd'
             ]
         );
+    }
+
+    #[test]
+    fn golden_bytes_of_merge_and_single_delete() {
+        let mut b = WriteBatch::new();
+        b.set_sequence(0x0102);
+        b.merge(b"k", b"+1");
+        b.single_delete(b"s");
+        assert_eq!(
+            b.data(),
+            [
+                2, 1, 0, 0, 0, 0, 0, 0, 2, 0, 0, 0, 3, 1, b'k', 2, b'+', b'1', 4, 1, b's'
+            ]
+        );
+        let d = WriteBatch::from_bytes(b.data(), "x", 0).unwrap();
+        assert!(d.has_merge());
+        let ops: Vec<_> = d.iter().map(|o| o.unwrap()).collect();
+        assert_eq!(
+            ops,
+            vec![BatchOp::Merge(b"k", b"+1"), BatchOp::SingleDelete(b"s")]
+        );
+        let mut slots = WriteBatch::new();
+        slots.set_sequence(0x0102);
+        let (k, v) = slots.merge_slots(1, 2);
+        k.copy_from_slice(b"k");
+        v.copy_from_slice(b"+1");
+        slots.single_delete(b"s");
+        assert_eq!(slots, b);
+    }
+
+    #[test]
+    fn has_merge_follows_the_records() {
+        let mut b = WriteBatch::new();
+        b.put(b"a", b"1");
+        b.single_delete(b"a");
+        assert!(!b.has_merge());
+        assert!(
+            !WriteBatch::from_bytes(b.data(), "x", 0)
+                .unwrap()
+                .has_merge()
+        );
+        let mut m = WriteBatch::new();
+        m.merge(b"a", b"2");
+        b.append(&m);
+        assert!(b.has_merge());
+        assert!(
+            WriteBatch::from_bytes(b.data(), "x", 0)
+                .unwrap()
+                .has_merge()
+        );
+        b.clear();
+        assert!(!b.has_merge());
     }
 
     #[test]
@@ -321,7 +450,7 @@ mod tests {
                 .is_corruption()
         );
         let mut bytes = b.data().to_vec();
-        bytes[HEADER_LEN] = 9; // unknown kind
+        bytes[HEADER_LEN] = 5; // unknown kind
         assert!(WriteBatch::from_bytes(&bytes, "f", 9).is_err());
         let mut bytes = b.data().to_vec();
         bytes[8] = 2; // count says 2

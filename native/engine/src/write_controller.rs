@@ -281,9 +281,8 @@ impl DelayedRate {
 /// every writer queued behind it for that long. With RocksDB's 1 ms, a
 /// bulk import whose eight writers offer more than the delayed rate has
 /// one write group in every refill period wait at least 1 ms: about one
-/// put in twenty while the rate bites, which sets the import's p99 (Talus
-/// at `19791fb`: p99 299 µs against RocksJava's 244, 1.83× in a rerun, all
-/// of it in delayed seconds). A tenth of the period admits the same bytes
+/// put in twenty while the rate bites, which sets the import's p99 (the
+/// measurement: docs/results/design-measurements.md). A tenth of the period admits the same bytes
 /// per second (the rate is the rule, the period only its grain) in waits a
 /// tenth as long, for at most 10,000 wakeups a second while delayed.
 pub const REFILL_PERIOD: Duration = Duration::from_micros(100);
@@ -596,8 +595,8 @@ mod tests {
         // (group bytes, rate bytes/s). The pacer before this test charged no
         // refill to a write arriving within 1 ms of the previous wait's end,
         // so after one wait every group waited 1 ms: about 1,000 groups a
-        // second whatever the rate (8 rows a group, 4,000 rows/s in the
-        // bulk import at a 150 MiB/s delayed write rate).
+        // second whatever the rate, far below a 150 MiB/s delayed rate for
+        // small groups.
         for (group, rate) in [
             (1_800u64, 150u64 << 20),
             (1_800, 16 << 20),

@@ -388,7 +388,7 @@ mod writes {
             except.write_scheduling_flushes_compactions_time() > 0,
             "{except:?}"
         );
-        // No assertion on env_new_writable_file_nanos: since 3b01977 the next WAL is
+        // No assertion on env_new_writable_file_nanos: the next WAL is
         // made ahead on the WAL syncer's thread, and a switch creates one on the
         // writer's thread only when it finds none made, which timing decides.
         assert_eq!(except.db_mutex_lock_nanos(), 0);

@@ -29,13 +29,14 @@ fn table_bytes(compression: CompressionType, filter: bool, tombstones: bool, n: 
     opts.table.filter_bits_per_key = filter.then_some(10.0);
     let mut b = TableBuilder::new(file, TableBuildOptions::from_options(&opts, "seed.sst"));
     for i in 0..n {
-        let kind = if i % 7 == 3 {
-            ValueKind::Deletion
-        } else {
-            ValueKind::Value
+        let kind = match i % 7 {
+            3 => ValueKind::Deletion,
+            5 => ValueKind::Merge,
+            6 if i % 2 == 0 => ValueKind::SingleDeletion,
+            _ => ValueKind::Value,
         };
         let k = make_internal_key(format!("key{i:05}").as_bytes(), 100 + i as u64, kind);
-        let v = if kind == ValueKind::Value {
+        let v = if matches!(kind, ValueKind::Value | ValueKind::Merge) {
             format!("value-{i}-{}", "x".repeat(i % 40)).into_bytes()
         } else {
             Vec::new()
@@ -93,9 +94,11 @@ fn blocks_of(table: &[u8]) -> Vec<Vec<u8>> {
 fn batch(ops: usize, seq: u64) -> WriteBatch {
     let mut b = WriteBatch::new();
     for i in 0..ops {
-        match i % 5 {
+        match i % 7 {
             3 => b.delete(format!("k{i}").as_bytes()),
             4 => b.delete_range(b"a", b"c"),
+            5 => b.merge(format!("k{i}").as_bytes(), b"+1"),
+            6 => b.single_delete(format!("k{i}").as_bytes()),
             _ => b.put(format!("k{i}").as_bytes(), format!("v{i}").as_bytes()),
         }
     }

@@ -188,6 +188,7 @@ pub fn table(data: &[u8]) -> u64 {
             verify_checksums: verify,
             statistics: None,
             read_charger: None,
+            prefix_extractor: None,
         };
         let t = match TableReader::open(file.clone(), len as u64, opts) {
             Ok(t) => Arc::new(t),
@@ -200,6 +201,7 @@ pub fn table(data: &[u8]) -> u64 {
             verify_checksums: verify,
             fill_cache: true,
             rate_limited: false,
+            no_io: false,
         };
         let props = t.properties();
         let probes = vec![

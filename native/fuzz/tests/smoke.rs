@@ -1,6 +1,6 @@
 //! The CI smoke run: every target for a couple of seconds from the
 //! committed corpus, and every saved regression input once. The long run is
-//! `cargo run --release -p talus-fuzz -- --seconds 600` (see the README).
+//! `cargo run --release -p talus-fuzz -- --seconds 600` (see docs/internals/testing.md).
 
 use std::path::PathBuf;
 use std::time::Duration;

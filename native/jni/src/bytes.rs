@@ -1,9 +1,11 @@
 //! Moving bytes between Java arrays or direct buffers and Rust slices, with
-//! the bounds checked before any copy.
+//! the bounds checked before any copy. Direct buffers are reached only
+//! through a [`DirectFrame`], whose rules keep views of overlapping regions
+//! sound.
 
 #![expect(
     unsafe_code,
-    reason = "jbyte/u8 slice views and direct-buffer slices need pointer casts"
+    reason = "jbyte/u8 slice views, and direct-buffer views and copies, need pointer casts"
 )]
 
 use std::cell::RefCell;
@@ -90,29 +92,149 @@ pub fn fill_from(
     Ok(())
 }
 
-/// The bytes `[pos, pos+len)` of a direct buffer, valid for the current
-/// native call (the Java caller holds the buffer).
-pub fn direct_slice<'a>(
-    env: &mut JNIEnv<'_>,
-    buf: &JByteBuffer<'_>,
-    what: &str,
-    pos: jint,
-    len: jint,
-) -> JniResult<&'a mut [u8]> {
-    let ptr = env
-        .get_direct_buffer_address(buf)
-        .map_err(|_| JniError::IllegalArgument(format!("{what} must be a direct ByteBuffer")))?;
-    let cap = env.get_direct_buffer_capacity(buf)?;
-    let cap = jint::try_from(cap).unwrap_or(jint::MAX);
-    let r = check_bounds(what, cap, pos, len)?;
-    if r.is_empty() {
-        return Ok(&mut []);
+/// The direct `ByteBuffer`s of one native call: the only way this crate
+/// reads or writes the memory of a direct buffer passed as an argument.
+///
+/// Java code may pass two views of one buffer (`buf.duplicate()`, slices,
+/// the same buffer as key and value), so the regions of one call can
+/// overlap, and Rust forbids a `&mut [u8]` that aliases any other live
+/// reference, even one only read. Hence these rules, each enforced by the
+/// types rather than by the callers' care:
+///
+/// 1. A [`DirectRegion`] is an address and a length, checked against the
+///    buffer's capacity when resolved by [`region`](Self::region); resolving
+///    makes no reference to the memory.
+/// 2. Inputs are read through [`read`](Self::read): a `&[u8]` that borrows
+///    the frame shared. Shared views may overlap each other.
+/// 3. Outputs are written by [`write`](Self::write), a raw copy
+///    ([`std::ptr::copy`]) that borrows the frame exclusively: the compiler
+///    rejects a write while any view of the call is alive. So an operation
+///    reads its inputs in full before its output changes a byte, the order
+///    Java's heap-buffer paths follow (they copy the key to an array first).
+///    No `&mut [u8]` of Java memory is ever made.
+/// 4. A frame holds the call's `JNIEnv` borrowed exclusively, and its regions
+///    and views carry that borrow's lifetime `'e`: while one is alive no
+///    second frame can be made, so every view and write of a region goes
+///    through the frame that resolved it; none outlives the native call.
+///
+/// What the Java caller guarantees, which no check here can: a buffer stays
+/// reachable for the whole call (it is an argument, so a local reference
+/// holds it and its memory is not freed), and no other thread writes a
+/// region while the call reads it (buffers are not thread-safe; in Rust's
+/// memory model that would be a data race on the view).
+pub struct DirectFrame<'e> {
+    _exclusive: std::marker::PhantomData<&'e mut ()>,
+}
+
+/// A bounds-checked region `[pos, pos+len)` of a direct buffer of the
+/// [`DirectFrame`] that resolved it (see rule 1 there).
+#[derive(Clone, Copy, Debug)]
+pub struct DirectRegion<'e> {
+    ptr: *mut u8,
+    len: usize,
+    _frame: std::marker::PhantomData<&'e ()>,
+}
+
+impl DirectRegion<'_> {
+    /// Length in bytes.
+    pub fn len(&self) -> usize {
+        self.len
     }
-    // SAFETY: `ptr` is the start of the direct buffer's memory, valid for
-    // `cap` bytes while the buffer object is reachable, which the Java caller
-    // guarantees for the duration of this native call; `r` lies within
-    // `0..cap` (checked above). The slice is used only within the call.
-    Ok(unsafe { std::slice::from_raw_parts_mut(ptr.add(r.start), r.len()) })
+
+    /// True for an empty region.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
+impl<'e> DirectFrame<'e> {
+    /// The frame of the native call whose environment is `env`, and `env`
+    /// again, shared, for the region lookups. `env` stays borrowed
+    /// exclusively as long as the frame, its regions or its views are used
+    /// (rule 4).
+    pub fn new<'l>(env: &'e mut JNIEnv<'l>) -> (Self, &'e JNIEnv<'l>) {
+        let frame = DirectFrame {
+            _exclusive: std::marker::PhantomData,
+        };
+        (frame, env)
+    }
+
+    /// The bytes `[pos, pos+len)` of the direct buffer `buf`, after checking
+    /// that it is direct and that they lie within its capacity.
+    pub fn region(
+        &self,
+        env: &JNIEnv<'_>,
+        buf: &'e JByteBuffer<'_>,
+        what: &str,
+        pos: jint,
+        len: jint,
+    ) -> JniResult<DirectRegion<'e>> {
+        let ptr = env.get_direct_buffer_address(buf).map_err(|_| {
+            JniError::IllegalArgument(format!("{what} must be a direct ByteBuffer"))
+        })?;
+        let cap = env.get_direct_buffer_capacity(buf)?;
+        let cap = jint::try_from(cap).unwrap_or(jint::MAX);
+        let r = check_bounds(what, cap, pos, len)?;
+        // SAFETY: `ptr` is the non-null start of the buffer's memory, `cap`
+        // bytes long, and `r.start <= cap` (checked above), so the result is
+        // within or one past the end of that allocation.
+        let start = unsafe { ptr.add(r.start) };
+        Ok(DirectRegion {
+            ptr: start,
+            len: r.len(),
+            _frame: std::marker::PhantomData,
+        })
+    }
+
+    /// The bytes of `r`, borrowed from the frame shared (rule 2).
+    pub fn read(&self, r: DirectRegion<'e>) -> &[u8] {
+        if r.len == 0 {
+            return &[];
+        }
+        // SAFETY: `r` lies within a direct buffer that stays allocated for
+        // the whole native call (the caller's guarantee in the type docs),
+        // which outlives 'e and so this borrow of the frame. No write to it
+        // happens while the view is alive: writes need the frame exclusively
+        // (rule 3), and every view and write of the call's regions goes
+        // through this frame (rule 4). The view is shared, so overlapping
+        // views are allowed.
+        unsafe { std::slice::from_raw_parts(r.ptr, r.len) }
+    }
+
+    /// Copies the first `min(src.len(), r.len())` bytes of `src` to the
+    /// start of `r`, and returns that count (rule 3).
+    pub fn write(&mut self, r: DirectRegion<'e>, src: &[u8]) -> usize {
+        let n = src.len().min(r.len);
+        // SAFETY: `src` is valid for reads of `n` bytes. `r` lies within a
+        // direct buffer allocated for the whole call and writable (only a
+        // get writes, and `TalusDB.get` refuses a read-only value buffer
+        // before the call), and `n <= r.len`. No reference covers the
+        // destination: `&mut self` means no view made by `read` is alive
+        // (rule 3), and `src` is not one either, as a view borrows this
+        // frame. `ptr::copy` (not `copy_nonoverlapping`) because nothing
+        // here needs the two to be apart; u8 needs no alignment.
+        unsafe { std::ptr::copy(src.as_ptr(), r.ptr, n) };
+        n
+    }
+
+    /// A region over `len` bytes at `ptr`, for the tests of the rules
+    /// without a JVM.
+    #[cfg(test)]
+    fn raw_region(&self, ptr: *mut u8, len: usize) -> DirectRegion<'e> {
+        DirectRegion {
+            ptr,
+            len,
+            _frame: std::marker::PhantomData,
+        }
+    }
+
+    /// A frame with no JVM behind it, for the tests.
+    #[cfg(test)]
+    fn for_test(_exclusive: &'e mut ()) -> Self {
+        DirectFrame {
+            _exclusive: std::marker::PhantomData,
+        }
+    }
 }
 
 thread_local! {
@@ -137,4 +259,74 @@ pub fn with_buffers<R>(f: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> R) -> R {
             r
         })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! The rules of [`DirectFrame`] on Rust memory standing in for a direct
+    //! buffer. Beside `cargo test`, Miri checks the aliasing of these
+    //! sequences (`cargo +nightly miri test -p talus-jni --lib bytes`).
+
+    use super::*;
+
+    /// Three regions of one 16-byte buffer: `[lo, lo+len)` each.
+    fn regions<'e>(
+        frame: &DirectFrame<'e>,
+        mem: &mut [u8],
+        spans: [(usize, usize); 3],
+    ) -> [DirectRegion<'e>; 3] {
+        let base = mem.as_mut_ptr();
+        spans.map(|(lo, len)| {
+            assert!(lo + len <= mem.len());
+            // SAFETY: `lo + len <= mem.len()` (asserted above).
+            frame.raw_region(unsafe { base.add(lo) }, len)
+        })
+    }
+
+    #[test]
+    fn overlapping_inputs_are_read_in_full_before_the_output_is_written() {
+        let mut mem: Vec<u8> = (0..16).collect();
+        let mut token = ();
+        let mut frame = DirectFrame::for_test(&mut token);
+        // Key [0, 8), value [4, 12), output [2, 10): all overlap.
+        let [key, value, out] = regions(&frame, &mut mem, [(0, 8), (4, 8), (2, 8)]);
+        let sum: Vec<u8> = {
+            let (k, v) = (frame.read(key), frame.read(value));
+            assert_eq!(k, &[0, 1, 2, 3, 4, 5, 6, 7]);
+            assert_eq!(v, &[4, 5, 6, 7, 8, 9, 10, 11]);
+            k.iter().zip(v).map(|(a, b)| a * 16 + b).collect()
+        };
+        assert_eq!(frame.write(out, &sum), 8);
+        // A view made after the write sees the new bytes.
+        assert_eq!(frame.read(key)[2..], sum[..6]);
+        let mut want: Vec<u8> = (0..16).collect();
+        want[2..10].copy_from_slice(&sum);
+        assert_eq!(mem, want);
+    }
+
+    #[test]
+    fn identical_regions_read_twice_then_written() {
+        let mut mem: Vec<u8> = (0..16).collect();
+        let mut token = ();
+        let mut frame = DirectFrame::for_test(&mut token);
+        let [a, b, out] = regions(&frame, &mut mem, [(3, 5), (3, 5), (3, 5)]);
+        let joined = [frame.read(a), frame.read(b)].concat();
+        assert_eq!(joined, [3, 4, 5, 6, 7, 3, 4, 5, 6, 7]);
+        // Longer than the region: only what fits is written.
+        let reversed: Vec<u8> = joined.iter().rev().copied().collect();
+        assert_eq!(frame.write(out, &reversed), 5);
+        assert_eq!(mem[..9], [0, 1, 2, 7, 6, 5, 4, 3, 8]);
+        assert_eq!(mem[9..], [9, 10, 11, 12, 13, 14, 15]);
+    }
+
+    #[test]
+    fn empty_regions_read_empty_and_take_nothing() {
+        let mut mem: Vec<u8> = (0..16).collect();
+        let mut token = ();
+        let mut frame = DirectFrame::for_test(&mut token);
+        let [empty, _, _] = regions(&frame, &mut mem, [(16, 0), (0, 0), (0, 0)]);
+        assert!(frame.read(empty).is_empty());
+        assert_eq!(frame.write(empty, b"abc"), 0);
+        assert_eq!(mem, (0..16).collect::<Vec<u8>>());
+    }
 }

@@ -20,9 +20,10 @@ use crate::error::{JniError, JniResult, guard};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 
 /// The cache behind a `Cache` handle.
-pub fn cache<'a>(handle: jlong) -> JniResult<&'a Arc<BlockCache>> {
+pub fn cache<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Arc<BlockCache>> {
     // SAFETY: Cache handles come from into_handle::<Arc<BlockCache>> in
-    // nativeNewLruCache; callers hold the Java object's acquire().
+    // nativeNewLruCache; callers hold the Java object's acquire() for the native call,
+    // which 'l (the call's local frame, from `_env`) does not outlive.
     unsafe { borrow_handle::<Arc<BlockCache>>(handle) }
 }
 
@@ -52,8 +53,8 @@ pub extern "system" fn Java_dev_talus_Cache_nativeGet<'l>(
     handle: jlong,
     what: jint,
 ) -> jlong {
-    guard(&mut env, |_| {
-        let c = cache(handle)?;
+    guard(&mut env, |env| {
+        let c = cache(env, handle)?;
         Ok(match what {
             0 => c.usage(),
             1 => c.pinned_usage(),
@@ -69,11 +70,11 @@ pub extern "system" fn Java_dev_talus_Cache_nativeSetCapacity<'l>(
     handle: jlong,
     capacity: jlong,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let capacity = usize::try_from(capacity).map_err(|_| {
             JniError::IllegalArgument(format!("capacity must not be negative, got {capacity}"))
         })?;
-        cache(handle)?.set_capacity(capacity);
+        cache(env, handle)?.set_capacity(capacity);
         Ok(())
     })
 }

@@ -2,8 +2,10 @@
 //!
 //! Per-call options cross as plain values: write options as a flag word
 //! (1 sync, 2 disableWAL, 4 noSlowdown, 8 lowPri), read options as a flag
-//! word (1 verifyChecksums, 2 fillCache) plus the snapshot's sequence number
-//! (-1 = latest).
+//! word (1 verifyChecksums, 2 fillCache, 4 totalOrderSeek,
+//! 8 prefixSameAsStart, 16 autoPrefixMode, 32 ignoreRangeDeletions,
+//! 64 tailing, bits 8–9 the `ReadTier` byte) plus the snapshot's sequence
+//! number (-1 = latest).
 
 #![expect(
     unsafe_code,
@@ -14,14 +16,16 @@ use jni::JNIEnv;
 use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
 
-use talus::options::{ReadOptions, WriteOptions};
+use talus::options::{ReadOptions, ReadTier, WriteOptions};
 use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
 use crate::bytes::{
-    as_jbytes_mut, direct_slice, fill_from, read_all, read_region, try_grow, with_buffers,
+    DirectFrame, as_jbytes_mut, fill_from, read_all, read_region, try_grow, with_buffers,
 };
-use crate::error::{JniError, JniResult, guard, require_non_null};
+use crate::error::{
+    JniError, JniResult, decode_modified_utf8, guard, require_non_null, string_arg,
+};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 use crate::iterator::IterHandle;
 
@@ -36,18 +40,27 @@ pub fn write_options(flags: jint) -> WriteOptions {
 }
 
 /// Read option flags and snapshot (see the module docs).
-pub fn read_options(flags: jint, snapshot: jlong) -> ReadOptions {
-    ReadOptions {
+pub fn read_options(flags: jint, snapshot: jlong) -> JniResult<ReadOptions> {
+    Ok(ReadOptions {
         snapshot: u64::try_from(snapshot).ok(),
         verify_checksums: flags & 1 != 0,
         fill_cache: flags & 2 != 0,
+        total_order_seek: flags & 4 != 0,
+        prefix_same_as_start: flags & 8 != 0,
+        auto_prefix_mode: flags & 16 != 0,
+        ignore_range_deletions: flags & 32 != 0,
+        tailing: flags & 64 != 0,
+        read_tier: ReadTier::from_u8(((flags >> 8) & 3) as u8)?,
         ..ReadOptions::default()
-    }
+    })
 }
 
-fn db<'a>(handle: jlong) -> JniResult<&'a Db> {
+/// The database behind a `TalusDB` handle, for the native call whose
+/// environment is `_env` (the lifetime `'l` ends with the call).
+fn db<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Db> {
     // SAFETY: handles of TalusDB come from into_handle::<Db> in nativeOpen,
-    // and every TalusDB method holds acquire() around its native call.
+    // and every TalusDB method holds acquire() around its native call, which
+    // 'l (the call's local frame) does not outlive.
     unsafe { borrow_handle::<Db>(handle) }
 }
 
@@ -57,7 +70,24 @@ fn jlen(n: usize, what: &str) -> JniResult<jint> {
     })
 }
 
-/// `static native long nativeOpen(String path, String options, long[] shared)`.
+/// The option string of `dev.talus.Options`, decoded line by line so that a
+/// value that is not valid Unicode (a `walDir` with an unpaired surrogate)
+/// is refused naming its option (see [`string_arg`]).
+fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniResult<String> {
+    let java = env.get_string(options)?;
+    let mut text = String::with_capacity(java.to_bytes().len());
+    for line in java.to_bytes().split(|&b| b == b'\n') {
+        let name = line.split(|&b| b == b'=').next().unwrap_or_default();
+        let what = format!("option {}", String::from_utf8_lossy(name));
+        text.push_str(&decode_modified_utf8(line, &what)?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// `static native long nativeOpen(String path, String options, long[] shared)`:
+/// `shared` holds the handles of the block cache, rate limiter, statistics,
+/// logger and merge operator, 0 for each one not set.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
     mut env: JNIEnv<'l>,
@@ -70,9 +100,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         require_non_null(&path, "path")?;
         require_non_null(&options, "options")?;
         require_non_null(&shared, "shared")?;
-        let path: String = env.get_string(&path)?.into();
-        let text: String = env.get_string(&options)?.into();
-        let mut handles = [0 as jlong; 4];
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
+        let mut handles = [0 as jlong; 5];
         if env.get_array_length(&shared)? as usize != handles.len() {
             return Err(JniError::IllegalArgument(
                 "shared handle array has the wrong length".into(),
@@ -82,18 +112,21 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         let mut opts = talus::Options::default();
         crate::options::apply(&mut opts, &text)?;
         if handles[0] != 0 {
-            opts.table.block_cache = Some(crate::cache::cache(handles[0])?.clone());
+            opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
         }
         if handles[1] != 0 {
-            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(handles[1])?.clone());
+            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
         }
         if handles[2] != 0 {
-            opts.statistics = Some(crate::statistics::statistics(handles[2])?.clone());
+            opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
         }
         if handles[3] != 0 {
             let sink: std::sync::Arc<dyn talus::logger::LogSink> =
-                crate::logger::logger(handles[3])?.clone();
+                crate::logger::logger(env, handles[3])?.clone();
             opts.logger = Some(sink);
+        }
+        if handles[4] != 0 {
+            opts.merge_operator = Some(crate::merge_operator::merge_operator(handles[4])?.clone());
         }
         let db = Db::open(opts, &path)?;
         Ok(into_handle(Box::new(db)))
@@ -108,7 +141,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePrepareClose<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| Ok(db(handle)?.begin_close()?))
+    guard(&mut env, |env| Ok(db(env, handle)?.begin_close()?))
 }
 
 /// `static native void nativeDispose(long handle)`: closes and frees.
@@ -118,8 +151,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDispose<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| {
-        let r = db(handle)?.close();
+    guard(&mut env, |env| {
+        let r = db(env, handle)?.close();
         // SAFETY: called once, from NativeHandle.disposeInternal, with no call in flight.
         unsafe { drop_handle::<Db>(handle) };
         Ok(r?)
@@ -166,7 +199,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePut<'l>(
             fill_from(env, &key, "key", koff, k)?;
             fill_from(env, &value, "value", voff, v)?;
         }
-        Ok(db(handle)?.write(&write_options(wflags), b)?)
+        Ok(db(env, handle)?.write(&write_options(wflags), b)?)
     })
 }
 
@@ -186,9 +219,13 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePutDirect<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        let v = direct_slice(env, &value, "value", vpos, vlen)?;
-        Ok(db(handle)?.put(&write_options(wflags), k, v)?)
+        let db = db(env, handle)?;
+        // Key and value may be overlapping views of one buffer: two shared
+        // views, which the put copies into its batch.
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let v = frame.region(env, &value, "value", vpos, vlen)?;
+        Ok(db.put(&write_options(wflags), frame.read(k), frame.read(v))?)
     })
 }
 
@@ -206,7 +243,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDelete<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, _| {
             read_region(env, &key, "key", koff, klen, k)?;
-            Ok(db(handle)?.delete(&write_options(wflags), k)?)
+            Ok(db(env, handle)?.delete(&write_options(wflags), k)?)
         })
     })
 }
@@ -223,8 +260,10 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteDirect<'l>(
 ) {
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        Ok(db(handle)?.delete(&write_options(wflags), k)?)
+        let db = db(env, handle)?;
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        Ok(db.delete(&write_options(wflags), frame.read(k))?)
     })
 }
 
@@ -243,7 +282,98 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDeleteRange<'l>(
         with_buffers(|b, e| {
             read_all(env, &begin, b)?;
             read_all(env, &end, e)?;
-            Ok(db(handle)?.delete_range(&write_options(wflags), b, e)?)
+            Ok(db(env, handle)?.delete_range(&write_options(wflags), b, e)?)
+        })
+    })
+}
+
+/// `static native void nativeMerge(long h, int wflags, byte[] key, int koff, int klen,
+/// byte[] value, int voff, int vlen)`: as `nativePut`, for a merge operand.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeMerge<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+    value: JByteArray<'l>,
+    voff: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let db = db(env, handle)?;
+        db.check_merge_operator()?;
+        if klen < 0 || vlen < 0 {
+            return Err(JniError::IndexOutOfBounds(format!(
+                "negative length: key {klen}, value {vlen}"
+            )));
+        }
+        let bytes = klen as usize + vlen as usize + 12;
+        if bytes > MAX_BATCH_BYTES {
+            return Err(JniError::IllegalArgument(format!(
+                "a merge of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
+                 limit of {MAX_BATCH_BYTES} bytes"
+            )));
+        }
+        let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
+            JniError::OutOfMemory(format!(
+                "cannot allocate {bytes} bytes of native memory for a merge"
+            ))
+        })?;
+        {
+            let (k, v) = b.merge_slots(klen as usize, vlen as usize);
+            fill_from(env, &key, "key", koff, k)?;
+            fill_from(env, &value, "value", voff, v)?;
+        }
+        Ok(db.write(&write_options(wflags), b)?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeMergeDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vlen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        require_non_null(&value, "value")?;
+        let db = db(env, handle)?;
+        // Key and value may be overlapping views of one buffer: two shared
+        // views, which the merge copies into its batch.
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let v = frame.region(env, &value, "value", vpos, vlen)?;
+        Ok(db.merge(&write_options(wflags), frame.read(k), frame.read(v))?)
+    })
+}
+
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeSingleDelete<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        with_buffers(|k, _| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(db(env, handle)?.single_delete(&write_options(wflags), k)?)
         })
     })
 }
@@ -265,7 +395,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeWrite<'l>(
         read_region(env, &batch, "batch", 0, len, &mut bytes)?;
         let b = WriteBatch::from_vec(bytes, "WriteBatch", 0)
             .map_err(|e| JniError::IllegalArgument(format!("malformed WriteBatch: {e}")))?;
-        Ok(db(handle)?.write(&write_options(wflags), b)?)
+        Ok(db(env, handle)?.write(&write_options(wflags), b)?)
     })
 }
 
@@ -284,7 +414,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGet<'l>(
         require_non_null(&key, "key")?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if db(env, handle)?.get_into(&read_options(rflags, snapshot)?, k, v)? {
                 Ok(env.byte_array_from_slice(v)?.into_raw())
             } else {
                 Ok(std::ptr::null_mut())
@@ -316,7 +446,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetInto<'l>(
         crate::error::check_bounds("value", alen, voff, vlen)?;
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
-            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if !db(env, handle)?.get_into(&read_options(rflags, snapshot)?, k, v)? {
                 return Ok(-1);
             }
             let n = v.len().min(vlen as usize);
@@ -345,14 +475,18 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetDirect<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        let k = direct_slice(env, &key, "key", kpos, klen)?;
-        let out = direct_slice(env, &value, "value", vpos, vcap)?;
+        let db = db(env, handle)?;
+        // The key and the output may overlap (views of one buffer): the
+        // value is found with the key's view alone, and copied out only
+        // once that view is gone (the frame's rule 3).
+        let (mut frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let out = frame.region(env, &value, "value", vpos, vcap)?;
         with_buffers(|_, v| {
-            if !db(handle)?.get_into(&read_options(rflags, snapshot), k, v)? {
+            if !db.get_into(&read_options(rflags, snapshot)?, frame.read(k), v)? {
                 return Ok(-1);
             }
-            let n = v.len().min(out.len());
-            out[..n].copy_from_slice(&v[..n]);
+            frame.write(out, v);
             jlen(v.len(), "value")
         })
     })
@@ -397,7 +531,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
         // Each value is copied into its Java array as soon as it is found, so
         // native memory holds one value at a time whatever the total.
-        db(handle)?.multi_get_each(&read_options(rflags, snapshot), &refs, |i, v| {
+        db(env, handle)?.multi_get_each(&read_options(rflags, snapshot)?, &refs, |i, v| {
             if let Some(v) = v {
                 let a = env.byte_array_from_slice(v)?;
                 env.set_object_array_element(&out, i as jint, &a)?;
@@ -421,7 +555,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let mut ro = read_options(rflags, snapshot);
+        let mut ro = read_options(rflags, snapshot)?;
         if !lower.is_null() {
             let mut b = Vec::new();
             read_all(env, &lower, &mut b)?;
@@ -432,7 +566,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
             read_all(env, &upper, &mut b)?;
             ro.iterate_upper_bound = Some(b);
         }
-        let it = db(handle)?.iter(&ro)?;
+        let it = db(env, handle)?.iter(&ro)?;
         let h = IterHandle::new(env, it, &buffer)?;
         Ok(into_handle(Box::new(h)))
     })
@@ -444,7 +578,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetSnapshot<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    guard(&mut env, |_| Ok(db(handle)?.snapshot_sequence()? as jlong))
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.snapshot_sequence()? as jlong)
+    })
 }
 
 #[unsafe(no_mangle)]
@@ -454,8 +590,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeReleaseSnapshot<'l>(
     handle: jlong,
     seq: jlong,
 ) {
-    guard(&mut env, |_| {
-        db(handle)?.release_snapshot_sequence(seq as u64);
+    guard(&mut env, |env| {
+        db(env, handle)?.release_snapshot_sequence(seq as u64);
         Ok(())
     })
 }
@@ -466,8 +602,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeLatestSequenceNumber<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jlong {
-    guard(&mut env, |_| {
-        Ok(db(handle)?.latest_sequence_number() as jlong)
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.latest_sequence_number() as jlong)
     })
 }
 
@@ -479,12 +615,12 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFlush<'l>(
     wait: jboolean,
     allow_write_stall: jboolean,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let fo = talus::db::FlushOptions {
             wait: wait != 0,
             allow_write_stall: allow_write_stall != 0,
         };
-        Ok(db(handle)?.flush(&fo)?)
+        Ok(db(env, handle)?.flush(&fo)?)
     })
 }
 
@@ -495,7 +631,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFlushWal<'l>(
     handle: jlong,
     sync: jboolean,
 ) {
-    guard(&mut env, |_| Ok(db(handle)?.flush_wal(sync != 0)?))
+    guard(&mut env, |env| Ok(db(env, handle)?.flush_wal(sync != 0)?))
 }
 
 #[unsafe(no_mangle)]
@@ -515,7 +651,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
         if !end.is_null() {
             read_all(env, &end, &mut e)?;
         }
-        Ok(db(handle)?.compact_range(
+        Ok(db(env, handle)?.compact_range(
             (!begin.is_null()).then_some(b.as_slice()),
             (!end.is_null()).then_some(e.as_slice()),
         )?)
@@ -531,8 +667,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeBackground<'l>(
     handle: jlong,
     kind: jint,
 ) {
-    guard(&mut env, |_| {
-        let d = db(handle)?;
+    guard(&mut env, |env| {
+        let d = db(env, handle)?;
         match kind {
             0 => d.pause_background_work()?,
             1 => d.continue_background_work()?,
@@ -556,15 +692,16 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l
     handle: jlong,
     disable: jboolean,
 ) {
-    guard(&mut env, |_| {
-        Ok(db(handle)?.set_disable_auto_compactions(disable != 0)?)
+    guard(&mut env, |env| {
+        Ok(db(env, handle)?.set_disable_auto_compactions(disable != 0)?)
     })
 }
 
+/// RocksJava throws `NotFound` for a property the database does not have
+/// (and, from `getLongProperty`, for one that is not numeric): callers
+/// match on that status. Talus's message names the property.
 fn unknown_property(name: &str) -> JniError {
-    JniError::Engine(talus::Error::InvalidArgument(format!(
-        "unknown property {name}"
-    )))
+    JniError::Engine(talus::Error::NotFound(format!("unknown property {name}")))
 }
 
 #[unsafe(no_mangle)]
@@ -576,8 +713,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetProperty<'l>(
 ) -> jstring {
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
-        let name: String = env.get_string(&name)?.into();
-        let v = db(handle)?
+        let name = string_arg(env, &name, "property name")?;
+        let v = db(env, handle)?
             .property(&name)
             .ok_or_else(|| unknown_property(&name))?;
         Ok(env.new_string(v)?.into_raw())
@@ -593,14 +730,194 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetLongProperty<'l>(
 ) -> jlong {
     guard(&mut env, |env| {
         require_non_null(&name, "property")?;
-        let name: String = env.get_string(&name)?.into();
-        let d = db(handle)?;
+        let name = string_arg(env, &name, "property name")?;
+        let d = db(env, handle)?;
         match d.int_property(&name) {
             Some(v) => Ok(v as jlong),
-            None if d.property(&name).is_some() => Err(JniError::Engine(
-                talus::Error::InvalidArgument(format!("property {name} is not numeric")),
-            )),
+            None if d.property(&name).is_some() => Err(JniError::Engine(talus::Error::NotFound(
+                format!("property {name} is not numeric"),
+            ))),
             None => Err(unknown_property(&name)),
         }
+    })
+}
+
+/// Key-may-exist states crossing to Java: 0 absent, 1 may exist (finding
+/// out needs IO), 2 found (the value was read from memory).
+///
+/// RocksJava's `keyMayExist` throws nothing; an engine error other than
+/// "needs IO" is answered with 1 (may exist, no value), so that it never
+/// says false for a key that exists (RocksDB answers false).
+fn key_may_exist_state(d: &Db, ro: &ReadOptions, key: &[u8], value: &mut Vec<u8>) -> jint {
+    match d.key_may_exist(ro, key, value) {
+        Ok(talus::db::KeyMayExist::Absent) => 0,
+        Ok(talus::db::KeyMayExist::MayExist) | Err(_) => 1,
+        Ok(talus::db::KeyMayExist::Found) => 2,
+    }
+}
+
+/// `static native int nativeKeyMayExist(long h, int flags, long snapshot,
+/// byte[] key, int koff, int klen)`: the state only.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExist<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jint {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(key_may_exist_state(db(env, handle)?, &ro, k, v))
+        })
+    })
+}
+
+/// `static native byte[][] nativeKeyMayExistValue(long h, int flags, long
+/// snapshot, byte[] key, int koff, int klen)`: `{{state}, value or null}`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExistValue<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jobjectArray {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, v| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            let state = key_may_exist_state(db(env, handle)?, &ro, k, v);
+            let out = env.new_object_array(2, "[B", jni::objects::JObject::null())?;
+            let s = env.byte_array_from_slice(&[state as u8])?;
+            env.set_object_array_element(&out, 0, &s)?;
+            if state == 2 {
+                let value = env.byte_array_from_slice(v)?;
+                env.set_object_array_element(&out, 1, &value)?;
+            }
+            Ok(out.into_raw())
+        })
+    })
+}
+
+/// `static native long nativeKeyMayExistDirect(long h, int flags, long
+/// snapshot, ByteBuffer key, int kpos, int klen, ByteBuffer value, int vpos,
+/// int vcap)`: `state << 32 | value length`; with a value buffer (may be
+/// null) a found value is copied into it, as much as fits.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyMayExistDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+    value: JByteBuffer<'l>,
+    vpos: jint,
+    vcap: jint,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        let db = db(env, handle)?;
+        // The key and the output may overlap (views of one buffer): the
+        // lookup reads the key's view, and the value is copied out only
+        // once that view is no longer used.
+        let (mut frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        let out = if value.is_null() {
+            None
+        } else {
+            Some(frame.region(env, &value, "value", vpos, vcap)?)
+        };
+        with_buffers(|_, v| {
+            let state = key_may_exist_state(db, &ro, frame.read(k), v);
+            let len = if state == 2 {
+                if let Some(out) = out {
+                    frame.write(out, v);
+                }
+                jlen(v.len(), "value")?
+            } else {
+                0
+            };
+            Ok((jlong::from(state) << 32) | jlong::from(len as u32))
+        })
+    })
+}
+
+/// `static native boolean nativeKeyExists(long h, int flags, long snapshot,
+/// byte[] key, int koff, int klen)`: exact; engine errors are thrown.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyExists<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteArray<'l>,
+    koff: jint,
+    klen: jint,
+) -> jboolean {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        with_buffers(|k, _| {
+            read_region(env, &key, "key", koff, klen, k)?;
+            Ok(jboolean::from(db(env, handle)?.key_exists(&ro, k)?))
+        })
+    })
+}
+
+/// `static native boolean nativeKeyExistsDirect(long h, int flags, long
+/// snapshot, ByteBuffer key, int kpos, int klen)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeKeyExistsDirect<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    key: JByteBuffer<'l>,
+    kpos: jint,
+    klen: jint,
+) -> jboolean {
+    guard(&mut env, |env| {
+        require_non_null(&key, "key")?;
+        let ro = read_options(rflags, snapshot)?;
+        let db = db(env, handle)?;
+        let (frame, env) = DirectFrame::new(env);
+        let k = frame.region(env, &key, "key", kpos, klen)?;
+        Ok(jboolean::from(db.key_exists(&ro, frame.read(k))?))
+    })
+}
+
+/// `static native void nativeDestroyDB(String path, String options)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDestroyDB<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    path: JString<'l>,
+    options: JString<'l>,
+) {
+    guard(&mut env, |env| {
+        require_non_null(&path, "path")?;
+        require_non_null(&options, "options")?;
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
+        let mut opts = talus::Options::default();
+        crate::options::apply(&mut opts, &text)?;
+        Ok(talus::destroy_db(&path, &opts)?)
     })
 }

@@ -33,7 +33,7 @@ use std::panic::{self, AssertUnwindSafe};
 use std::sync::OnceLock;
 
 use jni::JNIEnv;
-use jni::objects::{GlobalRef, JMethodID, JObject, JThrowable, JValue};
+use jni::objects::{GlobalRef, JMethodID, JObject, JString, JThrowable, JValue};
 use jni::sys::{jboolean, jbyte, jchar, jdouble, jfloat, jint, jlong, jobject, jshort, jvalue};
 
 /// Result of the body of an entry point.
@@ -164,6 +164,32 @@ pub fn require_non_null(obj: &JObject<'_>, param: &'static str) -> JniResult<()>
         Err(JniError::NullArgument(param))
     } else {
         Ok(())
+    }
+}
+
+/// The text of Java string `s` (not null: check with [`require_non_null`]);
+/// `what` names it in the error.
+///
+/// JNI hands strings over in modified UTF-8, where every UTF-16 unit is
+/// encoded alone. A Java string can hold an unpaired surrogate, which no
+/// Rust string (and no file name in UTF-8) can; jni's own conversion then
+/// replaced it with U+FFFD, so `"x\uD800y"` and `"x\uDBFFy"` named the
+/// same directory. Such a string is refused with `InvalidArgument`, as
+/// `java.nio.file.Paths.get` refuses it (`TalusDBMisuseTest`
+/// `regressionPathWithUnpairedSurrogateIsRefused`).
+pub fn string_arg(env: &mut JNIEnv<'_>, s: &JString<'_>, what: &str) -> JniResult<String> {
+    let java = env.get_string(s)?;
+    decode_modified_utf8(java.to_bytes(), what)
+}
+
+/// [`string_arg`] on the bytes JNI returned (modified UTF-8).
+pub fn decode_modified_utf8(bytes: &[u8], what: &str) -> JniResult<String> {
+    match cesu8::from_java_cesu8(bytes) {
+        Ok(text) => Ok(text.into_owned()),
+        Err(_) => Err(JniError::Engine(talus::Error::InvalidArgument(format!(
+            "{what} is not valid Unicode (it holds an unpaired UTF-16 surrogate): {}",
+            String::from_utf8_lossy(bytes)
+        )))),
     }
 }
 
@@ -373,6 +399,39 @@ mod tests {
             let err = check_bounds("key", 10, off, len).unwrap_err();
             assert!(matches!(err, JniError::IndexOutOfBounds(ref m) if m.starts_with("key: ")));
         }
+    }
+
+    #[test]
+    fn regression_unpaired_surrogates_are_refused_not_replaced() {
+        // "x\uD800y" and "x\uDBFFy" in modified UTF-8: both became "x\u{FFFD}y".
+        for lone in [
+            &[0xED, 0xA0, 0x80][..],
+            &[0xED, 0xAF, 0xBF],
+            &[0xED, 0xB0, 0x80],
+        ] {
+            let bytes = [&b"x"[..], lone, b"y"].concat();
+            match decode_modified_utf8(&bytes, "path") {
+                Err(JniError::Engine(e @ talus::Error::InvalidArgument(_))) => {
+                    assert!(e.to_string().contains("path is not valid Unicode"), "{e}");
+                }
+                other => panic!("{bytes:x?}: expected InvalidArgument, got {other:?}"),
+            }
+        }
+        // A lone high surrogate at the end, and one followed by a non-surrogate.
+        for bytes in [&b"x\xED\xA0\x80"[..], b"\xED\xA0\x80\xE4\xB8\x80"] {
+            assert!(decode_modified_utf8(bytes, "path").is_err(), "{bytes:x?}");
+        }
+        // A surrogate pair (U+1F600) and NUL (C0 80) are fine.
+        let pair = [b'a', 0xED, 0xA0, 0xBD, 0xED, 0xB8, 0x80, b'b'];
+        assert_eq!(decode_modified_utf8(&pair, "path").unwrap(), "a\u{1F600}b");
+        assert_eq!(
+            decode_modified_utf8(&[b'a', 0xC0, 0x80], "path").unwrap(),
+            "a\0"
+        );
+        assert_eq!(
+            decode_modified_utf8("d\u{e9}j\u{e0}".as_bytes(), "path").unwrap(),
+            "d\u{e9}j\u{e0}"
+        );
     }
 
     #[test]

@@ -45,7 +45,8 @@ pub fn into_handle<T: Send + Sync + 'static>(value: Box<T>) -> jlong {
 /// `handle` is 0 or was returned by [`into_handle::<T>`](into_handle) with this
 /// very `T`, has not been passed to [`drop_handle`], and the Java object owning it
 /// is acquired for at least `'a` (module invariant 2). The caller picks `'a`: keep
-/// it within the entry point.
+/// it within the entry point, by wrapping this in a safe function that ties `'a`
+/// to the call's `JNIEnv<'a>` (the per-class wrappers such as `db::db`).
 pub unsafe fn borrow_handle<'a, T: Send + Sync + 'static>(handle: jlong) -> JniResult<&'a T> {
     if handle == 0 {
         return Err(JniError::IllegalState(format!(

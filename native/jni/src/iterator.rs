@@ -22,7 +22,7 @@ use parking_lot::Mutex;
 
 use talus::db::DbIterator;
 
-use crate::bytes::{direct_slice, read_region, with_buffers};
+use crate::bytes::{DirectFrame, read_region, with_buffers};
 use crate::error::{JniError, JniResult, guard, require_non_null};
 use crate::handle::{borrow_handle, drop_handle};
 
@@ -77,22 +77,41 @@ impl IterHandle {
         if need > cap || need > jint::MAX as usize {
             return Ok(TOO_BIG);
         }
-        // SAFETY: (ptr, cap) describe the Java direct buffer held by the
-        // global reference next to them, so not freed while they are here;
-        // `set_buffer` replaces all three under this lock, which is held
-        // through the copy, and `need <= cap`.
-        let out = unsafe { std::slice::from_raw_parts_mut(ptr as *mut u8, need) };
-        out[..4].copy_from_slice(&(k.len() as i32).to_le_bytes());
-        out[4..8].copy_from_slice(&(v.len() as i32).to_le_bytes());
-        out[8..8 + k.len()].copy_from_slice(k);
-        out[8 + k.len()..].copy_from_slice(v);
+        let header = [
+            (k.len() as i32).to_le_bytes(),
+            (v.len() as i32).to_le_bytes(),
+        ];
+        let out = ptr as *mut u8;
+        // Raw copies, never a `&mut [u8]` of the Java buffer: a `&mut`
+        // asserts that nothing else reads or writes the bytes while it
+        // lives, and Java code may be reading them (an iterator misused
+        // from two threads).
+        for (at, part) in [
+            (0, &header[0][..]),
+            (4, &header[1]),
+            (8, k),
+            (8 + k.len(), v),
+        ] {
+            // SAFETY: (ptr, cap) describe the Java direct buffer held by the
+            // global reference next to them, so not freed while they are
+            // here; `set_buffer` replaces all three under this lock, which is
+            // held through the copies, and `at + part.len() <= need <= cap`.
+            // The sources are this function's locals and the engine's
+            // memory, never a Java buffer; no reference to the destination
+            // exists (the buffer is private to its `TalusIterator`).
+            unsafe { std::ptr::copy(part.as_ptr(), out.add(at), part.len()) };
+        }
         Ok(need as jint)
     }
 }
 
-fn iter<'a>(handle: jlong) -> JniResult<&'a IterHandle> {
+/// The iterator behind a `TalusIterator` handle, for the native call whose
+/// environment is `_env` (the lifetime `'l` ends with the call).
+fn iter<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l IterHandle> {
     // SAFETY: TalusIterator handles come from into_handle::<IterHandle> in
-    // TalusDB.nativeNewIterator; every TalusIterator method holds acquire().
+    // TalusDB.nativeNewIterator; every TalusIterator method holds acquire()
+    // for its native call, which 'l (the call's local frame) does not
+    // outlive.
     unsafe { borrow_handle::<IterHandle>(handle) }
 }
 
@@ -104,8 +123,8 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeMove<'l>(
     handle: jlong,
     op: jint,
 ) -> jint {
-    guard(&mut env, |_| {
-        let h = iter(handle)?;
+    guard(&mut env, |env| {
+        let h = iter(env, handle)?;
         let mut it = h.it.lock();
         match op {
             0 => it.seek_to_first(),
@@ -140,7 +159,7 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSeek<'l>(
 ) -> jint {
     guard(&mut env, |env| {
         require_non_null(&key, "target")?;
-        let h = iter(handle)?;
+        let h = iter(env, handle)?;
         with_buffers(|k, _| {
             read_region(env, &key, "target", off, len, k)?;
             let mut it = h.it.lock();
@@ -167,13 +186,16 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSeekDirect<'l>(
 ) -> jint {
     guard(&mut env, |env| {
         require_non_null(&key, "target")?;
-        let h = iter(handle)?;
-        let k = direct_slice(env, &key, "target", pos, len)?;
+        let h = iter(env, handle)?;
+        let (frame, env) = DirectFrame::new(env);
+        let target = frame.region(env, &key, "target", pos, len)?;
         let mut it = h.it.lock();
+        // The seek keeps no reference to the target: the view ends here,
+        // before `publish` writes the entry buffer.
         if for_prev != 0 {
-            it.seek_for_prev(k);
+            it.seek_for_prev(frame.read(target));
         } else {
-            it.seek(k);
+            it.seek(frame.read(target));
         }
         h.publish(&it)
     })
@@ -188,7 +210,7 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSetBuffer<'l>(
     buffer: JByteBuffer<'l>,
 ) -> jint {
     guard(&mut env, |env| {
-        let h = iter(handle)?;
+        let h = iter(env, handle)?;
         h.set_buffer(env, &buffer)?;
         let it = h.it.lock();
         h.publish(&it)
@@ -196,7 +218,7 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSetBuffer<'l>(
 }
 
 fn entry_part(env: &mut JNIEnv<'_>, handle: jlong, value: bool) -> JniResult<jbyteArray> {
-    let h = iter(handle)?;
+    let h = iter(env, handle)?;
     let it = h.it.lock();
     if !it.valid() {
         return Err(JniError::IllegalState(
@@ -232,7 +254,7 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeStatus<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| Ok(iter(handle)?.it.lock().status()?))
+    guard(&mut env, |env| Ok(iter(env, handle)?.it.lock().status()?))
 }
 
 #[unsafe(no_mangle)]

@@ -7,12 +7,14 @@
 //! - [`error`]: [`guard`](error::guard), the wrapper every entry point runs inside;
 //!   [`JniError`](error::JniError) and the Java exception each variant becomes;
 //!   argument helpers ([`require_non_null`](error::require_non_null),
-//!   [`check_bounds`](error::check_bounds)).
+//!   [`check_bounds`](error::check_bounds), [`string_arg`](error::string_arg)).
 //! - [`handle`]: ALL casts between Java `long` handles and Rust objects
 //!   ([`into_handle`](handle::into_handle), [`borrow_handle`](handle::borrow_handle),
 //!   [`drop_handle`](handle::drop_handle)) and their safety contract.
 //! - [`native_library`]: `dev.talus.NativeLibrary` (the library version).
-//! - `JNI_OnLoad` (below): caches class and method ids once, at load.
+//! - [`allocator`]: the global allocator (mimalloc 2.x) and its settings.
+//! - `JNI_OnLoad` (below): sets the allocator's options and caches class and
+//!   method ids once, at load.
 //!
 //! # Adding bindings
 //!
@@ -29,15 +31,23 @@
 //!    `jni::errors::Result` (a pending Java exception is kept).
 //! 3. Check reference arguments with `require_non_null(&arg, "<java param name>")?`
 //!    and `(offset, len)` pairs with `check_bounds(..)?`, even where Java checked.
+//!    Read a Java `String` with `string_arg(..)?`, never `get_string(..)?.into()`
+//!    (which silently replaces an unpaired surrogate with U+FFFD).
 //! 4. Native objects live in a `Box<T>` (`T: Send + Sync`) leaked by
 //!    `into_handle`; the Java class extends `dev.talus.internal.NativeHandle`, whose
 //!    `disposeInternal(long)` calls a `disposeInternal` entry point that does
 //!    `drop_handle::<T>(handle)`. Every other method runs between the Java object's
 //!    `acquire()` and `release()`, so `borrow_handle::<T>(handle)?` is valid for
-//!    the call.
-//! 5. Cross the boundary rarely: one JNI call per operation, batches and
+//!    the call. Wrap it once per class in a safe function that takes the call's
+//!    `&JNIEnv<'l>` and returns `&'l T` (like `db` in [`db`]), so the reference
+//!    cannot outlive the call; never let the caller pick the lifetime.
+//! 5. Reach a direct `ByteBuffer` argument only through a
+//!    [`DirectFrame`](bytes::DirectFrame): shared views for inputs, raw copies
+//!    for outputs, as two arguments may be overlapping views of one buffer.
+//!    Never make a `&mut [u8]` of Java memory.
+//! 6. Cross the boundary rarely: one JNI call per operation, batches and
 //!    iterators that move many entries per call. Enums cross as explicit bytes.
-//! 6. If a binding calls Java methods or builds Java objects, cache its classes
+//! 7. If a binding calls Java methods or builds Java objects, cache its classes
 //!    (`GlobalRef`) and method ids once, from `JNI_OnLoad`, like [`error`] does.
 //!
 //! ```ignore
@@ -68,14 +78,7 @@ compile_error!(
      and with panic = \"abort\" any panic would kill the JVM"
 );
 
-/// The allocator of every Rust allocation in the library (the JVM's own
-/// memory is untouched): mimalloc. Under glibc malloc, readers slept on
-/// arena locks when a cached block allocated by one thread was evicted, and
-/// so freed, by another (a scheduler profile of readwhilewriting: about
-/// half of the readers' context switches); see the README.
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
+pub mod allocator;
 pub mod bytes;
 pub mod cache;
 pub mod db;
@@ -84,6 +87,7 @@ pub mod error;
 pub mod handle;
 pub mod iterator;
 pub mod logger;
+pub mod merge_operator;
 pub mod native_library;
 pub mod options;
 pub mod perf_context;
@@ -106,6 +110,7 @@ use jni::sys::{JNI_ERR, JNI_VERSION_1_8, jint};
     reason = "the JVM finds JNI_OnLoad by its #[unsafe(no_mangle)] name"
 )]
 pub extern "system" fn JNI_OnLoad(vm: JavaVM, _reserved: *mut c_void) -> jint {
+    allocator::configure();
     let Ok(mut env) = vm.get_env() else {
         return JNI_ERR;
     };

@@ -57,9 +57,10 @@ impl LogSink for JavaLogger {
 }
 
 /// The logger behind a `Logger` handle.
-pub fn logger<'a>(handle: jlong) -> JniResult<&'a Arc<JavaLogger>> {
+pub fn logger<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Arc<JavaLogger>> {
     // SAFETY: Logger handles come from into_handle::<Arc<JavaLogger>> in
-    // nativeCreate; callers hold the Java object's acquire().
+    // nativeCreate; callers hold the Java object's acquire() for the native call,
+    // which 'l (the call's local frame, from `_env`) does not outlive.
     unsafe { borrow_handle::<Arc<JavaLogger>>(handle) }
 }
 
@@ -94,7 +95,7 @@ pub extern "system" fn Java_dev_talus_Logger_nativeBind<'l>(
 ) {
     guard(&mut env, |env| {
         require_non_null(&obj, "logger")?;
-        let l = logger(handle)?;
+        let l = logger(env, handle)?;
         let vm = env.get_java_vm()?;
         let global = env.new_global_ref(&obj)?;
         let _ = l.target.set((vm, global));
@@ -109,8 +110,8 @@ pub extern "system" fn Java_dev_talus_Logger_nativeSetLevel<'l>(
     handle: jlong,
     level: jbyte,
 ) {
-    guard(&mut env, |_| {
-        logger(handle)?
+    guard(&mut env, |env| {
+        logger(env, handle)?
             .level
             .store(level_of(level)?, Ordering::Relaxed);
         Ok(())
@@ -123,8 +124,8 @@ pub extern "system" fn Java_dev_talus_Logger_nativeGetLevel<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jbyte {
-    guard(&mut env, |_| {
-        Ok(logger(handle)?.level.load(Ordering::Relaxed) as jbyte)
+    guard(&mut env, |env| {
+        Ok(logger(env, handle)?.level.load(Ordering::Relaxed) as jbyte)
     })
 }
 

@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use talus::options::{CompactionPriority, CompressionType, Options};
+use talus::options::{CompactionPriority, CompressionType, Options, PrefixExtractor};
 use talus::wal::WalRecoveryMode;
 
 use crate::error::{JniError, JniResult};
@@ -26,9 +26,37 @@ fn int<T: std::str::FromStr>(name: &str, v: &str) -> JniResult<T> {
     v.parse().map_err(|_| bad(name, v, "an integer in range"))
 }
 
+/// A C++ unsigned option set from a Java `long` or `int`: as in RocksJava,
+/// a negative value is taken as the unsigned number of the same bits
+/// (-1 is 2^64 − 1, "no limit" for most sizes). Values above `i64::MAX`
+/// written as such parse too.
 fn unsigned(name: &str, v: &str) -> JniResult<u64> {
-    let n: i64 = int(name, v)?;
-    u64::try_from(n).map_err(|_| bad(name, v, "a non-negative integer"))
+    if let Ok(n) = v.parse::<i64>() {
+        return Ok(n as u64);
+    }
+    v.parse::<u64>()
+        .map_err(|_| bad(name, v, "an integer of at most 64 bits"))
+}
+
+/// A `size_t` option: [`unsigned`], in this platform's width.
+fn size(name: &str, v: &str) -> JniResult<usize> {
+    usize::try_from(unsigned(name, v)?).map_err(|_| bad(name, v, "a size that fits in memory"))
+}
+
+/// `fixed:N`, `capped:N`, or empty for none.
+fn prefix_extractor(name: &str, v: &str) -> JniResult<Option<PrefixExtractor>> {
+    if v.is_empty() {
+        return Ok(None);
+    }
+    let (kind, n) = v
+        .split_once(':')
+        .ok_or_else(|| bad(name, v, "fixed:N, capped:N or nothing"))?;
+    let n = size(name, n)?;
+    match kind {
+        "fixed" => Ok(Some(PrefixExtractor::Fixed(n))),
+        "capped" => Ok(Some(PrefixExtractor::Capped(n))),
+        _ => Err(bad(name, v, "fixed:N, capped:N or nothing")),
+    }
 }
 
 /// Applies every `name=value` line of `text` to `o`. Unknown names are an
@@ -59,10 +87,7 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             "max_total_wal_size" => o.max_total_wal_size = unsigned(name, v)?,
             "manual_flush_enabled" => o.manual_flush_enabled = boolean(name, v)?,
             "max_concurrent_writers" => o.max_concurrent_writers = int(name, v)?,
-            "write_buffer_size" => {
-                o.write_buffer_size = usize::try_from(unsigned(name, v)?)
-                    .map_err(|_| bad(name, v, "a size that fits in memory"))?;
-            }
+            "write_buffer_size" => o.write_buffer_size = size(name, v)?,
             "max_write_buffer_number" => o.max_write_buffer_number = int(name, v)?,
             "min_write_buffer_number_to_merge" => {
                 o.min_write_buffer_number_to_merge = int(name, v)?
@@ -95,24 +120,25 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             }
             "disable_auto_compactions" => o.disable_auto_compactions = boolean(name, v)?,
             "compression" => o.compression = CompressionType::from_u8(int(name, v)?)?,
-            "stats_dump_period_sec" => o.stats_dump_period_sec = int(name, v)?,
+            "prefix_extractor" => o.prefix_extractor = prefix_extractor(name, v)?,
+            // A C++ unsigned int: a negative Java int wraps, as in RocksJava.
+            "stats_dump_period_sec" => o.stats_dump_period_sec = int::<i32>(name, v)? as u32,
             "info_log_level" => {
                 o.info_log_level = talus::logger::InfoLogLevel::from_u8(int(name, v)?)
                     .ok_or_else(|| bad(name, v, "an InfoLogLevel byte"))?;
             }
             "max_log_file_size" => o.max_log_file_size = unsigned(name, v)?,
-            "keep_log_file_num" => {
-                o.keep_log_file_num = usize::try_from(unsigned(name, v)?)
-                    .map_err(|_| bad(name, v, "a file count"))?;
+            "keep_log_file_num" => o.keep_log_file_num = size(name, v)?,
+            "table.block_size" => o.table.block_size = size(name, v)?,
+            "table.block_restart_interval" => {
+                // RocksDB raises values below 1 to 1 (Options::sanitize).
+                o.table.block_restart_interval = usize::try_from(int::<i32>(name, v)?).unwrap_or(0);
             }
-            "table.block_size" => {
-                o.table.block_size = usize::try_from(unsigned(name, v)?)
-                    .map_err(|_| bad(name, v, "a block size"))?;
-            }
-            "table.block_restart_interval" => o.table.block_restart_interval = int(name, v)?,
             "table.filter_bits_per_key" => {
+                // 0 is the Java side's "no filter policy"; every other value
+                // is sanitized as RocksDB's filter policy takes it.
                 let b: f64 = v.parse().map_err(|_| bad(name, v, "a number"))?;
-                o.table.filter_bits_per_key = (b > 0.0).then_some(b);
+                o.table.filter_bits_per_key = (b != 0.0).then_some(b);
             }
             "table.whole_key_filtering" => o.table.whole_key_filtering = boolean(name, v)?,
             "table.cache_index_and_filter_blocks" => {
@@ -122,10 +148,10 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
                 o.table.pin_l0_filter_and_index_blocks_in_cache = boolean(name, v)?;
             }
             "table.no_block_cache" => o.table.no_block_cache = boolean(name, v)?,
-            "table.block_cache_size" => {
-                o.table.block_cache_size = usize::try_from(unsigned(name, v)?)
-                    .map_err(|_| bad(name, v, "a cache size"))?;
-            }
+            // A built-in operator by RocksDB name (`Options.setMergeOperatorName`);
+            // one set by object crosses as a shared handle instead.
+            "merge_operator" => o.merge_operator = Some(talus::merge::from_name(v)?),
+            "table.block_cache_size" => o.table.block_cache_size = size(name, v)?,
             _ => {
                 return Err(JniError::Engine(talus::Error::InvalidArgument(format!(
                     "unknown option {name}"
@@ -164,11 +190,41 @@ mod tests {
         assert_eq!(o.compaction_pri, CompactionPriority::ByCompensatedSize);
         let e = apply(&mut o, "no_such_option=1\n").unwrap_err().to_string();
         assert!(e.contains("no_such_option"), "{e}");
-        let e = apply(&mut o, "write_buffer_size=-5\n")
+        // A negative Java long is the unsigned value of its bits, as in RocksJava.
+        apply(&mut o, "write_buffer_size=-5\nmax_total_wal_size=-1\n").unwrap();
+        assert_eq!(o.write_buffer_size, usize::MAX - 4);
+        assert_eq!(o.max_total_wal_size, u64::MAX);
+        let e = apply(&mut o, "write_buffer_size=x\n")
             .unwrap_err()
             .to_string();
         assert!(e.contains("write_buffer_size"), "{e}");
         let e = apply(&mut o, "compression=1\n").unwrap_err().to_string();
         assert!(e.contains("SNAPPY"), "{e}");
+        apply(&mut o, "merge_operator=uint64add\n").unwrap();
+        assert_eq!(
+            o.merge_operator.as_ref().unwrap().name(),
+            "UInt64AddOperator"
+        );
+        let e = apply(&mut o, "merge_operator=nope\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("nope") && e.contains("stringappend"), "{e}");
+        apply(&mut o, "prefix_extractor=fixed:3\n").unwrap();
+        assert_eq!(o.prefix_extractor, Some(PrefixExtractor::Fixed(3)));
+        apply(&mut o, "prefix_extractor=capped:18446744073709551615\n").unwrap();
+        assert_eq!(
+            o.prefix_extractor,
+            Some(PrefixExtractor::Capped(usize::MAX))
+        );
+        apply(&mut o, "prefix_extractor=\n").unwrap();
+        assert_eq!(o.prefix_extractor, None);
+        assert!(apply(&mut o, "prefix_extractor=hash:3\n").is_err());
+        apply(
+            &mut o,
+            "table.block_restart_interval=-3\nstats_dump_period_sec=-1\n",
+        )
+        .unwrap();
+        assert_eq!(o.table.block_restart_interval, 0);
+        assert_eq!(o.stats_dump_period_sec, u32::MAX);
     }
 }

@@ -20,9 +20,10 @@ use crate::error::{JniError, JniResult, guard};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 
 /// The limiter behind a `RateLimiter` handle; a database open clones the `Arc`.
-pub fn rate_limiter<'a>(handle: jlong) -> JniResult<&'a Arc<RateLimiter>> {
+pub fn rate_limiter<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Arc<RateLimiter>> {
     // SAFETY: RateLimiter handles come from into_handle::<Arc<RateLimiter>> in
-    // nativeNew; callers hold the Java object's acquire().
+    // nativeNew; callers hold the Java object's acquire() for the native call,
+    // which 'l (the call's local frame, from `_env`) does not outlive.
     unsafe { borrow_handle::<Arc<RateLimiter>>(handle) }
 }
 
@@ -78,8 +79,8 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeGet<'l>(
     handle: jlong,
     what: jint,
 ) -> jlong {
-    guard(&mut env, |_| {
-        let l = rate_limiter(handle)?;
+    guard(&mut env, |env| {
+        let l = rate_limiter(env, handle)?;
         let v = match what {
             0 => l.bytes_per_second(),
             1 => l.single_burst_bytes(),
@@ -104,7 +105,7 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeSetBytesPerSecond<'l>(
     handle: jlong,
     bytes_per_second: jlong,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let rate = match u64::try_from(bytes_per_second) {
             Ok(v) if v > 0 => v,
             _ => {
@@ -113,7 +114,7 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeSetBytesPerSecond<'l>(
                 )));
             }
         };
-        rate_limiter(handle)?
+        rate_limiter(env, handle)?
             .set_bytes_per_second(rate)
             .map_err(|e| JniError::IllegalArgument(e.to_string()))
     })
@@ -131,9 +132,9 @@ pub extern "system" fn Java_dev_talus_RateLimiter_nativeRequest<'l>(
     handle: jlong,
     bytes: jlong,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let bytes = non_negative(bytes, "bytes")?;
-        let limiter = rate_limiter(handle)?;
+        let limiter = rate_limiter(env, handle)?;
         let burst = limiter.single_burst_bytes();
         if bytes > burst {
             return Err(JniError::IllegalArgument(format!(

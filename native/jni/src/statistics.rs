@@ -21,13 +21,14 @@ use jni::sys::{jboolean, jbyte, jlong, jlongArray, jstring};
 
 use talus::statistics::{Histogram, Statistics, StatsLevel, Ticker};
 
-use crate::error::{JniError, JniResult, guard, require_non_null};
+use crate::error::{JniError, JniResult, guard, require_non_null, string_arg};
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 
 /// The statistics behind a `Statistics` handle; a database open clones the `Arc`.
-pub fn statistics<'a>(handle: jlong) -> JniResult<&'a Arc<Statistics>> {
+pub fn statistics<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Arc<Statistics>> {
     // SAFETY: Statistics handles come from into_handle::<Arc<Statistics>> in
-    // nativeNew; callers hold the Java object's acquire().
+    // nativeNew; callers hold the Java object's acquire() for the native call,
+    // which 'l (the call's local frame, from `_env`) does not outlive.
     unsafe { borrow_handle::<Arc<Statistics>>(handle) }
 }
 
@@ -56,7 +57,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeNew<'l>(
     ignored_histograms: jlong,
     other_handle: jlong,
 ) -> jlong {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let ignored: Vec<Histogram> = Histogram::ALL
             .iter()
             .copied()
@@ -65,7 +66,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeNew<'l>(
         let other = if other_handle == 0 {
             None
         } else {
-            Some(Arc::clone(statistics(other_handle)?))
+            Some(Arc::clone(statistics(env, other_handle)?))
         };
         Ok(into_handle(Box::new(Statistics::with_options(
             &ignored, other,
@@ -82,8 +83,8 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeGetTickerCount<'l>(
     ticker_type: jbyte,
     reset: jboolean,
 ) -> jlong {
-    guard(&mut env, |_| {
-        let (s, t) = (statistics(handle)?, ticker(ticker_type)?);
+    guard(&mut env, |env| {
+        let (s, t) = (statistics(env, handle)?, ticker(ticker_type)?);
         let v = if reset != 0 {
             s.get_and_reset_ticker_count(t)
         } else {
@@ -105,7 +106,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeGetHistogramData<'l>(
     histogram_type: jbyte,
 ) -> jlongArray {
     guard(&mut env, |env| {
-        let d = statistics(handle)?.histogram_data(histogram(histogram_type)?);
+        let d = statistics(env, handle)?.histogram_data(histogram(histogram_type)?);
         let bits = |f: f64| f.to_bits() as jlong;
         let values = [
             bits(d.median),
@@ -134,7 +135,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeGetHistogramString<'l>(
     histogram_type: jbyte,
 ) -> jstring {
     guard(&mut env, |env| {
-        let text = statistics(handle)?.histogram_string(histogram(histogram_type)?);
+        let text = statistics(env, handle)?.histogram_string(histogram(histogram_type)?);
         Ok(env.new_string(text)?.into_raw())
     })
 }
@@ -146,8 +147,8 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeReset<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |_| {
-        statistics(handle)?.reset();
+    guard(&mut env, |env| {
+        statistics(env, handle)?.reset();
         Ok(())
     })
 }
@@ -160,7 +161,7 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeToString<'l>(
     handle: jlong,
 ) -> jstring {
     guard(&mut env, |env| {
-        let text = statistics(handle)?.to_string();
+        let text = statistics(env, handle)?.to_string();
         Ok(env.new_string(text)?.into_raw())
     })
 }
@@ -175,8 +176,8 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeToPrometheus<'l>(
 ) -> jstring {
     guard(&mut env, |env| {
         require_non_null(&prefix, "prefix")?;
-        let prefix: String = env.get_string(&prefix)?.into();
-        let text = statistics(handle)?.to_prometheus(&prefix);
+        let prefix = string_arg(env, &prefix, "prefix")?;
+        let text = statistics(env, handle)?.to_prometheus(&prefix);
         Ok(env.new_string(text)?.into_raw())
     })
 }
@@ -188,8 +189,8 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeGetStatsLevel<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) -> jbyte {
-    guard(&mut env, |_| {
-        Ok(statistics(handle)?.stats_level() as u8 as jbyte)
+    guard(&mut env, |env| {
+        Ok(statistics(env, handle)?.stats_level() as u8 as jbyte)
     })
 }
 
@@ -201,10 +202,10 @@ pub extern "system" fn Java_dev_talus_Statistics_nativeSetStatsLevel<'l>(
     handle: jlong,
     level: jbyte,
 ) {
-    guard(&mut env, |_| {
+    guard(&mut env, |env| {
         let level = StatsLevel::from_byte(level as u8)
             .ok_or_else(|| JniError::IllegalArgument(format!("unknown StatsLevel byte {level}")))?;
-        statistics(handle)?.set_stats_level(level);
+        statistics(env, handle)?.set_stats_level(level);
         Ok(())
     })
 }

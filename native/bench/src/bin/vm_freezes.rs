@@ -15,7 +15,7 @@
 //! each gap's end within the 100 ms of the wall clock. Any operation in
 //! flight in either engine during a freeze takes that much longer; this is
 //! what bounds "no put over 50 ms" in the bulk import
-//! (docs/bulk-import-results.md, "And where the whole machine stops").
+//! (docs/results/bulk-import.md, "And where the whole machine stops").
 //!
 //! Run it alone: other busy threads in the guest make gaps of their own.
 //! With `--io-dir DIR` one more thread writes a file there in 1 MiB writes
@@ -373,8 +373,8 @@ mod tests {
 
     #[test]
     fn the_verdict_names_a_quota_only_when_the_freezes_end_at_one_phase() {
-        // Seen on this machine: 32-34 ms freezes ending 87-91 ms into each
-        // period, with the disk busy.
+        // A host quota: freezes of about a third of the period, each ending
+        // near the same point of the period.
         let mut quota = [0; 10];
         quota[8] = 30;
         quota[9] = 12;

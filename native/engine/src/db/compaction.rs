@@ -13,7 +13,7 @@
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use super::compaction_iter::{CompactionIter, keep_range_tombstone};
+use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
 use super::level_iter::LevelIter;
 use super::stats::LevelStats;
 use super::{DbInner, DbState};
@@ -24,7 +24,7 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
-use crate::range_del::TombstoneSeqs;
+use crate::range_del::{self, FragmentedRangeTombstoneList};
 use crate::rate_limiter::RateLimitedFile;
 use crate::statistics::{Histogram, Ticker};
 use crate::table::{TableBuildOptions, TableBuilder, TableProperties, TableReadOptions};
@@ -36,7 +36,15 @@ pub(crate) struct OutputWriter<'a> {
     /// Flush output (high IO priority) rather than compaction output (low).
     flush: bool,
     max_file_size: u64,
+    /// Sorted by begin key.
     tombstones: Vec<RangeTombstone>,
+    /// `tombstones[..activated]` begin before the current file's upper
+    /// bound; of those, `active` (indices, ascending) are the ones that may
+    /// reach into the current file, the others end at or before its lower
+    /// bound. Bounds only grow, so each tombstone enters and leaves once:
+    /// clipping costs `O(N)` plus what is written, not `O(N)` per file.
+    activated: usize,
+    active: Vec<usize>,
     preset_number: Option<u64>,
     current: Option<(TableBuilder, u64)>,
     /// Lower clip bound of the current file's tombstones (None = unbounded).
@@ -63,12 +71,19 @@ impl<'a> OutputWriter<'a> {
         // accepts it as a no-op) covers nothing. Kept, it would make
         // `finish` write a table with no keys and an empty key range.
         tombstones.retain(|t| t.begin < t.end);
-        tombstones.sort_by(|a, b| a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq)));
+        let mut cmps = 0u64;
+        tombstones.sort_by(|a, b| {
+            cmps += 1;
+            a.begin.cmp(&b.begin).then(b.seq.cmp(&a.seq))
+        });
+        range_del::count_key_comparisons(cmps);
         OutputWriter {
             db,
             flush,
             max_file_size,
             tombstones,
+            activated: 0,
+            active: Vec::new(),
             preset_number,
             current: None,
             lower: None,
@@ -149,10 +164,29 @@ impl<'a> OutputWriter<'a> {
         Ok(())
     }
 
-    /// Tombstones clipped to `[self.lower, upper)`.
-    fn clipped(&self, upper: Option<&[u8]>) -> Vec<RangeTombstone> {
-        let mut out = Vec::new();
-        for t in &self.tombstones {
+    /// Tombstones clipped to `[self.lower, upper)`. Called once per file,
+    /// with the bounds of successive files (see `active`).
+    fn clipped(&mut self, upper: Option<&[u8]>) -> Vec<RangeTombstone> {
+        let mut cmps = 0u64;
+        while let Some(t) = self.tombstones.get(self.activated) {
+            cmps += 1;
+            if upper.is_some_and(|u| u <= t.begin.as_slice()) {
+                break;
+            }
+            self.active.push(self.activated);
+            self.activated += 1;
+        }
+        if let Some(l) = &self.lower {
+            let ts = &self.tombstones;
+            self.active.retain(|&i| {
+                cmps += 1;
+                ts[i].end.as_slice() > l.as_slice()
+            });
+        }
+        let mut out = Vec::with_capacity(self.active.len());
+        for &i in &self.active {
+            let t = &self.tombstones[i];
+            cmps += 2;
             let begin = match &self.lower {
                 Some(l) if l.as_slice() > t.begin.as_slice() => l.clone(),
                 _ => t.begin.clone(),
@@ -169,6 +203,7 @@ impl<'a> OutputWriter<'a> {
                 });
             }
         }
+        range_del::count_key_comparisons(cmps);
         out
     }
 
@@ -420,6 +455,7 @@ impl DbInner {
             verify_checksums: true,
             fill_cache: false,
             rate_limited: true,
+            no_io: false,
         };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones = Vec::new();
@@ -448,16 +484,26 @@ impl DbInner {
                 )));
             }
         }
-        let frag = TombstoneSeqs::new(tombstones.clone());
+        let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let kept: Vec<RangeTombstone> = tombstones
             .into_iter()
             .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))
             .collect();
+        // Older entries of the input keys outside the job are below the
+        // output level; taken after the plan was picked, which is safe: while
+        // the job runs, such entries only move further down.
+        let below = if plan.bottommost {
+            Below::Nothing
+        } else {
+            Below::Levels(self.state.lock().versions.current(), plan.output_level + 1)
+        };
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
             plan.bottommost,
             frag,
+            self.merger.clone(),
+            below,
         );
         let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None);
         let r = (|| -> Result<Vec<FileMetaData>> {

@@ -2,11 +2,11 @@
 //!
 //! One flush runs at a time, taking every immutable memtable not yet
 //! flushed. RocksDB runs up to `max_background_flushes` and installs their
-//! results oldest first; that was tried here (`3215804`) and reverted: on
-//! two cores the two flushes shared the CPU the oldest one needed, a newer
-//! flush that finished first still held its memtables until the older one
-//! was in, and the bulk import hit the memtable limit more often (5 stops
-//! in three runs against 2).
+//! results oldest first; that was tried here and reverted: on a machine
+//! with few cores parallel flushes share the CPU the oldest one needs, and
+//! a newer flush that finishes first still holds its memtables until the
+//! older one is in, so writers hit the memtable limit more often
+//! (docs/results/design-measurements.md).
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -18,13 +18,33 @@ use crate::error::{Error, Result};
 use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::memtable::{MemTable, MemTableIter};
-use crate::range_del::TombstoneSeqs;
+use crate::range_del::FragmentedRangeTombstoneList;
 use crate::version::VersionEdit;
 use crate::write_controller::flush_would_stall;
 
-use super::compaction_iter::CompactionIter;
+use super::compaction_iter::{Below, CompactionIter};
+
+/// The reason of the error a flush abandoned at close returns.
+const FLUSH_ABANDONED: &str = "flush abandoned by close: its writes are in the WAL";
 
 impl DbInner {
+    /// Whether a running flush of `mems` may stop and leave them unflushed,
+    /// as RocksDB's close leaves memtables whose writes are in the WAL: the
+    /// database is closing (so no caller waits for the flush), every write
+    /// in `mems` went to the WAL, and nothing failed that could make the WAL
+    /// untrustworthy (a latched error, which `resume()` answers with this
+    /// very flush, or a background WAL sync that failed and may have dropped
+    /// pages). The next open replays those WALs. Without this, `close()`
+    /// waited for the whole flush, however slow its rate limiter (regression
+    /// test `regression_close_abandons_a_flush_whose_writes_are_in_the_wal`).
+    /// A memtable holding writes made without the WAL is always flushed.
+    fn flush_abandonable(&self, mems: &[Arc<MemTable>]) -> bool {
+        self.shutting_down.load(Ordering::Acquire)
+            && !self.has_bg_error.load(Ordering::Acquire)
+            && !self.wal_syncer.failed()
+            && mems.iter().all(|m| !m.has_unlogged_writes())
+    }
+
     /// Immutable memtables not yet being flushed.
     fn idle_imm(st: &DbState) -> usize {
         st.imm.len() - st.imm_flushing
@@ -56,10 +76,13 @@ impl DbInner {
         let number = st.versions.new_file_number();
         st.pending_outputs.insert(number);
         let snapshots = self.snapshots.list();
+        // Every older entry of the flushed keys is in this version's tables:
+        // the flushes before this one are installed (one runs at a time).
+        let below = Below::Levels(st.versions.current(), 0);
         drop(st);
 
         let started = std::time::Instant::now();
-        let result = self.write_memtables_to_l0(&mems, number, &snapshots);
+        let result = self.write_memtables_to_l0(&mems, number, &snapshots, below);
 
         let mut st = self.state.lock();
         let mut flushed = (0u64, 0u64, 0u64);
@@ -100,6 +123,15 @@ impl DbInner {
                     st.versions.current().level_summary()
                 );
             }
+            Err(Error::ShutdownInProgress(reason)) if reason == FLUSH_ABANDONED => {
+                st.imm_flushing = 0;
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Flush of table #{number} abandoned at close: {} memtables left to WAL replay",
+                    mems.len()
+                );
+            }
             Err(e) => {
                 // A failed manifest write may still have reached the disk, so
                 // the table is kept; the next open deletes it if unreferenced.
@@ -115,13 +147,15 @@ impl DbInner {
         self.delete_files(obsolete);
     }
 
-    /// Writes `mems` (oldest first) as one L0 table numbered `number`.
+    /// Writes `mems` (oldest first) as one L0 table numbered `number`;
+    /// `below` says where older entries of their keys may be.
     /// Returns `None` when nothing survived.
     pub(crate) fn write_memtables_to_l0(
         &self,
         mems: &[Arc<MemTable>],
         number: u64,
         snapshots: &[u64],
+        below: Below,
     ) -> Result<(Option<crate::version::FileMetaData>, LevelStats)> {
         let children: Vec<Box<dyn InternalIterator>> = mems
             .iter()
@@ -129,12 +163,14 @@ impl DbInner {
             .map(|m| Box::new(MemTableIter::new(m.clone())) as Box<dyn InternalIterator>)
             .collect();
         let tombstones: Vec<_> = mems.iter().flat_map(|m| m.range_tombstones()).collect();
-        let frag = TombstoneSeqs::new(tombstones.clone());
+        let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
             false,
             frag,
+            self.merger.clone(),
+            below,
         );
         info_log!(
             self.info_log,
@@ -144,8 +180,13 @@ impl DbInner {
             mems.iter().map(|m| m.num_entries()).sum::<u64>()
         );
         let mut out = OutputWriter::new(self, true, u64::MAX, tombstones, Some(number));
+        let mut n = 0u64;
         while it.advance() {
             out.add(it.key(), it.value())?;
+            n += 1;
+            if n.is_multiple_of(256) && self.flush_abandonable(mems) {
+                return Err(Error::ShutdownInProgress(FLUSH_ABANDONED.into()));
+            }
         }
         it.input().status()?;
         let mut files = out.finish()?;
@@ -223,21 +264,21 @@ impl DbInner {
     /// log `log` stopped being the active one (the one active when the call
     /// began). When another flush switched that memtable while this one
     /// waited, this one does not switch again: it waits for the immutable
-    /// memtables holding its writes. Eight importer threads flushing every
-    /// 500,000 rows otherwise queued behind one stall and, released
-    /// together, switched a memtable each (the later ones of 3 to 5,000
-    /// entries): six immutable memtables, and writes stopped for 4.2 s
-    /// (20M-row import, 22:34 UTC, `682e92e`).
+    /// memtables holding its writes. Otherwise importer threads flushing
+    /// at a fixed row count queue behind one stall and, released together,
+    /// switch a memtable each (the later ones nearly empty), until every
+    /// memtable is immutable and writes stop. Pinned by
+    /// `regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_again`.
     pub(crate) fn flush_writes_up_to(self: &Arc<Self>, fo: &FlushOptions, log: u64) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
         // One explicit flush at a time from the stall check to the switch:
         // the check asks whether one more immutable memtable would stall
         // writes, which holds only if no other flush switches in between.
-        // Without this, flushes waiting on the same stall all passed the
-        // check when it cleared and each switched a memtable (the last ones
-        // of one entry), so six became immutable and writes stopped for
-        // 1.7 s (20M-row import, 17:41 UTC, `8a45671`).
+        // Without this, flushes waiting on the same stall all pass the
+        // check when it clears and each switches a memtable (the last ones
+        // nearly empty), until every memtable is immutable and writes stop
+        // (`concurrent_explicit_flushes_waiting_on_a_stall_all_finish`).
         let one_at_a_time = self.explicit_flush.lock();
         if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes(log)? {
             // Waiting took so long that the memtable this flush was asked
@@ -287,10 +328,10 @@ impl DbInner {
     /// (the flush has nothing left to do for the caller): `orig` is its log.
     ///
     /// A flush whose memtable another flush switched meanwhile waits here
-    /// too, though it will not switch: without that wait (tried in the
-    /// 22:45 compare) the importer's flushing writers returned to writing
-    /// while the compaction debt was over the soft limit, and the delayed
-    /// writes took the p99 from 144-207 us to 0.86-1.1 ms.
+    /// too, though it will not switch: without that wait an importer's
+    /// flushing writers return to writing while the compaction debt is
+    /// over the soft limit, and their writes are delayed instead, which
+    /// shows in the put tail (docs/results/design-measurements.md).
     fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>, orig: u64) -> Result<bool> {
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();

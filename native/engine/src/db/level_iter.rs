@@ -138,6 +138,48 @@ impl InternalIterator for LevelIter {
         self.skip_forward();
     }
 
+    fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        self.err = None;
+        let i = self
+            .files
+            .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
+        if self.open(i)
+            && let Some(c) = self.cur.as_mut()
+            && c.seek_prefix(target, prefix)
+        {
+            // File i is the first that may hold keys ≥ target. Keys with one
+            // prefix are contiguous in key order, so with none in it (its
+            // largest key is ≥ target), no later file holds one ≥ target:
+            // the level has nothing to show in this prefix.
+            self.cur = None;
+            return true;
+        }
+        self.skip_forward();
+        false
+    }
+
+    fn seek_for_prev_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        self.err = None;
+        let i = self
+            .files
+            .partition_point(|f| compare_internal(&f.smallest, target) != Ordering::Greater);
+        let Some(i) = i.checked_sub(1) else {
+            self.cur = None;
+            return false;
+        };
+        if self.open(i)
+            && let Some(c) = self.cur.as_mut()
+            && c.seek_for_prev_prefix(target, prefix)
+        {
+            // As in `seek_prefix`, mirrored: file i's smallest key is ≤
+            // target, so no earlier file holds a key of this prefix ≤ target.
+            self.cur = None;
+            return true;
+        }
+        self.skip_backward();
+        false
+    }
+
     fn seek_for_prev(&mut self, target: &[u8]) {
         self.err = None;
         let i = self

@@ -54,9 +54,13 @@ mod bg;
 mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
+mod destroy;
 mod files;
 mod flush;
+mod foreign;
 mod level_iter;
+#[cfg(test)]
+pub(crate) mod merge_model;
 mod properties;
 mod read;
 mod recovery;
@@ -99,7 +103,9 @@ use crate::version::{Version, VersionSet};
 use crate::wal::LogWriter;
 use crate::write_batch::WriteBatch;
 
-pub use read::DbIterator;
+pub use db_iter::PrefixSeek;
+pub use destroy::destroy_db;
+pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
 use bg::ThreadPool;
@@ -258,6 +264,9 @@ pub(crate) struct DbInner {
     pub(crate) wal_too_big: AtomicBool,
     /// The user's statistics object, if any.
     pub(crate) statistics: Option<Arc<Statistics>>,
+    /// The merge operator (or its absence), for reads, flushes and
+    /// compactions (`crate::merge`).
+    pub(crate) merger: crate::merge::Merger,
     /// Background WAL syncs (`wal_bytes_per_sync`).
     pub(crate) wal_syncer: wal_sync::WalSyncer,
     /// The next WAL's file, made ahead on the WAL syncer thread.
@@ -326,14 +335,23 @@ impl Db {
                 "database path must not be empty".into(),
             ));
         }
-        if fs.exists(path) && !fs.is_dir(path) {
+        // A check that fails (no permission, a parent that is a file) is an
+        // IO error naming the path, never taken for "missing": regression
+        // test `regression_unreadable_database_directory_is_an_io_error_not_missing`.
+        let dir_exists = fs.try_exists(path)?;
+        if dir_exists && !fs.is_dir(path) {
             return Err(Error::InvalidArgument(format!(
                 "{} exists and is not a directory",
                 path.display()
             )));
         }
-        let exists = fs.exists(&path.join(crate::version::filename::CURRENT));
-        if !exists && fs.is_dir(path) {
+        // Before anything is created, locked or renamed (the info log is
+        // rotated below): another engine's database is refused untouched.
+        if dir_exists {
+            foreign::check_not_foreign(fs.as_ref(), path)?;
+        }
+        let exists = fs.try_exists(&path.join(crate::version::filename::CURRENT))?;
+        if !exists && dir_exists {
             // Never create a new, empty database over one whose CURRENT was lost.
             recovery::refuse_to_recreate(fs.as_ref(), path, opts.wal_dir.as_deref())?;
         }
@@ -545,6 +563,7 @@ impl Db {
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),
             statistics: opts.statistics.clone(),
+            merger: crate::merge::Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
             wal_syncer,
             prepared_wal: Arc::default(),
             wal_tracker: Arc::default(),
@@ -590,6 +609,26 @@ impl Db {
         &self.inner.opts
     }
 
+    /// RocksDB's `KeyMayExist`: whether `key` may exist, found without
+    /// IO (memtables, filters and what is in the block cache). Never
+    /// [`KeyMayExist::Absent`] for a key that exists; with
+    /// [`KeyMayExist::Found`] its value is in `value_out`.
+    pub fn key_may_exist(
+        &self,
+        ro: &ReadOptions,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<KeyMayExist> {
+        self.inner.key_may_exist(ro, key, value_out)
+    }
+
+    /// Whether `key` exists (RocksDB 8's `keyExists`): an exact answer, at
+    /// the cost of a point lookup.
+    pub fn key_exists(&self, ro: &ReadOptions, key: &[u8]) -> Result<bool> {
+        let mut v = Vec::new();
+        self.inner.get_into(ro, key, &mut v)
+    }
+
     /// Sets `key` to `value`.
     pub fn put(&self, wo: &WriteOptions, key: &[u8], value: &[u8]) -> Result<()> {
         let mut b = WriteBatch::with_capacity(key.len() + value.len() + 12);
@@ -601,6 +640,41 @@ impl Db {
     pub fn delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
         let mut b = WriteBatch::with_capacity(key.len() + 8);
         b.delete(key);
+        self.write(wo, b)
+    }
+
+    /// Merges `operand` into `key`'s value with the merge operator
+    /// ([`crate::merge`]). `NotSupported` when the database has none, as
+    /// RocksDB's ("Provide a merge_operator when opening DB").
+    pub fn merge(&self, wo: &WriteOptions, key: &[u8], operand: &[u8]) -> Result<()> {
+        self.check_merge_operator()?;
+        let mut b = WriteBatch::with_capacity(key.len() + operand.len() + 12);
+        b.merge(key, operand);
+        self.write(wo, b)
+    }
+
+    /// `Ok` when the database has a merge operator, else the error of
+    /// [`Db::merge`] (for bindings that build a merge batch themselves).
+    pub fn check_merge_operator(&self) -> Result<()> {
+        if self.inner.merger.has_operator() {
+            Ok(())
+        } else {
+            Err(Error::NotSupported(
+                "Provide a merge_operator when opening DB".into(),
+            ))
+        }
+    }
+
+    /// Deletes `key`'s most recent put, which must be its only put since it
+    /// was last deleted, with no merge on it (RocksDB's contract). Talus
+    /// reads a single delete as a delete, so breaking the contract never
+    /// brings back an older value (RocksDB leaves that undefined); a
+    /// compaction drops the single delete and its put together only when it
+    /// can prove that nothing older of the key exists
+    /// (`db::compaction_iter`).
+    pub fn single_delete(&self, wo: &WriteOptions, key: &[u8]) -> Result<()> {
+        let mut b = WriteBatch::with_capacity(key.len() + 8);
+        b.single_delete(key);
         self.write(wo, b)
     }
 
@@ -813,7 +887,11 @@ impl Db {
     /// Closes the database: waits for background jobs, releases the lock.
     /// Memtables holding writes made without the WAL are flushed first;
     /// everything else is already in the WAL (which is not synced, as in
-    /// RocksDB). Idempotent.
+    /// RocksDB) and is left to WAL replay at the next open: a compaction
+    /// running at close stops, and so does a running flush whose memtables
+    /// hold only logged writes (unless a background error or a failed WAL
+    /// sync is pending, when the flush is what keeps those writes).
+    /// Idempotent.
     pub fn close(&self) -> Result<()> {
         self.inner.close()
     }
@@ -1026,8 +1104,9 @@ impl DbInner {
     /// Schedules the deletion of the tables a finished job had to leave to
     /// readers, once a super version was released since (invariant 5), on
     /// the flush pool: a purge lists the directory and unlinks tables of
-    /// hundreds of MiB, which on a writer's thread made puts of 50-500 ms
-    /// in the bulk import that no write-group phase accounted for. Two
+    /// hundreds of MiB, which on a writer's thread would make slow puts
+    /// that no write-group phase accounts for
+    /// (`regression_a_write_does_not_delete_obsolete_tables_itself`). Two
     /// atomic loads when there is nothing to do. Call without holding a
     /// super version, or it keeps what it pins.
     #[inline]

@@ -10,16 +10,17 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
-use super::db_iter::{DbIter, IterCounters};
+use super::db_iter::{DbIter, IterCounters, PrefixSeek};
 use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
-use crate::iterator::{InternalIterator, MergingIterator};
-use crate::key::SequenceNumber;
-use crate::memtable::{Lookup, MemTableIter, RangeTombstone};
-use crate::options::ReadOptions;
+use crate::iterator::{EmptyIterator, InternalIterator, MergingIterator};
+use crate::key::{SequenceNumber, ValueKind};
+use crate::memtable::{Lookup, MemTableIter, SeekKey};
+use crate::merge::Operands;
+use crate::options::{ReadOptions, ReadTier};
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
-use crate::range_del::FragmentedTombstones;
+use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::{TableReadOptions, TableReader};
 
@@ -77,10 +78,24 @@ fn probe(
     Ok(result)
 }
 
+/// What [`crate::Db::key_may_exist`] can tell without IO.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyMayExist {
+    /// The key is certainly absent (deleted, or ruled out by every source).
+    Absent,
+    /// The key may exist: finding out needs IO.
+    MayExist,
+    /// The key exists; its value was read from memory.
+    Found,
+}
+
 /// Outcome of searching one source during a point lookup.
 enum Step {
     Found(bool),
     Continue,
+    /// The newest visible entry is a merge operand: the lookup starts over
+    /// on the merge path ([`DbInner::get_merged`]).
+    Merge,
 }
 
 /// Folds one source's answer into the lookup: `tomb` is the newest range
@@ -91,7 +106,62 @@ fn step(r: Lookup, tomb: Option<SequenceNumber>) -> Step {
         Lookup::Value(seq) => Step::Found(tomb.is_none_or(|t| t < seq)),
         Lookup::Deleted(_) => Step::Found(false),
         Lookup::Absent => Step::Continue,
+        Lookup::Merge(seq) if tomb.is_none_or(|t| t < seq) => Step::Merge,
+        Lookup::Merge(_) => Step::Found(false),
     }
+}
+
+/// How a merge lookup's walk down one key's history ended in a source.
+enum Walked {
+    /// The source holds no more entries of the key: go on to the next.
+    More,
+    /// A value (copied into the buffer the walk was given) ends the
+    /// history the lookup sees.
+    Value,
+    /// A point tombstone, or an entry a range tombstone deletes.
+    Deleted,
+}
+
+/// Walks `it`, positioned at the newest entry of `key` a snapshot sees,
+/// down the entries of `key`, pushing operands into `ops` until an entry
+/// ends the history (`tomb`: the newest range tombstone covering the key
+/// in this source or a newer one).
+fn walk_key(
+    it: &mut dyn InternalIterator,
+    key: &[u8],
+    tomb: Option<SequenceNumber>,
+    ops: &mut Operands,
+    value: &mut Vec<u8>,
+) -> Result<Walked> {
+    while it.valid() {
+        let ik = it.key();
+        if ik.len() < crate::key::TRAILER_LEN || crate::key::user_key(ik) != key {
+            break;
+        }
+        let (seq, kind) = crate::key::unpack_trailer(crate::key::trailer(ik));
+        if tomb.is_some_and(|t| t >= seq) {
+            return Ok(Walked::Deleted);
+        }
+        match ValueKind::from_u8(kind) {
+            Some(ValueKind::Value) => {
+                value.clear();
+                value.extend_from_slice(it.value());
+                return Ok(Walked::Value);
+            }
+            Some(ValueKind::Merge) => ops.push(seq, it.value()),
+            Some(ValueKind::Deletion | ValueKind::SingleDeletion) => return Ok(Walked::Deleted),
+            _ => {
+                return Err(Error::corruption(
+                    "(merge lookup)",
+                    0,
+                    format!("point entry of kind {kind}"),
+                ));
+            }
+        }
+        it.next();
+    }
+    it.status()?;
+    Ok(Walked::More)
 }
 
 #[inline]
@@ -175,16 +245,25 @@ impl DbInner {
     ) -> Result<bool> {
         let mut tomb = None;
         let mut probed = 0u64;
+        let tombstones = !ro.ignore_range_deletions;
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
             probed += 1;
-            tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
-            if let Step::Found(f) = step(mem.get(key, snapshot, value_out), tomb) {
-                if counting {
-                    perf_context::add_unchecked(F::get_from_memtable_count, probed);
+            if tombstones {
+                tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
+            }
+            match step(mem.get(key, snapshot, value_out), tomb) {
+                Step::Continue => {}
+                found => {
+                    if counting {
+                        perf_context::add_unchecked(F::get_from_memtable_count, probed);
+                    }
+                    self.tick(Ticker::MemtableHit, 1);
+                    laps.lap(F::get_from_memtable_time);
+                    return match found {
+                        Step::Found(f) => Ok(f),
+                        _ => self.get_merged(sv, ro, snapshot, key, value_out),
+                    };
                 }
-                self.tick(Ticker::MemtableHit, 1);
-                laps.lap(F::get_from_memtable_time);
-                return Ok(f);
             }
         }
         if counting {
@@ -212,29 +291,128 @@ impl DbInner {
         counting: bool,
     ) -> Result<bool> {
         let tro = TableReadOptions::from(ro);
+        let tombstones = !ro.ignore_range_deletions;
         let stats = self.statistics.as_deref();
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
-            let t = self.table_cache.reader(f, 0)?;
-            tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-            if let Step::Found(found) =
-                probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting, stats)?
-            {
-                return Ok(found);
+            let t = self.table_cache.reader_for(f, 0, tro.no_io)?;
+            if tombstones {
+                tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
+            }
+            match probe(&t, 0, key, snapshot, &tro, value_out, tomb, counting, stats)? {
+                Step::Continue => {}
+                Step::Found(found) => return Ok(found),
+                Step::Merge => return self.get_merged(sv, ro, snapshot, key, value_out),
             }
         }
         for level in 1..v.num_levels() {
             for f in v.files_for_key(level, key) {
-                let t = self.table_cache.reader(f, level)?;
-                tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
-                if let Step::Found(found) = probe(
+                let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                if tombstones {
+                    tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
+                }
+                match probe(
                     &t, level, key, snapshot, &tro, value_out, tomb, counting, stats,
                 )? {
-                    return Ok(found);
+                    Step::Continue => {}
+                    Step::Found(found) => return Ok(found),
+                    Step::Merge => return self.get_merged(sv, ro, snapshot, key, value_out),
                 }
             }
         }
         Ok(false)
+    }
+
+    /// A point lookup whose newest visible entry is a merge operand: walks
+    /// the key's history from the top, source by source (each memtable,
+    /// then each table that may hold the key), collecting operands until a
+    /// value, a tombstone or the end of the key's data, then merges them
+    /// ([`crate::merge::Merger::full_merge`]). Kept off the common lookup,
+    /// which needs only the newest entry of the first source holding the
+    /// key; only keys with operands pay for this walk.
+    fn get_merged(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        let seek = SeekKey::new(key, snapshot);
+        let seek = seek.ikey_bytes();
+        let mut ops = Operands::newest_first();
+        let mut base = Vec::new();
+        let mut tomb = None;
+        let mut walked = Walked::More;
+        let tombstones = !ro.ignore_range_deletions;
+        for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
+            if tombstones {
+                tomb = max_opt(tomb, mem.max_covering_tombstone(key, snapshot));
+            }
+            let mut it = MemTableIter::new(mem.clone());
+            it.seek(seek);
+            walked = walk_key(&mut it, key, tomb, &mut ops, &mut base)?;
+            if !matches!(walked, Walked::More) {
+                break;
+            }
+        }
+        if matches!(walked, Walked::More) {
+            let tro = TableReadOptions::from(ro);
+            let v = &sv.version;
+            let files = v.l0_files_for_key(key).map(|f| (0, f)).chain(
+                (1..v.num_levels())
+                    .flat_map(|l| v.files_for_key(l, key).iter().map(move |f| (l, f))),
+            );
+            for (level, f) in files {
+                let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                if tombstones {
+                    tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
+                }
+                if !t.may_contain(key) {
+                    // Nothing of the key here; its range tombstones are in `tomb`.
+                    continue;
+                }
+                let mut it = t.iter(tro);
+                it.seek(seek);
+                walked = walk_key(&mut it, key, tomb, &mut ops, &mut base)?;
+                if !matches!(walked, Walked::More) {
+                    break;
+                }
+            }
+        }
+        let existing = matches!(walked, Walked::Value).then_some(base.as_slice());
+        if ops.is_empty() {
+            // Not reached through `get_in` (an operand was found); kept total.
+            value_out.clear();
+            value_out.extend_from_slice(existing.unwrap_or_default());
+            return Ok(existing.is_some());
+        }
+        self.merger.full_merge(key, existing, &ops, value_out)?;
+        self.merger.record_read_operands(ops.len());
+        Ok(true)
+    }
+
+    /// RocksDB's `KeyMayExist`: a lookup that does no IO (memtables, open
+    /// table readers, filters and the block cache only). `Absent` only when
+    /// the key is certainly not there; `Found` with the value in
+    /// `value_out` when the lookup completed in memory; `MayExist` when it
+    /// would have needed IO. Errors other than needing IO are returned.
+    pub(crate) fn key_may_exist(
+        self: &Arc<Self>,
+        ro: &ReadOptions,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<KeyMayExist> {
+        let ro = ReadOptions {
+            read_tier: ReadTier::BlockCache,
+            ..ro.clone()
+        };
+        match self.get_into(&ro, key, value_out) {
+            Ok(true) => Ok(KeyMayExist::Found),
+            Ok(false) => Ok(KeyMayExist::Absent),
+            Err(Error::Incomplete(_)) => Ok(KeyMayExist::MayExist),
+            Err(e) => Err(e),
+        }
     }
 
     pub(crate) fn multi_get(
@@ -296,58 +474,113 @@ impl DbInner {
     pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {
         let _op = perf_context::op();
         self.check_open()?;
+        let (it, sv) = self.iterator_parts(ro)?;
+        Ok(DbIterator {
+            it,
+            reported: IterCounters::default(),
+            _sv: sv,
+            statistics: self.statistics.clone(),
+            tailing: ro.tailing.then(|| ro.clone()),
+            err: None,
+            _purge: PurgeOnDrop(Arc::downgrade(self)),
+        })
+    }
+
+    /// The user iterator over the current super version (which it returns,
+    /// for the caller to pin) at `ro`'s snapshot — the latest state for a
+    /// tailing read. With `ReadTier::BlockCache`, a table that is not open
+    /// is a source whose status is `Incomplete`.
+    fn iterator_parts(
+        self: &Arc<Self>,
+        ro: &ReadOptions,
+    ) -> Result<(DbIter<MergingIterator>, Arc<SuperVersion>)> {
         let sv = self.super_version.load_full();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
-        let snapshot = self.snapshot_of(ro);
+        let snapshot = if ro.tailing {
+            self.last_sequence.load(Ordering::Acquire)
+        } else {
+            self.snapshot_of(ro)
+        };
         let tro = TableReadOptions::from(ro);
+        let no_io = tro.no_io;
+        let with_tombstones = !ro.ignore_range_deletions;
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
-        let mut tombstones: Vec<RangeTombstone> = Vec::new();
+        // Each source's tombstones were fragmented once, when first read,
+        // and are shared here: creating an iterator costs a lookup per
+        // source, not a fragmentation of every tombstone.
+        let mut tombstones = RangeDelAggregator::new(snapshot);
         for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
-            tombstones.extend(mem.range_tombstones());
+            if with_tombstones && let Some(t) = mem.fragmented_range_tombstones() {
+                for list in t.lists() {
+                    tombstones.add(list.clone());
+                }
+            }
             children.push(Box::new(MemTableIter::new(mem.clone())));
         }
         let v = &sv.version;
         for f in v.files(0) {
-            let t = self.table_cache.reader(f, 0)?;
-            tombstones.extend_from_slice(t.range_tombstones());
-            children.push(Box::new(t.iter(tro)));
+            match self.table_cache.reader_for(f, 0, no_io) {
+                Ok(t) => {
+                    if with_tombstones && !t.range_tombstones().is_empty() {
+                        tombstones.add(t.fragmented_range_tombstones().clone());
+                    }
+                    children.push(Box::new(t.iter(tro)));
+                }
+                Err(e @ Error::Incomplete(_)) => {
+                    children.push(Box::new(EmptyIterator::with_error(e)));
+                }
+                Err(e) => return Err(e),
+            }
         }
         for level in 1..v.num_levels() {
             let files = v.files(level);
             if files.is_empty() {
                 continue;
             }
-            for f in files.iter().filter(|f| f.num_deletions > 0) {
-                let t = self.table_cache.reader(f, level)?;
-                tombstones.extend_from_slice(t.range_tombstones());
+            // The tables of a level hold disjoint key ranges, their
+            // tombstones clipped to them (`compaction.rs`): the aggregator
+            // asks only the one spanning a key.
+            let mut lists = Vec::new();
+            if with_tombstones {
+                for f in files.iter().filter(|f| f.num_deletions > 0) {
+                    match self.table_cache.reader_for(f, level, no_io) {
+                        Ok(t) => {
+                            if !t.range_tombstones().is_empty() {
+                                lists.push(t.fragmented_range_tombstones().clone());
+                            }
+                        }
+                        Err(e @ Error::Incomplete(_)) => {
+                            children.push(Box::new(EmptyIterator::with_error(e)));
+                        }
+                        Err(e) => return Err(e),
+                    }
+                }
             }
+            tombstones.add_level(lists);
             children.push(Box::new(LevelIter::new(
                 files.to_vec(),
                 self.file_opener(level, tro),
             )));
         }
         let inner = MergingIterator::new(children);
-        Ok(DbIterator {
-            it: DbIter::new(
-                inner,
-                snapshot,
-                FragmentedTombstones::new(tombstones, snapshot),
-                ro.iterate_lower_bound.clone(),
-                ro.iterate_upper_bound.clone(),
-            ),
-            reported: IterCounters::default(),
-            _sv: sv,
-            statistics: self.statistics.clone(),
-            _purge: PurgeOnDrop(Arc::downgrade(self)),
-        })
+        let it = DbIter::new(
+            inner,
+            snapshot,
+            tombstones,
+            ro.iterate_lower_bound.clone(),
+            ro.iterate_upper_bound.clone(),
+            self.merger.clone(),
+        )
+        .with_prefix_seek(PrefixSeek::of(self.opts.prefix_extractor, ro));
+        Ok((it, sv))
     }
 
     /// Opens table iterators of files at `level` for a [`LevelIter`].
     pub(crate) fn file_opener(&self, level: usize, tro: TableReadOptions) -> FileOpener {
         let tc = self.table_cache.clone();
         Arc::new(move |f| {
-            let t = tc.reader(f, level)?;
+            let t = tc.reader_for(f, level, tro.no_io)?;
             Ok(Box::new(t.iter(tro)) as Box<dyn InternalIterator>)
         })
     }
@@ -363,6 +596,12 @@ pub struct DbIterator {
     /// Pins the memtables and tables `it` reads.
     _sv: Arc<SuperVersion>,
     statistics: Option<Arc<Statistics>>,
+    /// A tailing iterator's read options: each seek rebuilds the iterator
+    /// over the latest state with them.
+    tailing: Option<ReadOptions>,
+    /// The error of a move a tailing iterator cannot make, or of its
+    /// rebuild; cleared by the next successful seek.
+    err: Option<Error>,
     /// Last field: fields drop in declaration order, so the purge it asks
     /// for comes after `it` and `_sv` have closed the tables only this
     /// iterator kept, and deletes them (a purge before would find them
@@ -397,6 +636,7 @@ impl DbIterator {
         let c = self.it.counters;
         let r = std::mem::replace(&mut self.reported, c);
         let it = &self.it;
+        let valid = self.err.is_none() && it.valid();
         perf_context::with_counters(|p| {
             p.add(
                 F::internal_key_skipped_count,
@@ -416,7 +656,7 @@ impl DbIterator {
                 Move::Prev => F::iter_prev_count,
             };
             p.add(call, 1);
-            if it.valid() {
+            if valid {
                 p.add(
                     F::iter_read_bytes,
                     (it.key().len() + it.value().len()) as u64,
@@ -430,7 +670,7 @@ impl DbIterator {
                 Move::Prev => (Ticker::NumberDbPrev, Ticker::NumberDbPrevFound),
             };
             s.record_tick(call, 1);
-            if self.it.valid() {
+            if valid {
                 s.record_tick(found, 1);
                 s.record_tick(
                     Ticker::IterBytesRead,
@@ -455,36 +695,82 @@ impl DbIterator {
         self.report(Move::Seek);
     }
 
+    /// A tailing iterator: rebuilds itself over the latest state before a
+    /// forward seek. False (with `err` set) when that failed.
+    fn refresh_if_tailing(&mut self) -> bool {
+        let Some(ro) = &self.tailing else {
+            return true;
+        };
+        let Some(db) = self._purge.0.upgrade() else {
+            self.err = Some(Error::ShutdownInProgress("the database is closed".into()));
+            return false;
+        };
+        let built = db.check_open().and_then(|()| db.iterator_parts(ro));
+        match built {
+            Ok((it, sv)) => {
+                self.it = it;
+                self._sv = sv;
+                self.reported = IterCounters::default();
+                self.err = None;
+                true
+            }
+            Err(e) => {
+                self.err = Some(e);
+                false
+            }
+        }
+    }
+
+    /// A tailing iterator moves forward only (as RocksDB's): a backward
+    /// move ends it with `NotSupported`. True when the move may proceed.
+    fn forward_only(&mut self, what: &str) -> bool {
+        if self.tailing.is_some() {
+            self.err = Some(Error::NotSupported(format!(
+                "{what}: a tailing iterator moves forward only"
+            )));
+            return false;
+        }
+        true
+    }
+
     /// True when positioned on an entry.
     pub fn valid(&self) -> bool {
-        self.it.valid()
+        self.err.is_none() && self.it.valid()
     }
     /// Moves to the first key (at or after the lower bound).
     pub fn seek_to_first(&mut self) {
         let _op = perf_context::op();
         let t = self.seek_start();
-        self.it.seek_to_first();
+        if self.refresh_if_tailing() {
+            self.it.seek_to_first();
+        }
         self.seek_done(t);
     }
     /// Moves to the last key (before the upper bound).
     pub fn seek_to_last(&mut self) {
         let _op = perf_context::op();
         let t = self.seek_start();
-        self.it.seek_to_last();
+        if self.forward_only("seek_to_last") {
+            self.it.seek_to_last();
+        }
         self.seek_done(t);
     }
     /// Moves to the first key ≥ `target`.
     pub fn seek(&mut self, target: &[u8]) {
         let _op = perf_context::op();
         let t = self.seek_start();
-        self.it.seek(target);
+        if self.refresh_if_tailing() {
+            self.it.seek(target);
+        }
         self.seek_done(t);
     }
     /// Moves to the last key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
         let _op = perf_context::op();
         let t = self.seek_start();
-        self.it.seek_for_prev(target);
+        if self.forward_only("seek_for_prev") {
+            self.it.seek_for_prev(target);
+        }
         self.seek_done(t);
     }
     /// Moves to the next key. Precondition: `valid()`.
@@ -496,7 +782,9 @@ impl DbIterator {
     /// Moves to the previous key. Precondition: `valid()`.
     pub fn prev(&mut self) {
         let _op = perf_context::op();
-        self.it.prev();
+        if self.forward_only("prev") {
+            self.it.prev();
+        }
         self.report(Move::Prev);
     }
     /// The current key. Precondition: `valid()`.
@@ -509,6 +797,9 @@ impl DbIterator {
     }
     /// The first error met, if any.
     pub fn status(&self) -> Result<()> {
-        self.it.status()
+        match &self.err {
+            Some(e) => Err(e.clone()),
+            None => self.it.status(),
+        }
     }
 }

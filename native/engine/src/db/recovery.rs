@@ -714,7 +714,16 @@ pub(super) fn refuse_to_recreate(
     let id = super::read_identity(fs, dir);
     let mut found = Vec::new();
     for d in std::iter::once(dir).chain(wal_dir) {
-        let Ok(names) = fs.list_dir(d) else { continue };
+        // A directory that cannot be listed cannot be checked: say so
+        // rather than create a database over what it may hold.
+        let names = match fs.list_dir(d) {
+            Ok(names) => names,
+            Err(Error::Io {
+                kind: std::io::ErrorKind::NotFound,
+                ..
+            }) => continue,
+            Err(e) => return Err(e),
+        };
         for name in names {
             let holds_data = match parse_file_name(&name) {
                 Some(FileType::Table(_)) => true,
@@ -781,7 +790,12 @@ fn flush_recovered(
         n
     };
     written.push(number);
-    if let (Some(meta), _) = db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[])? {
+    // The tables of earlier recovered memtables are not in a version yet,
+    // so nothing can be proven absent below this one.
+    let below = super::compaction_iter::Below::Unknown;
+    if let (Some(meta), _) =
+        db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[], below)?
+    {
         edit.add_file(0, Arc::new(meta));
     }
     Ok(())

@@ -336,9 +336,10 @@ pub(crate) fn held_code(c: WriteCondition) -> u8 {
 /// the same stop: a memtable-limit stall is released only by flushes, so
 /// compaction output stays `Low` then instead of taking the refills the
 /// flush waits for; and the priority is decided per write, so a flush that
-/// began before the stall is raised with it. Under the seed's limiter at
-/// 30 MiB/s, flushes opened at `High` queued behind compaction files opened
-/// at `User` during a pending-bytes slowdown while writers stood stopped.
+/// began before the stall is raised with it. Otherwise, under a
+/// writes-only limiter, flushes opened at `High` queued behind compaction
+/// files opened at `User` during a pending-bytes slowdown while writers
+/// stood stopped.
 pub(crate) fn output_io_priority(flush: bool, held: u8) -> IoPriority {
     let memtable_limit = 1 + StallCause::MemtableLimit as u8;
     match (flush, held) {

@@ -8,8 +8,8 @@
 //!
 //! Every table file open for reading is counted ([`OpenTables`]) until
 //! closed. The last close of an unlinked file frees its blocks (with the
-//! `discard` mount option, a synchronous discard of the whole file, tens to
-//! hundreds of milliseconds), and that work must not fall to whichever
+//! `discard` mount option, a synchronous discard of the whole file, slow for
+//! a large table), and that work must not fall to whichever
 //! foreground thread drops the last reader of a table the purge deleted:
 //! the purge claims a table before unlinking it ([`TableCache::claim_for_unlink`]),
 //! which sends later closes of it to a background thread, and waits for a
@@ -295,13 +295,12 @@ type Close = Box<dyn FnOnce() + Send>;
 /// at the first use and kept).
 ///
 /// One long-lived thread rather than one per close: the closes of a
-/// compaction's inputs come in bursts, each about 10 ms of kernel CPU
-/// freeing the file's blocks, and on a machine with more runnable threads
-/// than cores each new thread was a fresh task the scheduler ran ahead of
-/// the waiting writers (`perf sched` of the bulk import: six close threads
-/// in a row held one of the two cores for 20 ms while three writers waited
-/// 36 ms). One thread competes as one task and the closes queue behind each
-/// other. It keeps the process's CPU priority: a close holds filesystem
+/// compaction's inputs come in bursts, each spending kernel CPU freeing the
+/// file's blocks, and on a machine with more runnable threads than cores
+/// each new thread is a fresh task the scheduler runs ahead of the waiting
+/// writers (a `perf sched` profile of the bulk import showed it;
+/// docs/results/design-measurements.md). One thread competes as one task
+/// and the closes queue behind each other. It keeps the process's CPU priority: a close holds filesystem
 /// locks and a journal handle while it frees blocks, and a thread at a
 /// lower priority preempted there could hold up other file operations.
 /// Nothing waits for a queued close but the file's blocks: the table was
@@ -344,6 +343,7 @@ pub(crate) struct TableCache {
     pin_l0: bool,
     statistics: Option<Arc<crate::statistics::Statistics>>,
     read_charger: Option<ReadCharger>,
+    prefix_extractor: Option<crate::options::PrefixExtractor>,
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
@@ -383,6 +383,7 @@ impl TableCache {
             pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
             statistics: opts.statistics.clone(),
             read_charger,
+            prefix_extractor: opts.prefix_extractor,
             lru,
             owner: new_cache_owner_id(),
             db_id,
@@ -417,6 +418,7 @@ impl TableCache {
                 verify_checksums: true,
                 statistics: self.statistics.clone(),
                 read_charger: self.read_charger.clone(),
+                prefix_extractor: self.prefix_extractor,
             },
         )?;
         check_binding(
@@ -454,6 +456,39 @@ impl TableCache {
                 let _ = lru.insert(key, r.clone(), 1, Priority::Low);
                 Ok(r)
             }
+        }
+    }
+
+    /// The reader of `f` if it is open, without opening it (reads that may
+    /// not do IO, `ReadTier::BlockCache`): `Incomplete` otherwise.
+    pub(crate) fn open_reader(&self, f: &FileMetaData) -> Result<Arc<TableReader>> {
+        let open = match &self.lru {
+            None => f.table_reader.0.get().cloned(),
+            Some(lru) => lru.lookup(&CacheKey {
+                owner: self.owner,
+                offset: f.number,
+            }),
+        };
+        open.ok_or_else(|| {
+            Error::Incomplete(format!(
+                "table {} is not open and the read may not do IO (read tier BLOCK_CACHE_TIER)",
+                filename::table_file_name(f.number)
+            ))
+        })
+    }
+
+    /// The reader of `f` for a read: [`Self::reader`], or with `no_io`
+    /// [`Self::open_reader`].
+    pub(crate) fn reader_for(
+        &self,
+        f: &FileMetaData,
+        level: usize,
+        no_io: bool,
+    ) -> Result<Arc<TableReader>> {
+        if no_io {
+            self.open_reader(f)
+        } else {
+            self.reader(f, level)
         }
     }
 

@@ -12,8 +12,8 @@
 //!
 //! The same thread runs the durable half of each memtable switch
 //! ([`WalSyncer::enqueue`]): the old WAL's fdatasync, the new WAL's first
-//! record and the WAL directory entry. Under compaction IO those took 30-80
-//! ms inside the write queue, every writer waiting; here they run in order
+//! record and the WAL directory entry. Under compaction IO those are slow,
+//! and inside the write queue every writer would wait; here they run in order
 //! (a FIFO, never coalesced), each with a ticket that a caller needing
 //! them done waits for ([`WalSyncer::wait_for`]): a synced write, and a
 //! flush before its manifest edit names the new log (module docs of
@@ -154,6 +154,12 @@ impl WalSyncer {
     /// Every switch task up to this ticket has finished.
     pub(crate) fn tasks_done(&self) -> u64 {
         self.shared.state.lock().tasks_done
+    }
+
+    /// Whether a background sync or switch task failed and its error was
+    /// not yet cleared (taken by the write path, or by `resume()`).
+    pub(crate) fn failed(&self) -> bool {
+        self.shared.failed.load(Ordering::Acquire)
     }
 
     /// The first error of a background sync, once (the caller latches it).

@@ -11,8 +11,8 @@
 //! it creates the new WAL and writes its start record, and queues the old
 //! WAL's fdatasync, the start record's and the directory entry's on the
 //! WAL syncer thread ([`DbInner::new_wal`]). Under compaction IO those syncs
-//! took 30-80 ms, and every writer queued behind the switch waited as long
-//! (the puts over 50 ms in the bulk import). What depended on them waits
+//! are slow, and every writer queued behind the switch would wait as long
+//! (the slowest puts of a bulk import). What depended on them waits
 //! for them instead: a synced write ([`DbInner::sync_wal`]) and the flush
 //! edit naming a log ([`DbInner::wait_wal_start_durable`]); recovery stops
 //! at the hole a power loss can leave (module docs of `recovery`).
@@ -44,8 +44,18 @@ impl DbInner {
         let _op = perf_context::op();
         let _timer = perf_context::WriteOpTimer::start();
         self.check_open()?;
+        // Before the empty-batch shortcut, as RocksDB checks it: the options
+        // are wrong whatever the batch holds.
+        wo.validate()?;
         if batch.is_empty() {
             return Ok(());
+        }
+        if batch.has_merge() && !self.merger.has_operator() {
+            // RocksDB fails such a batch with the same status; here nothing
+            // of it is written.
+            return Err(Error::InvalidArgument(
+                "Merge requires `ColumnFamilyOptions::merge_operator != nullptr`".into(),
+            ));
         }
         if batch.size_in_bytes() > MAX_BATCH_BYTES {
             return Err(Error::InvalidArgument(format!(
@@ -80,7 +90,7 @@ impl DbInner {
         r
     }
 
-    /// For a batch of one put or delete (the common write), the entry copied
+    /// For a batch of one point entry (a put or delete, the common write), the entry copied
     /// into the current memtable with its place found, before the writer
     /// queues: that search is most of an insert's time (cache misses in a
     /// memtable far larger than the caches), and done here it runs in
@@ -94,6 +104,8 @@ impl DbInner {
         let (kind, key, value) = match batch.iter().next()? {
             Ok(BatchOp::Put(k, v)) => (ValueKind::Value, k, v),
             Ok(BatchOp::Delete(k)) => (ValueKind::Deletion, k, &[][..]),
+            Ok(BatchOp::Merge(k, v)) => (ValueKind::Merge, k, v),
+            Ok(BatchOp::SingleDelete(k)) => (ValueKind::SingleDeletion, k, &[][..]),
             _ => return None,
         };
         Some(self.super_version.load().mem.prepare(kind, key, value))
@@ -558,6 +570,7 @@ impl DbInner {
             switched.create_ms,
             switched.dir_sync_ms
         );
+        old.mark_immutable();
         st.imm.push(old);
         self.install_super_version(st, self.new_memtable(number));
         self.prepare_next_wal(st);
@@ -599,9 +612,9 @@ impl DbInner {
 
     /// Queues the creation of the next WAL's file, with its blocks reserved,
     /// on the WAL syncer thread, so the next memtable switch finds it made.
-    /// Creating and reserving a log took 0.1-6 ms at most switches but
-    /// 54-55 ms at one switch in each of two 20M-row imports (file create
-    /// and a 141 MiB `fallocate` under compaction IO), inside the write
+    /// Creating and reserving a log is usually quick but can take as long
+    /// as the slowest puts (a file create and a large `fallocate` under
+    /// compaction IO), and in the switch it would run inside the write
     /// queue, every writer waiting. The file gets its number now (from
     /// `st`), above every log so far; it stays empty (the reservation keeps
     /// its size 0) until the switch writes its start record, so a crash
@@ -863,10 +876,10 @@ impl DbInner {
 /// The reservation: without it each new 4 KiB of the log takes the inode's
 /// block-map lock in ext4's delayed allocation (`ext4_da_get_block_prep`),
 /// which the log's writeback holds while it allocates, reading block
-/// bitmaps under compaction IO. The write-group leader waited there 13-32 ms
-/// at a time, every writer queued behind it (writer kernel stacks sampled in
-/// D state, bulk import 20M rows: 99 and 137 samples per run without, 0
-/// with). RocksDB reserves at the log's first append, in its write path;
+/// bitmaps under compaction IO. The write-group leader waited there, every
+/// writer queued behind it (writer kernel stacks sampled in D state during
+/// a bulk import showed it, and none with the reservation;
+/// docs/results/design-measurements.md). RocksDB reserves at the log's first append, in its write path;
 /// here it is done ahead of the switch ([`DbInner::prepare_next_wal`]).
 fn create_wal_file(
     fs: &dyn crate::fs::FileSystem,
@@ -922,7 +935,7 @@ pub(crate) struct WalSwitch {
 }
 
 /// A write group's phases timed by its leader: one chain of readings of
-/// the perf-context clock (the time-stamp counter, about 9 ns each), four
+/// the perf-context clock (the time-stamp counter, cheap to read), four
 /// per group. The WAL and memtable phases feed the perf context's
 /// `write_wal_time` and `write_memtable_time` when its level records them,
 /// and a group slower than [`SLOW_GROUP_MILLIS`] is named in the LOG with
@@ -1012,6 +1025,8 @@ pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
             BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
             BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
             BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
+            BatchOp::Merge(k, v) => (seq, ValueKind::Merge, k, v),
+            BatchOp::SingleDelete(k) => (seq, ValueKind::SingleDeletion, k, &[][..]),
         }
     }));
 }

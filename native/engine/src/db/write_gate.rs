@@ -4,12 +4,14 @@
 //!
 //! Why: a put is almost all CPU (finding the entry's place in the memtable,
 //! the group commit), so writer threads beyond the core count only lengthen
-//! the kernel's run queue. With eight writers, four compactions and two
-//! flushes on two cores, a writer preempted inside its put waited for the
-//! rest of the run queue to have its turn, a scheduler tick (4 ms) each:
-//! puts of 50–100 ms. The same import with two writer threads instead of
-//! eight made the same rows per second with no put over 25 ms. The gate
-//! gives eight writers that shape: `limit` of them hold a *slot* and write,
+//! the kernel's run queue. With more writers (and compactions and flushes)
+//! than cores, a writer preempted inside its put waits for the rest of the
+//! run queue to have its turn, a scheduler tick each, and the writers
+//! queued behind it in the group commit wait with it: the slowest puts of
+//! a bulk import. The same import with as many writer threads as cores
+//! makes the same rows per second without those puts
+//! (docs/results/bulk-import.md, "Write admission"). The gate gives any
+//! number of writers that shape: `limit` of them hold a *slot* and write,
 //! the others sleep here, out of the run queue, until a slot is theirs. It
 //! is InnoDB's `innodb_thread_concurrency`, with time in place of tickets.
 //!
@@ -17,14 +19,14 @@
 //! from one put to the next (a compare-and-swap on entry and a store on
 //! exit, no sleeping), so turns change once per [`QUANTUM`], not once per
 //! put; a first version that passed the slot on at every put woke a
-//! sleeping thread per put and doubled the import's CPU. A thread whose
+//! sleeping thread per put and cost the import far more CPU. A thread whose
 //! turn is over when it leaves a put, while others wait, hands its slot to
 //! the first waiter and joins the back of the line at its next put. The
 //! quantum trades the wait for a turn (about `waiters / limit` quanta)
 //! against the share of puts that wait at all (one per turn) and the slot
-//! time lost while the next thread wakes: at 1 ms, eight writers on two
-//! cores made about the rows per second of no gate, at 0.5 ms a tenth fewer
-//! and a p99 of 2 ms (docs/bulk-import-results.md).
+//! time lost while the next thread wakes; the quantum was chosen by
+//! measuring the bulk import with several (docs/results/bulk-import.md,
+//! "Write admission").
 //!
 //! A thread keeps its lease while it is outside the engine (between puts,
 //! or gone to do something else: an explicit flush, a back-pressure sleep,

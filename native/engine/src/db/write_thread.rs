@@ -301,9 +301,8 @@ impl WriteQueue {
 /// Groups a leader leads beyond its own (invariant 5).
 pub(crate) const MAX_COMBINED_GROUPS: usize = 8;
 /// A leader starts no further combined group once this long has passed
-/// since its own group was written (a group takes 3–10 µs on the 2-core
-/// machine of the README; this bounds what a run of slow ones adds to the
-/// leader's own call).
+/// since its own group was written (many times a normal group's time;
+/// this bounds what a run of slow ones adds to the leader's own call).
 pub(crate) const MAX_COMBINING_TIME: std::time::Duration = std::time::Duration::from_micros(200);
 
 #[cfg(test)]

@@ -935,6 +935,12 @@ impl FileSystem for FaultFs {
         st.dirs.contains_key(path) || st.lookup(path).is_some()
     }
 
+    /// The in-memory tree has no permissions, and no failure rule covers
+    /// this check: it is [`FileSystem::exists`].
+    fn try_exists(&self, path: &Path) -> Result<bool> {
+        Ok(self.exists(path))
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         self.state().dirs.contains_key(path)
     }
@@ -962,6 +968,24 @@ impl FileSystem for FaultFs {
             Some(_) => Ok(()),
             None => Err(not_found("remove", path)),
         }
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        let mut st = self.state();
+        st.go(FaultOp::Remove, path, None)?;
+        let Some(dir) = st.dirs.get(path) else {
+            return Err(not_found("remove directory", path));
+        };
+        let has_subdirs = st.dirs.keys().any(|d| d.parent() == Some(path));
+        if !dir.live.is_empty() || has_subdirs {
+            return Err(Error::io_path(
+                "remove directory",
+                path,
+                &std::io::Error::from(std::io::ErrorKind::DirectoryNotEmpty),
+            ));
+        }
+        st.dirs.remove(path);
+        Ok(())
     }
 
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
@@ -1015,10 +1039,13 @@ impl FileSystem for FaultFs {
             st.create(path)?;
         }
         if !st.locks.insert(path.to_path_buf()) {
-            return Err(Error::Busy(format!(
-                "lock {}: the database is already open in this process",
-                path.display()
-            )));
+            // As StdFileSystem: RocksDB's status and wording.
+            return Err(Error::Io {
+                context: format!("lock hold by current process: {}", path.display()),
+                kind: std::io::ErrorKind::WouldBlock,
+                errno: None,
+                message: "No locks available (the database is already open in this process)".into(),
+            });
         }
         Ok(Box::new(FaultLockGuard {
             shared: self.shared.clone(),

@@ -100,8 +100,16 @@ pub trait FileSystem: Send + Sync + 'static {
     fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>>;
     /// Size of `path` in bytes.
     fn file_size(&self, path: &Path) -> Result<u64>;
-    /// True when `path` exists.
+    /// True when `path` exists; false also when the check itself failed
+    /// (a parent without search permission, a parent that is a file). Where
+    /// that difference matters, use [`Self::try_exists`].
     fn exists(&self, path: &Path) -> bool;
+    /// Whether `path` exists: `Ok(false)` only when the OS says it does not
+    /// (ENOENT); any other failure of the check (EACCES, ENOTDIR, EIO) is an
+    /// IO error naming `path`. Opening a database goes by this, so that a
+    /// directory the process may not read is reported as such, not as a
+    /// missing database (`regression_unreadable_database_directory_is_an_io_error_not_missing`).
+    fn try_exists(&self, path: &Path) -> Result<bool>;
     /// True when `path` is a directory.
     fn is_dir(&self, path: &Path) -> bool;
     /// Names (not paths) of the entries in directory `path`.
@@ -115,13 +123,23 @@ pub trait FileSystem: Send + Sync + 'static {
     /// Truncates `path` to `len` bytes.
     fn truncate(&self, path: &Path, len: u64) -> Result<()>;
     /// Takes an exclusive OS lock on `path` (created if missing). Fails with
-    /// `Busy` when another process or another open in this process holds it.
+    /// an IO error (RocksDB's status for it) whose message holds "lock"
+    /// when another process or another open in this process holds it.
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>>;
     /// Whether the existing directories `a` and `b` are the same one. The
     /// default compares the paths as written (component by component);
     /// [`StdFileSystem`] resolves links and `..` first.
     fn same_dir(&self, a: &Path, b: &Path) -> bool {
         a == b
+    }
+    /// Removes the empty directory `path` (used by `destroy_db`, which
+    /// ignores the failure of a directory that is not empty). The default,
+    /// for file systems that wrap another, fails with `NotSupported`.
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        Err(crate::error::Error::NotSupported(format!(
+            "remove_dir {}: this file system does not remove directories",
+            path.display()
+        )))
     }
 }
 

@@ -147,8 +147,8 @@ impl WritableFile for StdWritable {
         } else if let Ok(m) = self.file.metadata() {
             // ext4 keeps the blocks a failed fallocate had reserved before
             // it ran out (past the end, held until the file is truncated or
-            // deleted: measured here, `fallocate -n -l 100G` with 67 GB free
-            // failed and left the file holding 67 GB). Truncating to the
+            // deleted: a `fallocate -n` larger than the free space fails
+            // and leaves the file holding all of it). Truncating to the
             // file's own size gives them back, as drop does.
             let _ = self.file.set_len(m.len());
         }
@@ -350,6 +350,11 @@ impl FileSystem for StdFileSystem {
         path.exists()
     }
 
+    fn try_exists(&self, path: &Path) -> Result<bool> {
+        perf_timer!(env_file_exists_nanos);
+        std::fs::exists(path).map_err(|e| Error::io_path("stat", path, &e))
+    }
+
     fn is_dir(&self, path: &Path) -> bool {
         perf_timer!(env_file_exists_nanos);
         path.is_dir()
@@ -414,25 +419,39 @@ impl FileSystem for StdFileSystem {
             .open(path)
             .map_err(|e| Error::io_path("open lock file", path, &e))?;
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        // Both refusals are IO errors worded as RocksDB's, which callers
+        // match on: "While lock file: <path>: Resource temporarily
+        // unavailable" from another process, "lock hold by current process"
+        // from this one.
         if !locked_paths().lock().insert(key.clone()) {
-            return Err(Error::Busy(format!(
-                "lock {}: the database is already open in this process",
-                path.display()
-            )));
+            return Err(Error::Io {
+                context: format!("lock hold by current process: {}", path.display()),
+                kind: std::io::ErrorKind::WouldBlock,
+                errno: None,
+                message: "No locks available (the database is already open in this process)".into(),
+            });
         }
         match file.try_lock() {
             Ok(()) => Ok(Box::new(StdFileLock { key, _file: file })),
             Err(e) => {
                 locked_paths().lock().remove(&key);
                 match e {
-                    TryLockError::WouldBlock => Err(Error::Busy(format!(
-                        "lock {}: the database is held by another process",
-                        path.display()
-                    ))),
-                    TryLockError::Error(e) => Err(Error::io_path("lock", path, &e)),
+                    TryLockError::WouldBlock => Err(Error::Io {
+                        context: format!("While lock file: {}", path.display()),
+                        kind: std::io::ErrorKind::WouldBlock,
+                        errno: Some(11),
+                        message: "Resource temporarily unavailable (the database is open in \
+                                  another process)"
+                            .into(),
+                    }),
+                    TryLockError::Error(e) => Err(Error::io_path("While lock file:", path, &e)),
                 }
             }
         }
+    }
+
+    fn remove_dir(&self, path: &Path) -> Result<()> {
+        std::fs::remove_dir(path).map_err(|e| Error::io_path("remove directory", path, &e))
     }
 }
 
@@ -517,13 +536,19 @@ mod tests {
     }
 
     #[test]
-    fn second_lock_in_same_process_is_busy() {
+    fn second_lock_in_same_process_is_an_io_error_naming_the_lock() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("LOCK");
         let fs = StdFileSystem;
         let l1 = fs.lock_file(&p).unwrap();
         let err = fs.lock_file(&p).err().unwrap();
-        assert_eq!(err.code(), crate::error::Code::Busy);
+        assert_eq!(err.code(), crate::error::Code::IoError);
+        let msg = err.to_string();
+        assert!(
+            msg.starts_with("IO error: lock hold by current process: "),
+            "{msg}"
+        );
+        assert!(msg.contains("LOCK"), "{msg}");
         drop(l1);
         let _l2 = fs.lock_file(&p).unwrap();
     }

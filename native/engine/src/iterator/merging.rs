@@ -151,6 +151,34 @@ impl InternalIterator for MergingIterator {
         self.rebuild();
     }
 
+    fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        perf_count!(seek_child_seek_count = self.children.len());
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+        let mut skipped = false;
+        for c in &mut self.children {
+            skipped |= c.seek_prefix(target, prefix);
+        }
+        laps.lap(F::seek_child_seek_time);
+        self.dir = Direction::Forward;
+        self.rebuild();
+        skipped
+    }
+
+    fn seek_for_prev_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        perf_count!(seek_child_seek_count = self.children.len());
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+        let mut skipped = false;
+        for c in &mut self.children {
+            skipped |= c.seek_for_prev_prefix(target, prefix);
+        }
+        laps.lap(F::seek_child_seek_time);
+        self.dir = Direction::Reverse;
+        self.rebuild();
+        skipped
+    }
+
+    // A change of direction re-seeks the other children with plain seeks:
+    // only the seeks a caller asks for may skip by prefix.
     fn next(&mut self) {
         debug_assert!(self.valid());
         if self.dir == Direction::Reverse {

@@ -19,6 +19,25 @@ pub trait InternalIterator: Send {
     fn seek(&mut self, target: &[u8]);
     /// Moves to the last entry with key ≤ `target` (an internal key).
     fn seek_for_prev(&mut self, target: &[u8]);
+    /// A prefix seek: as [`Self::seek`], where `prefix` is the prefix of
+    /// `target`'s user key. A source that can tell from its prefix filter
+    /// that it holds no key with `prefix` may leave itself invalid instead
+    /// (it then holds no key with `prefix` at or after `target`), and says
+    /// so by returning true; the caller must then not show keys outside
+    /// `prefix` (it may have skipped some). The default seeks and returns
+    /// false.
+    fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        let _ = prefix;
+        self.seek(target);
+        false
+    }
+    /// As [`Self::seek_prefix`], for [`Self::seek_for_prev`]: a source left
+    /// invalid holds no key with `prefix` at or before `target`.
+    fn seek_for_prev_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        let _ = prefix;
+        self.seek_for_prev(target);
+        false
+    }
     /// Moves to the next entry. Precondition: `valid()`.
     fn next(&mut self);
     /// Moves to the previous entry. Precondition: `valid()`.

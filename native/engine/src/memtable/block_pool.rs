@@ -6,17 +6,17 @@
 //! and the allocator hands freed memory back to the OS after a delay
 //! (mimalloc's purge, 1 s), so every memtable faulted its whole size in
 //! again. mimalloc asks for transparent huge pages, so one fault maps (and
-//! clears) 2 MiB: in the bulk import, measured with `getrusage` around each
-//! write group, one-entry inserts took 5–20 ms, nearly all of it CPU time of
-//! a single page fault, while the writers queued behind that leader waited.
+//! clears) 2 MiB: a one-entry insert can then spend as long as the slowest
+//! puts in a single page fault, while the writers queued behind that leader
+//! wait (docs/results/allocator.md).
 //!
 //! The pool keeps the standard-size blocks of dropped memtables, up to
 //! [`BlockPool::capacity_bytes`] (one write buffer), and hands them to the
 //! next memtables: their pages are mapped already. Only the memtables
 //! written before the first one is dropped take fresh memory. (Mapping
 //! blocks ahead on a background thread was tried: it competed for the CPU
-//! with the first flushes, and the puts over 50 ms it was meant to remove
-//! came back in those seconds.)
+//! with the first flushes, and the slow puts it was meant to remove came
+//! back while it ran.)
 //!
 //! Memory: the pool holds at most one write buffer of blocks that no
 //! memtable uses ([`BlockPool::retained_bytes`]); they are freed when the

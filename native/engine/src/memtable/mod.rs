@@ -4,8 +4,9 @@
 //! Each entry is one node of an arena skiplist (`skiplist`) holding the
 //! internal key and the value inline, ordered by internal-key order (user
 //! key ascending, sequence descending; see [`crate::key`]). Range
-//! tombstones are kept beside the skiplist in a small list, because point
-//! lookups must find every tombstone covering a key, not just one entry.
+//! tombstones are kept beside the skiplist, fragmented for lookups as they
+//! are read (`range_dels`), because point lookups must find every
+//! tombstone covering a key, not just one entry.
 //!
 //! Arena blocks can be recycled between memtables through a
 //! [`block_pool::BlockPool`], so writers do not fault in fresh pages.
@@ -27,6 +28,7 @@
 
 pub mod block_pool;
 mod iter;
+mod range_dels;
 #[expect(
     unsafe_code,
     reason = "the arena skiplist's nodes are raw, variable-sized arena memory; audited in skiplist.rs"
@@ -36,14 +38,13 @@ mod skiplist;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering as AtomicOrdering};
 
-use parking_lot::RwLock;
-
 use crate::key::{self, SequenceNumber, ValueKind};
 use crate::striped::StripedCounter;
 use block_pool::BlockPool;
 use skiplist::SkipList;
 
 pub use iter::MemTableIter;
+pub use range_dels::MemTableTombstones;
 
 /// A range tombstone: every key in `[begin, end)` with a smaller sequence number is deleted.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -71,6 +72,10 @@ pub enum Lookup {
     Value(SequenceNumber),
     /// The newest visible entry is a point tombstone.
     Deleted(SequenceNumber),
+    /// The newest visible entry is a merge operand (copied into the
+    /// caller's buffer): the key's value needs the entries below it
+    /// (`db::read` resolves it).
+    Merge(SequenceNumber),
     /// No visible entry for the key.
     Absent,
 }
@@ -78,8 +83,7 @@ pub enum Lookup {
 /// A memtable. See the module docs.
 pub struct MemTable {
     map: SkipList,
-    range_dels: RwLock<Vec<RangeTombstone>>,
-    has_range_dels: AtomicBool,
+    range_dels: range_dels::RangeDels,
     bytes: StripedCounter,
     entries: StripedCounter,
     deletes: StripedCounter,
@@ -114,8 +118,7 @@ impl MemTable {
     pub fn with_block_pool(log_number: u64, pool: Option<Arc<BlockPool>>) -> Self {
         MemTable {
             map: SkipList::with_pool(pool),
-            range_dels: RwLock::new(Vec::new()),
-            has_range_dels: AtomicBool::new(false),
+            range_dels: range_dels::RangeDels::default(),
             bytes: StripedCounter::new(),
             entries: StripedCounter::new(),
             deletes: StripedCounter::new(),
@@ -152,12 +155,7 @@ impl MemTable {
 
     fn add_range_deletion(&self, seq: SequenceNumber, begin: &[u8], end: &[u8]) {
         let bytes = (begin.len() + end.len() + std::mem::size_of::<RangeTombstone>()) as u64;
-        self.range_dels.write().push(RangeTombstone {
-            begin: begin.to_vec(),
-            end: end.to_vec(),
-            seq,
-        });
-        self.has_range_dels.store(true, AtomicOrdering::Release);
+        self.range_dels.add(begin, end, seq);
         let mut added = Added::default();
         added.note(seq, ValueKind::RangeDeletion);
         self.account(bytes, &added);
@@ -178,12 +176,12 @@ impl MemTable {
     }
 
     /// Does the expensive part of inserting a point entry (a value or a
-    /// point tombstone) ahead of its write: copies it into the memtable's
+    /// point tombstone, merge operand or single delete) ahead of its write: copies it into the memtable's
     /// memory and finds where it goes (`SkipList::prepare`). The write's
     /// leader then only sets its sequence number and links it
     /// ([`MemTable::add_prepared`]). Safe to call from many threads at once.
     pub fn prepare(&self, kind: ValueKind, user_key: &[u8], value: &[u8]) -> Prepared {
-        debug_assert!(matches!(kind, ValueKind::Value | ValueKind::Deletion));
+        debug_assert!(kind != ValueKind::RangeDeletion);
         Prepared {
             node: self.map.prepare(user_key, value),
             kind,
@@ -258,41 +256,55 @@ impl MemTable {
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(ikey));
         // The bound is at or after the seek key: the same user key with a
-        // sequence number above the snapshot sorts before it (d22e567).
+        // sequence number above the snapshot sorts before it (pinned by
+        // `reads_at_a_snapshot_never_see_a_write_that_lands_during_them`).
         debug_assert!(seq <= snapshot, "memtable lookup at {snapshot} found {seq}");
+        // Values first: the one comparison a lookup that finds a value pays.
         if kind == ValueKind::Value as u8 {
             value_out.clear();
             value_out.extend_from_slice(value);
             Lookup::Value(seq)
+        } else if kind == ValueKind::Merge as u8 {
+            value_out.clear();
+            value_out.extend_from_slice(value);
+            Lookup::Merge(seq)
         } else {
             Lookup::Deleted(seq)
         }
     }
 
     /// Largest sequence number of a range tombstone covering `user_key`
-    /// visible at `snapshot`, if any.
+    /// visible at `snapshot`, if any. `O(log² N)` for N tombstones (a
+    /// binary search in each of `O(log N)` lists; one list once the
+    /// memtable is immutable), after a build of those added since the last
+    /// reader's (see `range_dels`).
     pub fn max_covering_tombstone(
         &self,
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
-        if !self.has_range_dels.load(AtomicOrdering::Acquire) {
+        if self.range_dels.is_empty() {
             return None;
         }
-        self.range_dels
-            .read()
-            .iter()
-            .filter(|t| t.covers(user_key, snapshot))
-            .map(|t| t.seq)
-            .max()
+        self.range_dels.max_covering(user_key, snapshot)
+    }
+
+    /// The range tombstones fragmented, holding at least every tombstone
+    /// added before the call; `None` when there are none.
+    pub fn fragmented_range_tombstones(&self) -> Option<Arc<MemTableTombstones>> {
+        (!self.range_dels.is_empty()).then(|| self.range_dels.view())
     }
 
     /// A copy of the range tombstones.
     pub fn range_tombstones(&self) -> Vec<RangeTombstone> {
-        if !self.has_range_dels.load(AtomicOrdering::Acquire) {
-            return Vec::new();
-        }
-        self.range_dels.read().clone()
+        self.range_dels.all()
+    }
+
+    /// Records that the memtable takes no more writes (it was switched
+    /// out): its range tombstones are then folded into one list for
+    /// lookups. Writes after this stay correct, only slower to look up.
+    pub fn mark_immutable(&self) {
+        self.range_dels.mark_immutable();
     }
 
     /// Approximate bytes used by entries.
@@ -305,7 +317,7 @@ impl MemTable {
         self.entries.sum()
     }
 
-    /// Number of point and range deletions.
+    /// Number of point deletions (single deletions included) and range deletions.
     pub fn num_deletes(&self) -> u64 {
         self.deletes.sum()
     }
@@ -358,7 +370,7 @@ impl Default for Added {
 impl Added {
     fn note(&mut self, seq: SequenceNumber, kind: ValueKind) {
         self.entries += 1;
-        if kind != ValueKind::Value {
+        if !matches!(kind, ValueKind::Value | ValueKind::Merge) {
             self.deletes += 1;
         }
         self.first = self.first.min(seq);

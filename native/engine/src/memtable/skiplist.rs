@@ -50,6 +50,13 @@
 //!    linked before `prepare` ran (the write path hands numbers out after
 //!    it). A prepared node names its list by an id no other list reuses, so
 //!    one prepared in a list since replaced is refused, never linked.
+//! 5. A [`Cursor`] carries the same id: the safe functions that read
+//!    through one check it before dereferencing, so a cursor can never reach
+//!    a node of a list other than the `&self` its result borrows.
+//!
+//! The `loom_model` tests check contracts 1, 2 and 4 under loom's model of
+//! the memory orderings (their docs give the command); the concurrent tests
+//! below check them on real threads.
 //!
 //! The arena hands out memory from per-thread-stripe blocks under a
 //! per-stripe mutex (uncontended: threads keep their stripe), so inserts do
@@ -60,7 +67,14 @@
 use std::cmp::Ordering;
 use std::ptr;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicPtr, AtomicU64, AtomicUsize, Ordering as AtomicOrdering};
+use std::sync::atomic::{AtomicU64, Ordering as AtomicOrdering};
+// The atomics of the link protocol; under the loom model test
+// (`loom_model`, `--cfg loom`) loom's, which loom's scheduler sees. Both
+// are one 8-byte word (checked below), so the node layout is the same.
+#[cfg(all(loom, test))]
+use loom::sync::atomic::{AtomicPtr, AtomicUsize};
+#[cfg(not(all(loom, test)))]
+use std::sync::atomic::{AtomicPtr, AtomicUsize};
 
 use parking_lot::Mutex;
 
@@ -71,6 +85,7 @@ use crate::striped::{STRIPES, stripe_index};
 /// Highest tower (RocksDB's default for its skiplist memtable).
 pub(crate) const MAX_HEIGHT: usize = 12;
 /// One node in `BRANCHING` reaches the next level.
+#[cfg(not(all(loom, test)))]
 const BRANCHING: u32 = 4;
 /// Bytes from a node pointer to its key: the level-0 slot and the header.
 const HEADER: usize = 24;
@@ -88,6 +103,14 @@ struct Node {
     // followed by the bytes (module docs)
 }
 
+// The layout above, which `Node::next_slot`, HEADER and node_size assume.
+const _: () = assert!(
+    size_of::<AtomicPtr<Node>>() == 8
+        && align_of::<AtomicPtr<Node>>() == 8
+        && size_of::<Node>() == HEADER
+        && align_of::<Node>() == 8
+);
+
 /// Bytes a node for `ikey_len + value_len` bytes at `height` takes.
 fn node_size(height: usize, ikey_len: usize, value_len: usize) -> usize {
     (8 * (height - 1) + HEADER + ikey_len + value_len).next_multiple_of(8)
@@ -101,10 +124,11 @@ impl Node {
     /// height is above `level`.
     #[inline]
     unsafe fn next_slot<'a>(this: *const Node, level: usize) -> &'a AtomicPtr<Node> {
-        // SAFETY (of the body): the slot for level l sits 8·l bytes before
-        // the node, inside the same allocation for l < height (alloc_node_in
-        // writes all of them, each an initialised AtomicPtr), 8-aligned as
-        // the node is.
+        // SAFETY: the slot for level l sits 8·l bytes before the node, inside
+        // the same allocation for l < height (the caller's contract), and
+        // alloc_node_in wrote each of them as an initialised AtomicPtr,
+        // 8-aligned as the node is. Nodes live as long as their list
+        // (contract 3 of the module docs), which the caller's 'a keeps to.
         unsafe { &*(this.cast::<u8>().sub(8 * level).cast::<AtomicPtr<Node>>()) }
     }
 
@@ -114,9 +138,10 @@ impl Node {
     /// `this` points to a node written by [`SkipList::alloc_node_in`].
     #[inline]
     unsafe fn ikey<'a>(this: *const Node) -> &'a [u8] {
-        // SAFETY (of the body): alloc_node_in copied ikey_len bytes right
-        // after the header; they are only written again (the trailer, by
-        // insert_prepared) before the node is linked.
+        // SAFETY: alloc_node_in wrote the header and copied ikey_len bytes
+        // right after it (the caller's contract); they are only written
+        // again (the trailer, by insert_prepared) before the node is linked,
+        // while no reference to them exists.
         unsafe {
             let at = this.cast::<u8>().add(HEADER);
             std::slice::from_raw_parts(at, (*this).ikey_len as usize)
@@ -129,7 +154,8 @@ impl Node {
     /// As [`Node::ikey`].
     #[inline]
     unsafe fn value<'a>(this: *const Node) -> &'a [u8] {
-        // SAFETY (of the body): the value follows the key, value_len bytes.
+        // SAFETY: as in `ikey`: the value follows the key, value_len bytes,
+        // written by alloc_node_in and never again.
         unsafe {
             let n = &*this;
             let at = this.cast::<u8>().add(HEADER + n.ikey_len as usize);
@@ -304,6 +330,16 @@ impl SkipList {
     }
 
     /// A random tower height: level `l` with probability (1/4)^(l-1)·3/4.
+    /// Under the loom model, the height the test scripted for the calling
+    /// thread instead: loom replays each interleaving and needs every run
+    /// to make the same choices.
+    #[cfg(all(loom, test))]
+    fn random_height() -> usize {
+        loom_model::scripted_height()
+    }
+
+    /// A random tower height: level `l` with probability (1/4)^(l-1)·3/4.
+    #[cfg(not(all(loom, test)))]
     fn random_height() -> usize {
         thread_local! {
             static RNG: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
@@ -340,7 +376,7 @@ impl SkipList {
     /// through [`insert_many`](Self::insert_many) and
     /// [`insert_prepared`](Self::insert_prepared); this one-at-a-time
     /// insert is what the tests check those against.
-    #[cfg(test)]
+    #[cfg(all(test, not(loom)))]
     pub(crate) fn insert(&self, ikey: &[u8], value: &[u8]) -> usize {
         self.insert_at(Self::random_height(), ikey, value)
     }
@@ -571,7 +607,7 @@ impl SkipList {
                 // SAFETY: `x`'s height is above `level` (below), so it has a
                 // slot at `level - 1`; the pointer is only a prefetch hint.
                 prefetch_node(
-                    unsafe { Node::next_slot(x, level - 1).load(AtomicOrdering::Relaxed) },
+                    hint_load(unsafe { Node::next_slot(x, level - 1) }),
                     level - 1,
                 );
             }
@@ -616,7 +652,7 @@ impl SkipList {
 
     /// The first entry at or after `ikey`.
     pub(crate) fn lower_bound(&self, ikey: &[u8]) -> Cursor {
-        Cursor(self.bracket(ikey).1)
+        self.cursor_at(self.bracket(ikey).1)
     }
 
     /// The last entry at or before `ikey`.
@@ -631,7 +667,7 @@ impl SkipList {
     /// The first entry.
     pub(crate) fn front(&self) -> Cursor {
         // SAFETY: the head has every level.
-        Cursor(unsafe { Node::next_slot(self.head, 0).load(AtomicOrdering::Acquire) })
+        self.cursor_at(unsafe { Node::next_slot(self.head, 0).load(AtomicOrdering::Acquire) })
     }
 
     /// The last entry.
@@ -650,11 +686,12 @@ impl SkipList {
         self.cursor_of(x)
     }
 
-    /// The entry after `c` (which must be valid).
+    /// The entry after `c`, which must be valid (panics otherwise).
     pub(crate) fn next(&self, c: Cursor) -> Cursor {
-        debug_assert!(!c.0.is_null());
-        // SAFETY: a valid cursor points to a linked node of this list.
-        let n = unsafe { Node::next_slot(c.0, 0).load(AtomicOrdering::Acquire) };
+        let node = self.node_of(c).expect("next of an invalid cursor");
+        // SAFETY: `node` is a linked node of this list (node_of), so has a
+        // level-0 slot and lives as long as `&self`.
+        let n = unsafe { Node::next_slot(node, 0).load(AtomicOrdering::Acquire) };
         if !n.is_null() {
             // A scan (a flush above all) reads the entry at `n` next and
             // then steps to the one after it, a cache miss each in a list
@@ -663,23 +700,26 @@ impl SkipList {
             // fetched the same way one step earlier.
             // SAFETY: `n` is a linked node (height ≥ 1); the pointer is
             // only a prefetch hint.
-            prefetch_node(
-                unsafe { Node::next_slot(n, 0).load(AtomicOrdering::Relaxed) },
-                0,
-            );
+            prefetch_node(hint_load(unsafe { Node::next_slot(n, 0) }), 0);
         }
-        Cursor(n)
+        self.cursor_at(n)
     }
 
-    /// The entry before `c` (which must be valid): a search, as the list has
-    /// no back pointers.
+    /// The entry before `c`, which must be valid (panics otherwise): a
+    /// search, as the list has no back pointers.
     pub(crate) fn prev(&self, c: Cursor) -> Cursor {
         let key = self.key(c).expect("prev of an invalid cursor");
         self.cursor_of(self.last_before(key))
     }
 
+    /// The cursor at `x`, a node found in this list or its head (which
+    /// stands for "before the first entry": past the end).
     fn cursor_of(&self, x: *mut Node) -> Cursor {
-        Cursor(if x == self.head { ptr::null_mut() } else { x })
+        if x == self.head {
+            Cursor::NONE
+        } else {
+            self.cursor_at(x)
+        }
     }
 }
 
@@ -778,6 +818,21 @@ impl Search {
     }
 }
 
+/// The pointer in `slot`, loaded only to be prefetched (never
+/// dereferenced): relaxed, as a hint needs no ordering.
+#[cfg(not(all(loom, test)))]
+#[inline]
+fn hint_load(slot: &AtomicPtr<Node>) -> *mut Node {
+    slot.load(AtomicOrdering::Relaxed)
+}
+
+/// Under loom, no load: each would be one more point where loom branches,
+/// on every search step, for a value that is only a prefetch hint.
+#[cfg(all(loom, test))]
+fn hint_load(_slot: &AtomicPtr<Node>) -> *mut Node {
+    ptr::null_mut()
+}
+
 /// Asks the CPU to fetch the cache lines a search step at `level` reads
 /// from `node`: its key prefix (the comparison) and its `next` slot at
 /// `level` (the step after it, when the search moves to the node).
@@ -800,44 +855,99 @@ fn prefetch_node(node: *const Node, level: usize) {
     }
 }
 
-/// A position in a [`SkipList`] (null: past either end). Valid to read only
-/// while the list it came from is alive (contract 3 of the module docs);
-/// the memtable's users hold the memtable for that.
+/// A position in a [`SkipList`] (null: past either end), branded with the
+/// id of the list it came from, as a [`PreparedNode`] is.
+///
+/// A cursor is a plain value: it may outlive its list, or be handed to
+/// another list. The brand keeps the safe functions that read through it
+/// ([`SkipList::key`], [`SkipList::value`], [`SkipList::next`],
+/// [`SkipList::prev`]) sound anyway: they dereference a cursor only after
+/// checking that it names `self` (ids are never reused), whose arena
+/// outlives the `&self` borrow their results carry; a cursor of another
+/// list panics. The memtable's users hold the memtable (an `Arc`) while
+/// they keep a cursor, so the check never fails in the engine.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Cursor(*mut Node);
+pub(crate) struct Cursor {
+    node: *mut Node,
+    /// [`SkipList::id`] of the list `node` belongs to; 0 for [`Cursor::NONE`].
+    list: u64,
+}
 
-// SAFETY: a cursor is a pointer to an immutable node (its atomics aside);
-// moving it between threads is safe under the same lifetime rule.
+// SAFETY: a cursor is an address and an id; it is dereferenced only by the
+// list whose id it carries (see the type docs), so carrying or sharing it
+// between threads reaches nothing by itself.
 unsafe impl Send for Cursor {}
 // SAFETY: as for Send.
 unsafe impl Sync for Cursor {}
 
 impl Cursor {
     /// Past either end.
-    pub(crate) const NONE: Cursor = Cursor(ptr::null_mut());
+    pub(crate) const NONE: Cursor = Cursor {
+        node: ptr::null_mut(),
+        list: 0,
+    };
 
     /// True when positioned on an entry.
     pub(crate) fn is_valid(self) -> bool {
-        !self.0.is_null()
+        !self.node.is_null()
     }
 }
 
 impl SkipList {
-    /// The internal key at `c` (a cursor of this list), borrowed from the list.
-    pub(crate) fn key(&self, c: Cursor) -> Option<&[u8]> {
-        // SAFETY: non-null cursors of this list point to fully written nodes
-        // in its arena, which lives as long as the `&self` borrow.
-        (!c.0.is_null()).then(|| unsafe { Node::ikey(c.0) })
+    /// A cursor of this list at `node` (non-null, linked here).
+    #[inline]
+    fn cursor_at(&self, node: *mut Node) -> Cursor {
+        Cursor {
+            node,
+            list: self.id,
+        }
     }
 
-    /// The value at `c` (a cursor of this list), borrowed from the list.
+    /// The node `c` is positioned on, if any: a node linked in this list.
+    /// Panics for a cursor of another list (see [`Cursor`]).
+    #[inline]
+    fn node_of(&self, c: Cursor) -> Option<*mut Node> {
+        if c.node.is_null() {
+            return None;
+        }
+        if c.list != self.id {
+            foreign_cursor(c.list, self.id);
+        }
+        Some(c.node)
+    }
+
+    /// The internal key at `c`, borrowed from the list.
+    pub(crate) fn key(&self, c: Cursor) -> Option<&[u8]> {
+        let node = self.node_of(c)?;
+        // SAFETY: `node` is a linked node of this list (node_of checked the
+        // brand), so fully written (contract 2) and in this list's arena,
+        // which lives as long as the `&self` borrow the result carries.
+        Some(unsafe { Node::ikey(node) })
+    }
+
+    /// The value at `c`, borrowed from the list.
     pub(crate) fn value(&self, c: Cursor) -> Option<&[u8]> {
+        let node = self.node_of(c)?;
         // SAFETY: as in `key`.
-        (!c.0.is_null()).then(|| unsafe { Node::value(c.0) })
+        Some(unsafe { Node::value(node) })
     }
 }
 
-#[cfg(test)]
+/// The panic of a cursor used with a list it does not belong to: a bug of
+/// the caller, which a raw read would have turned into a read of freed or
+/// foreign memory. Out of line, so the check costs the callers one compare.
+#[cold]
+#[inline(never)]
+fn foreign_cursor(cursor_list: u64, list: u64) -> ! {
+    panic!("skiplist cursor of list {cursor_list} used with list {list}")
+}
+
+#[cfg(all(loom, test))]
+mod loom_model;
+
+// Not under loom: these use the standard threads, which loom's atomics
+// refuse outside a model.
+#[cfg(all(test, not(loom)))]
 mod tests {
     use super::*;
     use crate::key::{ValueKind, make_internal_key};
@@ -996,12 +1106,15 @@ mod tests {
             // have a tower above it (contract 2).
             let mut x = unsafe { Node::next_slot(l.head, level).load(AtomicOrdering::Acquire) };
             while !x.is_null() {
+                // SAFETY: `x` was reached on `level` through acquire loads,
+                // so it is a written node of `l` (contract 2).
                 let k = unsafe { Node::ikey(x) };
                 if let Some(p) = last {
                     assert_eq!(ordered(p, k), Ordering::Less, "level {level} out of order");
                 }
                 last = Some(k);
                 at.insert(x as usize);
+                // SAFETY: `x` is linked on `level`, so its tower reaches it.
                 x = unsafe { Node::next_slot(x, level).load(AtomicOrdering::Acquire) };
             }
             if let Some(b) = &below {
@@ -1193,6 +1306,36 @@ mod tests {
         for r in readers {
             assert!(r.join().unwrap() > 0);
         }
+    }
+
+    /// A cursor kept past its list (here: the list dropped) and handed to
+    /// another list is refused by the brand check, not read.
+    #[test]
+    #[should_panic(expected = "skiplist cursor of list")]
+    fn a_cursor_of_another_list_panics_instead_of_reading_its_node() {
+        let stale = {
+            let old = SkipList::new();
+            old.insert(&ik(b"k", 1), b"v");
+            old.front()
+        };
+        let new = SkipList::new();
+        new.insert(&ik(b"j", 1), b"w");
+        assert_eq!(new.value(new.front()), Some(&b"w"[..]));
+        let _ = new.key(stale);
+    }
+
+    #[test]
+    fn cursors_past_the_end_read_nothing_in_any_list() {
+        let (a, b) = (SkipList::new(), SkipList::new());
+        a.insert(&ik(b"k", 1), b"v");
+        let end = a.next(a.front());
+        assert!(!end.is_valid());
+        for l in [&a, &b] {
+            assert_eq!(l.key(end), None);
+            assert_eq!(l.value(Cursor::NONE), None);
+        }
+        let next_of_end = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| a.next(end)));
+        assert!(next_of_end.is_err(), "next of an invalid cursor must panic");
     }
 
     #[test]

@@ -1,11 +1,11 @@
 //! The clock behind perf-context timers: the CPU's time-stamp counter when it
-//! is invariant (read in about 9 ns on the development machine, against about
-//! 28 ns for `std::time::Instant::now`, i.e. `clock_gettime` through the vDSO),
+//! is invariant (several times cheaper to read than `std::time::Instant::now`,
+//! i.e. `clock_gettime` through the vDSO; docs/results/perf-context-overhead.md),
 //! scaled to nanoseconds by a calibration done once per process; otherwise the
 //! monotonic clock (whose ticks are nanoseconds). Timers accumulate raw ticks;
 //! a context is converted to nanoseconds when it is read.
 //!
-//! The calibration (about 1 ms) runs on the first use; setting a timing level
+//! The calibration (a short busy wait) runs on the first use; setting a timing level
 //! with [`super::set_perf_level`] triggers it, so the first measured operation
 //! does not pay it.
 

@@ -34,7 +34,7 @@
 //! Every instrumentation point reads the thread's level (one thread-local
 //! load) and branches; at `Disable` that is all it does. Counters are plain
 //! thread-local integers (`Cell<u64>`, no atomics). Timers read the clock
-//! (`clock`: the TSC, ~9 ns) only at the levels that ask for time,
+//! (`clock`: the TSC) only at the levels that ask for time,
 //! consecutive phases share readings ([`Laps`]), and timers add raw clock
 //! ticks, converted to nanoseconds only when a context is read. With the cargo feature
 //! `perf-context-off` every macro, timer and scope compiles to nothing (the
@@ -187,7 +187,7 @@ macro_rules! define_fields {
 
 define_fields! {
     /// User-key comparisons in table blocks (index and data block seeks;
-    /// skiplist and merge-heap comparisons are not counted, see the README).
+    /// skiplist and merge-heap comparisons are not counted, see docs/observability.md).
     user_key_comparison_count: EnableCount,
     /// Block cache hits, any block type.
     block_cache_hit_count: EnableCount,
@@ -266,7 +266,8 @@ define_fields! {
     /// Nanoseconds in point lookups after the answer was found.
     get_post_process_time: EnableTimeExceptForMutex,
     /// Nanoseconds searching table files after the memtables missed (the
-    /// "get_from_table_files" of seed 000; RocksJava `getFromOutputFilesTime`).
+    /// field some tools call "get_from_table_files"; RocksJava
+    /// `getFromOutputFilesTime`).
     get_from_output_files_time: EnableTimeExceptForMutex,
     /// Nanoseconds in memtable iterator seeks.
     seek_on_memtable_time: EnableTimeExceptForMutex,

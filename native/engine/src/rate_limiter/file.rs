@@ -31,8 +31,8 @@ use crate::statistics::Statistics;
 /// rarely the one waiting in the queue when a refill is served, so between
 /// refills flushes and compactions took tokens first come, first served and
 /// a flush got one share in five beside four compactions, whatever its
-/// priority (a 275 MB flush took 30.8 s under a 30 MiB/s limiter while
-/// writes were stopped). With units the bucket drains within a refill and
+/// priority (a flush crawled under a limiter while writes were stopped
+/// waiting for it). With units the bucket drains within a refill and
 /// the queued requests are granted in priority order. RocksDB's file writer
 /// asks for its 1 MiB buffer at a time.
 ///
@@ -40,8 +40,8 @@ use crate::statistics::Statistics;
 /// the unit is a whole refill's worth when that is more: a writer has one
 /// request waiting at a time, and a refill serves each queued request in
 /// priority order, so with 1 MiB units a flush got one unit per refill and
-/// the compactions' queued units the rest (flushes wrote 9–17 MB/s while
-/// writes were held under a 30 MiB/s limiter). Asking for the refill, it is
+/// the compactions' queued units the rest (flushes got a fraction of the
+/// limiter's rate while writes were held). Asking for the refill, it is
 /// granted the refill, and compactions the refills the flush leaves (and
 /// one in `fairness`, when low priority is served first).
 pub struct RateLimitedFile {

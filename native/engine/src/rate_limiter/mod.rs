@@ -13,7 +13,7 @@
 //! bucket holding at most `rate × period`. The period thus bounds the burst
 //! and the rate bounds the long run, as in RocksDB, but a request that finds
 //! the bucket empty waits for its own bytes at the rate, not for the rest of
-//! a period: RocksDB with the postmortem's 10.5 s period holds every flush
+//! a period: RocksDB with an importer's 10.5 s period holds every flush
 //! behind a drained bucket for up to 10.5 s, and writers stop behind the
 //! flushes (see [`policy::refill_interval_us`]). [`RateLimiter::request`] blocks its caller until all
 //! its bytes are granted; a request larger than

@@ -32,8 +32,8 @@ pub const MAX_REFILL_INTERVAL_US: u64 = 100_000;
 /// Microseconds between two refills for a configured `refill_period_us`:
 /// the period itself up to [`MAX_REFILL_INTERVAL_US`], that maximum above.
 ///
-/// RocksDB refills once per period, so with the 10 s period of the
-/// postmortem's importer (`10 * 1024 * 1024` µs) a drained bucket holds
+/// RocksDB refills once per period, so with a 10 s period, as some
+/// importers set (`10 * 1024 * 1024` µs), a drained bucket holds
 /// every flush and compaction write for up to 10.5 s, and writers stop
 /// behind the flushes. Refilling every 100 ms keeps the period's meaning as
 /// the largest burst (the bucket holds at most `rate × period`) and the

@@ -50,7 +50,7 @@ fn refill_bytes_is_rate_times_period_at_least_one_never_overflowing() {
     assert_eq!(policy::refill_bytes(RATE, PERIOD), QUOTA);
     assert_eq!(policy::refill_bytes(1, 1), 1);
     assert_eq!(policy::refill_bytes(u64::MAX, u64::MAX), u64::MAX);
-    // Seed 003: 150 MiB/s with a 10 Mi µs period.
+    // The bulk-import preset: 150 MiB/s with a 10 Mi µs period.
     assert_eq!(
         policy::refill_bytes(150 << 20, 10 << 20),
         (150u128 << 20) as u64 * (10 << 20) / 1_000_000
@@ -684,10 +684,9 @@ fn compaction_heavy_load_is_held_to_the_configured_rate() {
 
 #[test]
 fn regression_a_drained_ten_second_limiter_grants_a_small_write_in_a_tenth_of_a_second() {
-    // The postmortem's limiter: refill period 10 * 1024 * 1024 µs. Refilled
+    // An importer's limiter: refill period 10 * 1024 * 1024 µs. Refilled
     // once per period, a flush arriving just after the bucket drained waited
-    // up to 10.5 s for its first byte (writers stopped 11.8 and 17.4 s behind
-    // such flushes in a 30 MiB/s import).
+    // up to 10.5 s for its first byte, and stopped writers waited behind it.
     let clock = Arc::new(ManualClock::auto_advance(0));
     let period = 10 * 1024 * 1024;
     let l = on_clock(
@@ -762,8 +761,8 @@ fn a_priority_fn_decides_each_charge() {
 #[test]
 fn regression_block_sized_appends_are_charged_a_unit_at_a_time() {
     // A table is appended a block at a time. Charged per block, a flush
-    // beside four compactions got one request in five whatever its priority
-    // (a 275 MB flush took 30.8 s at 30 MiB/s while writes were stopped).
+    // beside four compactions got one request in five whatever its priority,
+    // and crawled while writes were stopped waiting for it.
     for (burst, unit) in [(0, QUOTA), (30_000, 30_000), (5 << 20, CHARGE_UNIT)] {
         let clock = Arc::new(ManualClock::auto_advance(0));
         let rate = if burst > QUOTA { 100 * RATE } else { RATE };

@@ -4,7 +4,7 @@
 //!
 //! # Recording is per-thread, reading sums
 //!
-//! Seed 004: no contended atomics on hot paths. A [`Statistics`] holds
+//! No contended atomics on hot paths: a [`Statistics`] holds
 //! [`STRIPES`] cache-line-aligned shards, each with every ticker and every
 //! histogram. A thread always records into the shard of its
 //! [`stripe_index`] (fixed per thread), with relaxed atomic adds that are

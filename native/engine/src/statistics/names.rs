@@ -197,6 +197,11 @@ named_enum! {
         /// Talus addition: stall microseconds caused by the pending-compaction-bytes
         /// limits (soft: delayed, hard: stopped). Part of `STALL_MICROS`.
         StallPendingCompactionBytesMicros = 65, "STALL_PENDING_COMPACTION_BYTES_MICROS", "talus.stall.pending.compaction.bytes.micros";
+        /// Nanoseconds spent in the merge operator (reads, flushes and
+        /// compactions).
+        MergeOperationTotalTime = 66, "MERGE_OPERATION_TOTAL_TIME", "rocksdb.merge.operation.time.nanos";
+        /// Merges the merge operator could not do.
+        NumberMergeFailures = 67, "NUMBER_MERGE_FAILURES", "rocksdb.number.merge.failures";
     }
 }
 
@@ -257,6 +262,8 @@ named_enum! {
         DecompressionTimesNanos = 15, "DECOMPRESSION_TIMES_NANOS", "rocksdb.decompression.times.nanos";
         /// Input files per compaction.
         NumFilesInSingleCompaction = 16, "NUM_FILES_IN_SINGLE_COMPACTION", "rocksdb.numfiles.in.singlecompaction";
+        /// Merge operands a Get merged, per Get that merged any.
+        ReadNumMergeOperands = 17, "READ_NUM_MERGE_OPERANDS", "rocksdb.read.num.merge_operands";
     }
 }
 
@@ -266,7 +273,7 @@ impl Histogram {
         match self {
             Histogram::BytesPerRead | Histogram::BytesPerWrite => Unit::Bytes,
             Histogram::CompressionTimesNanos | Histogram::DecompressionTimesNanos => Unit::Nanos,
-            Histogram::NumFilesInSingleCompaction => Unit::Count,
+            Histogram::NumFilesInSingleCompaction | Histogram::ReadNumMergeOperands => Unit::Count,
             _ => Unit::Micros,
         }
     }

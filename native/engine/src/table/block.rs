@@ -476,8 +476,8 @@ impl InternalIterator for BlockIter {
         }
         // Perf context: the binary search's depth plus the final comparison,
         // computed here so the loops above stay exactly as without the perf
-        // context (counting in them changed their inlining and cost ~1% of
-        // a cached get). The linear scan inside the restart interval (up to
+        // context (counting in them changed their inlining and showed in the
+        // cost of a cached get). The linear scan inside the restart interval (up to
         // `block_restart_interval - 1` more comparisons) is not counted.
         crate::perf_count!(
             user_key_comparison_count =

@@ -25,7 +25,7 @@ use crate::key::{
     MAX_SEQUENCE, ValueKind, append_internal_key, compare_internal, parse_internal_key, user_key,
 };
 use crate::memtable::RangeTombstone;
-use crate::options::{CompressionType, Options};
+use crate::options::{CompressionType, Options, PrefixExtractor};
 
 /// How a table is written.
 #[derive(Clone, Debug)]
@@ -38,8 +38,11 @@ pub struct TableBuildOptions {
     pub compression: CompressionType,
     /// Bloom filter bits per key; `None` (or not positive) writes no filter.
     pub filter_bits_per_key: Option<f64>,
-    /// Put whole user keys in the filter; false writes no filter.
+    /// Put whole user keys in the filter.
     pub whole_key_filtering: bool,
+    /// Put the prefixes of keys (those in its domain) in the filter. With
+    /// neither whole keys nor an extractor, no filter is written.
+    pub prefix_extractor: Option<PrefixExtractor>,
     /// Name of the file, for error messages.
     pub file_name: String,
     /// Where compression tickers go, if anywhere.
@@ -58,6 +61,7 @@ impl Default for TableBuildOptions {
             compression: CompressionType::default(),
             filter_bits_per_key: None,
             whole_key_filtering: true,
+            prefix_extractor: None,
             file_name: String::new(),
             statistics: None,
             db_id: None,
@@ -75,6 +79,7 @@ impl TableBuildOptions {
             compression: opts.compression,
             filter_bits_per_key: opts.table.filter_bits_per_key,
             whole_key_filtering: opts.table.whole_key_filtering,
+            prefix_extractor: opts.prefix_extractor,
             file_name: file_name.into(),
             statistics: opts.statistics.clone(),
             db_id: None,
@@ -177,7 +182,11 @@ impl TableBuilder {
     /// Starts a table in `file`, which must be new and empty.
     pub fn new(file: Box<dyn WritableFile>, opts: TableBuildOptions) -> Self {
         let filter = match opts.filter_bits_per_key {
-            Some(bits) if bits > 0.0 && opts.whole_key_filtering => Some(FilterBuilder::new(bits)),
+            Some(bits)
+                if bits > 0.0 && (opts.whole_key_filtering || opts.prefix_extractor.is_some()) =>
+            {
+                Some(FilterBuilder::new(bits))
+            }
             _ => None,
         };
         TableBuilder {
@@ -199,6 +208,8 @@ impl TableBuilder {
                 smallest_seqno: u64::MAX,
                 compression: opts.compression,
                 format_version: FORMAT_VERSION,
+                whole_key_filtering: opts.whole_key_filtering,
+                prefix_extractor: opts.prefix_extractor.map(|p| p.name()),
                 db_id: opts.db_id,
                 orig_file_number: opts.file_number,
                 ..TableProperties::default()
@@ -224,8 +235,8 @@ impl TableBuilder {
         r
     }
 
-    /// Adds a point entry: `ikey` is an internal key of kind `Value` or
-    /// `Deletion`, strictly greater than every key added before.
+    /// Adds a point entry: `ikey` is an internal key of any kind but
+    /// `RangeDeletion`, strictly greater than every key added before.
     pub fn add(&mut self, ikey: &[u8], value: &[u8]) -> Result<()> {
         self.check_failed()?;
         let Some(parsed) = parse_internal_key(ikey) else {
@@ -259,7 +270,17 @@ impl TableBuilder {
             self.add_index_entry(handle);
         }
         if let Some(f) = &mut self.filter {
-            f.add(parsed.user_key);
+            if self.opts.whole_key_filtering {
+                f.add(parsed.user_key);
+            }
+            if let Some(prefix) = self
+                .opts
+                .prefix_extractor
+                .as_ref()
+                .and_then(|p| p.prefix_of(parsed.user_key))
+            {
+                f.add_prefix(prefix);
+            }
         }
         self.data_block.add(ikey, value);
 
@@ -268,7 +289,7 @@ impl TableBuilder {
             p.smallest_key = ikey.to_vec();
         }
         p.num_entries += 1;
-        if parsed.kind == ValueKind::Deletion {
+        if parsed.kind.is_point_tombstone() {
             p.num_deletions += 1;
         }
         p.raw_key_size += ikey.len() as u64;

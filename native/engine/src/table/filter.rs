@@ -1,4 +1,8 @@
-//! The whole-key bloom filter: [`FilterBuilder`] and [`BloomFilter`].
+//! The table's bloom filter: [`FilterBuilder`] and [`BloomFilter`].
+//!
+//! One filter holds whole user keys, key prefixes, or both (what a table's
+//! filter holds is recorded in its properties, `properties.rs`): a prefix
+//! is added as if it were a key, so the format below does not depend on it.
 //!
 //! Format of a filter block (**part of the table format**):
 //!
@@ -59,6 +63,10 @@ fn probe_positions(h: u64, num_bits: u64, k: u32) -> impl Iterator<Item = u64> {
 pub struct FilterBuilder {
     bits_per_key: f64,
     hashes: Vec<u64>,
+    /// Hash of the last whole key added, to count repeats once.
+    last_key: Option<u64>,
+    /// Hash of the last prefix added, to count repeats once.
+    last_prefix: Option<u64>,
 }
 
 impl FilterBuilder {
@@ -72,18 +80,32 @@ impl FilterBuilder {
                 bits_per_key.clamp(0.0, MAX_BITS_PER_KEY)
             },
             hashes: Vec::new(),
+            last_key: None,
+            last_prefix: None,
         }
     }
 
     /// Adds a user key. Consecutive repeats (versions of one key) count once.
     pub fn add(&mut self, user_key: &[u8]) {
         let h = hash64(user_key, FILTER_SEED);
-        if self.hashes.last() != Some(&h) {
+        if self.last_key != Some(h) {
+            self.last_key = Some(h);
             self.hashes.push(h);
         }
     }
 
-    /// Number of keys added (consecutive repeats counted once).
+    /// Adds a key prefix (probed with [`BloomFilter::may_contain`] like a
+    /// key). Consecutive repeats (keys of one prefix) count once, even when
+    /// whole keys are added in between.
+    pub fn add_prefix(&mut self, prefix: &[u8]) {
+        let h = hash64(prefix, FILTER_SEED);
+        if self.last_prefix != Some(h) {
+            self.last_prefix = Some(h);
+            self.hashes.push(h);
+        }
+    }
+
+    /// Number of keys and prefixes added (consecutive repeats counted once).
     pub fn num_keys(&self) -> usize {
         self.hashes.len()
     }
@@ -150,7 +172,7 @@ impl BloomFilter {
         })
     }
 
-    /// False only when `user_key` was certainly not added.
+    /// False only when `user_key` (or prefix) was certainly not added.
     pub fn may_contain(&self, user_key: &[u8]) -> bool {
         let h = hash64(user_key, FILTER_SEED);
         probe_positions(h, self.num_bits, self.num_probes)
@@ -219,6 +241,20 @@ mod tests {
         let f = build(keys(), 1.0);
         assert!(keys().all(|k| f.may_contain(&k)));
         assert!(keys().all(|k| build(std::iter::once(k.clone()), 10.0).may_contain(&k)));
+    }
+
+    #[test]
+    fn prefixes_and_keys_share_one_filter_and_repeats_count_once() {
+        let mut b = FilterBuilder::new(10.0);
+        for k in [&b"ab1"[..], b"ab2", b"ab3", b"cd1"] {
+            b.add(k);
+            b.add_prefix(&k[..2]);
+        }
+        assert_eq!(b.num_keys(), 4 + 2, "four keys, two distinct prefixes");
+        let f = BloomFilter::new(b.finish(), "f", 0).unwrap();
+        for probe in [&b"ab1"[..], b"ab2", b"ab3", b"cd1", b"ab", b"cd"] {
+            assert!(f.may_contain(probe), "{probe:?}");
+        }
     }
 
     #[test]

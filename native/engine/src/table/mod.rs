@@ -13,7 +13,7 @@
 //! | data block 1        | trailer        |
 //! | ...                                  |
 //! +--------------------------------------+  properties.data_size
-//! | filter block        | trailer        |  optional: bloom over user keys (`filter.rs`)
+//! | filter block        | trailer        |  optional: bloom over user keys and/or prefixes (`filter.rs`)
 //! | range-del block     | trailer        |  optional: range tombstones (`range_del.rs`)
 //! | index block         | trailer        |  one entry per data block (`block.rs`)
 //! | properties block    | trailer        |  tagged fields (`properties.rs`)
@@ -37,8 +37,10 @@
 //!   possible) mapping to the block's handle (`varint64 offset || varint64
 //!   size`, the size excluding the trailer).
 //! * **Filter block**: one bloom filter over the distinct user keys of the
-//!   table, present only when `filter_bits_per_key` is set (and positive),
-//!   `whole_key_filtering` is on and the table has point entries.
+//!   table (with `whole_key_filtering`) and the distinct prefixes of those
+//!   keys (with a prefix extractor), present only when
+//!   `filter_bits_per_key` is set (and positive) and there is something to
+//!   put in it. The properties say which of the two it holds.
 //! * **Footer**: fixed-width handles (absent optional blocks have the handle
 //!   `(0, 0)`; present blocks are never empty), `FORMAT_VERSION`, a CRC-32
 //!   of the preceding 68 bytes and the magic `TALUSTBL`.

@@ -13,6 +13,13 @@
 //! bytes. Readers skip unknown tags (so new properties can be added) and
 //! leave missing ones at their defaults. Tags are listed in [`tag`].
 //!
+//! What the filter block holds is recorded by two properties: whether it
+//! holds whole user keys (`whole_key_filtering`; absent in tables written
+//! before prefixes existed, whose filters hold whole keys only, so it reads
+//! as true), and the name of the prefix extractor whose prefixes it holds
+//! (`prefix_extractor`; absent: no prefixes). A reader probes the filter
+//! with a prefix only when its own extractor has that name.
+//!
 //! Two properties bind a table to the database and the manifest entry it
 //! was written for (tables written before they existed have neither): the
 //! database's id (`db_id`, 16 bytes, [`crate::identity`]) and the file
@@ -28,9 +35,9 @@ use crate::options::CompressionType;
 
 /// Property tags (part of the format; never reuse a number).
 pub mod tag {
-    /// Point entries (values and point tombstones).
+    /// Point entries (values, merge operands and point tombstones).
     pub const NUM_ENTRIES: u32 = 1;
-    /// Point tombstones.
+    /// Point tombstones (deletions and single deletions).
     pub const NUM_DELETIONS: u32 = 2;
     /// Range tombstones.
     pub const NUM_RANGE_DELETIONS: u32 = 3;
@@ -64,14 +71,20 @@ pub mod tag {
     pub const DB_ID: u32 = 17;
     /// File number the table was written as.
     pub const ORIG_FILE_NUMBER: u32 = 18;
+    /// Whether the filter holds whole user keys: varint64 0 or 1. Absent
+    /// means 1.
+    pub const WHOLE_KEY_FILTERING: u32 = 19;
+    /// Name of the prefix extractor whose prefixes the filter holds, UTF-8.
+    /// Absent: the filter holds no prefixes.
+    pub const PREFIX_EXTRACTOR: u32 = 20;
 }
 
 /// What a table holds, recorded when it was written.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TableProperties {
     /// Point entries (values and point tombstones; not range tombstones).
     pub num_entries: u64,
-    /// Point tombstones.
+    /// Point tombstones (deletions and single deletions).
     pub num_deletions: u64,
     /// Range tombstones.
     pub num_range_deletions: u64,
@@ -113,9 +126,45 @@ pub struct TableProperties {
     /// (it covers that block): set by the builder when it finishes, `None`
     /// from the reader.
     pub file_checksum: Option<u64>,
+    /// The filter (if any) holds whole user keys. True for tables written
+    /// before this property existed.
+    pub whole_key_filtering: bool,
+    /// Name of the prefix extractor whose prefixes the filter holds
+    /// ([`crate::options::PrefixExtractor::name`]); `None`: no prefixes.
+    pub prefix_extractor: Option<String>,
     /// Size of the file in bytes. Not stored in the properties block: set by
     /// the builder when it finishes and by the reader from the file size.
     pub file_size: u64,
+}
+
+impl Default for TableProperties {
+    fn default() -> Self {
+        TableProperties {
+            num_entries: 0,
+            num_deletions: 0,
+            num_range_deletions: 0,
+            raw_key_size: 0,
+            raw_value_size: 0,
+            data_size: 0,
+            index_size: 0,
+            filter_size: 0,
+            num_data_blocks: 0,
+            smallest_key: Vec::new(),
+            largest_key: Vec::new(),
+            smallest_seqno: 0,
+            largest_seqno: 0,
+            creation_time: 0,
+            compression: CompressionType::default(),
+            format_version: 0,
+            // What a table without the property holds (module docs).
+            whole_key_filtering: true,
+            prefix_extractor: None,
+            db_id: None,
+            orig_file_number: None,
+            file_checksum: None,
+            file_size: 0,
+        }
+    }
 }
 
 fn put_u64(dst: &mut Vec<u8>, tag: u32, v: u64) {
@@ -149,6 +198,14 @@ impl TableProperties {
         put_u64(&mut b, tag::CREATION_TIME, self.creation_time);
         put_u64(&mut b, tag::COMPRESSION, self.compression as u64);
         put_u64(&mut b, tag::FORMAT_VERSION, u64::from(self.format_version));
+        put_u64(
+            &mut b,
+            tag::WHOLE_KEY_FILTERING,
+            u64::from(self.whole_key_filtering),
+        );
+        if let Some(name) = &self.prefix_extractor {
+            put_bytes(&mut b, tag::PREFIX_EXTRACTOR, name.as_bytes());
+        }
         if let Some(id) = &self.db_id {
             put_bytes(&mut b, tag::DB_ID, &id.0);
         }
@@ -208,6 +265,22 @@ impl TableProperties {
                         })?);
                 }
                 tag::ORIG_FILE_NUMBER => p.orig_file_number = Some(int()?),
+                tag::WHOLE_KEY_FILTERING => {
+                    p.whole_key_filtering = match int()? {
+                        0 => false,
+                        1 => true,
+                        other => {
+                            return Err(bad(format!("whole_key_filtering property {other}")));
+                        }
+                    };
+                }
+                tag::PREFIX_EXTRACTOR => {
+                    p.prefix_extractor = Some(
+                        std::str::from_utf8(v)
+                            .map_err(|_| bad("prefix extractor name is not UTF-8".into()))?
+                            .to_string(),
+                    );
+                }
                 _ => {} // a property from a newer writer
             }
         }
@@ -241,6 +314,8 @@ mod tests {
             db_id: None,
             orig_file_number: None,
             file_checksum: None,
+            whole_key_filtering: true,
+            prefix_extractor: None,
             file_size: 0,
         };
         let b = p.encode();
@@ -290,5 +365,33 @@ mod tests {
         put_bytes(&mut short, tag::DB_ID, b"0123");
         let e = TableProperties::decode(&short, "f", 0).unwrap_err();
         assert!(e.to_string().contains("database id of 4 bytes"), "{e}");
+    }
+
+    #[test]
+    fn filter_contents_golden_bytes_and_defaults() {
+        let p = TableProperties {
+            whole_key_filtering: false,
+            prefix_extractor: Some("rocksdb.FixedPrefix.3".into()),
+            ..TableProperties::default()
+        };
+        let b = p.encode();
+        // The two entries come last: tag 19, 1 byte, 0; tag 20, 21 bytes, the name.
+        let mut tail = vec![19, 1, 0, 20, 21];
+        tail.extend_from_slice(b"rocksdb.FixedPrefix.3");
+        assert_eq!(&b[b.len() - tail.len()..], &tail[..]);
+        assert_eq!(TableProperties::decode(&b, "f", 0).unwrap(), p);
+        // A table written before these properties: whole keys, no prefixes.
+        let mut old = Vec::new();
+        put_u64(&mut old, tag::NUM_ENTRIES, 3);
+        let d = TableProperties::decode(&old, "f", 0).unwrap();
+        assert!(d.whole_key_filtering);
+        assert_eq!(d.prefix_extractor, None);
+        // Damage is corruption.
+        let mut bad = Vec::new();
+        put_u64(&mut bad, tag::WHOLE_KEY_FILTERING, 2);
+        assert!(TableProperties::decode(&bad, "f", 0).is_err());
+        let mut bad = Vec::new();
+        put_bytes(&mut bad, tag::PREFIX_EXTRACTOR, &[0xff, 0xfe]);
+        assert!(TableProperties::decode(&bad, "f", 0).is_err());
     }
 }

@@ -16,7 +16,7 @@
 //! shared by any number of threads through `Arc` (`get` takes `&self`). A
 //! `TableIter` is used by one thread at a time and keeps its reader alive.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use super::block::{Block, BlockIter};
 use super::filter::BloomFilter;
@@ -32,9 +32,10 @@ use crate::fs::RandomAccessFile;
 use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::memtable::{Lookup, RangeTombstone, SeekKey};
-use crate::options::ReadOptions;
+use crate::options::{PrefixExtractor, ReadOptions, ReadTier};
 use crate::perf_context::{F, Laps, PerfLevel};
 use crate::perf_count;
+use crate::range_del::FragmentedRangeTombstoneList;
 use crate::rate_limiter::ReadCharger;
 use crate::statistics::{Histogram, Statistics, Ticker};
 
@@ -105,6 +106,9 @@ pub struct TableReaderOptions {
     /// [`TableReadOptions::rate_limited`] are charged (a database's rate
     /// limiter in a mode that covers reads); `None` charges nothing.
     pub read_charger: Option<ReadCharger>,
+    /// The prefix extractor of the reads: the filter is probed with its
+    /// prefixes only when the table recorded the same extractor's name.
+    pub prefix_extractor: Option<PrefixExtractor>,
 }
 
 impl Default for TableReaderOptions {
@@ -117,6 +121,7 @@ impl Default for TableReaderOptions {
             verify_checksums: true,
             statistics: None,
             read_charger: None,
+            prefix_extractor: None,
         }
     }
 }
@@ -132,6 +137,9 @@ pub struct TableReadOptions {
     /// [`TableReaderOptions::read_charger`] (a compaction's reads). Off for
     /// the reads of `get`, iterators and checksum verification.
     pub rate_limited: bool,
+    /// Read nothing from the file: a block not in the block cache (nor
+    /// held by the reader) is `Incomplete` ([`ReadTier::BlockCache`]).
+    pub no_io: bool,
 }
 
 impl Default for TableReadOptions {
@@ -140,6 +148,7 @@ impl Default for TableReadOptions {
             verify_checksums: true,
             fill_cache: true,
             rate_limited: false,
+            no_io: false,
         }
     }
 }
@@ -150,6 +159,7 @@ impl From<&ReadOptions> for TableReadOptions {
             verify_checksums: ro.verify_checksums,
             fill_cache: ro.fill_cache,
             rate_limited: false,
+            no_io: ro.read_tier == ReadTier::BlockCache,
         }
     }
 }
@@ -196,6 +206,9 @@ pub struct TableReader {
     footer: Footer,
     props: TableProperties,
     range_dels: Vec<RangeTombstone>,
+    /// `range_dels` fragmented, built on first use and kept while the
+    /// reader lives (in the table cache).
+    fragmented: OnceLock<Arc<FragmentedRangeTombstoneList>>,
     cache: Option<Arc<BlockCache>>,
     cache_owner: u64,
     /// Index and filter live in the block cache.
@@ -205,6 +218,11 @@ pub struct TableReader {
     index: Option<Arc<Block>>,
     /// The filter, when the reader holds it (same rule as `index`).
     filter: Option<Arc<BloomFilter>>,
+    /// The filter holds whole user keys (properties).
+    filter_whole_keys: bool,
+    /// The reads' prefix extractor, when the filter holds its prefixes
+    /// (the table recorded the same name); `None`: never probe prefixes.
+    filter_prefix: Option<PrefixExtractor>,
     /// Where block cache and block read tickers go, if anywhere.
     stats: Option<Arc<Statistics>>,
     /// See [`TableReaderOptions::read_charger`].
@@ -242,6 +260,7 @@ impl TableReader {
             verify_checksums: verify,
             fill_cache: true,
             rate_limited: false,
+            no_io: false,
         };
         let index = t.index_block(ro)?;
         let filter = t.filter_block(ro)?;
@@ -272,6 +291,7 @@ impl TableReader {
                 verify_checksums: true,
                 statistics: None,
                 read_charger: None,
+                prefix_extractor: None,
             },
         )?;
         Ok((
@@ -307,11 +327,14 @@ impl TableReader {
             footer,
             props: TableProperties::default(),
             range_dels: Vec::new(),
+            fragmented: OnceLock::new(),
             cache: opts.block_cache,
             cache_owner: new_cache_owner_id(),
             meta_in_cache,
             index: None,
             filter: None,
+            filter_whole_keys: false,
+            filter_prefix: None,
             stats: opts.statistics,
             read_charger: opts.read_charger,
         };
@@ -320,6 +343,13 @@ impl TableReader {
             t.read_block_from_file(footer.properties, BlockKind::Properties, verify, false)?;
         t.props = TableProperties::decode(&raw, &t.file_name, footer.properties.offset)?;
         t.props.file_size = file_size;
+        t.filter_whole_keys = t.props.whole_key_filtering;
+        // A table built with another extractor (or none) holds other
+        // prefixes, or none: probing it with ours could rule out keys it
+        // holds. RocksDB checks the recorded name the same way.
+        t.filter_prefix = opts
+            .prefix_extractor
+            .filter(|p| t.props.prefix_extractor.as_deref() == Some(p.name().as_str()));
         if !footer.range_del.is_none() {
             let raw =
                 t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify, false)?;
@@ -343,18 +373,30 @@ impl TableReader {
         &self.range_dels
     }
 
+    /// The table's range tombstones fragmented for lookups: built on the
+    /// first call (`O(N log N)`; concurrent first callers wait for one
+    /// build) and shared after.
+    pub fn fragmented_range_tombstones(&self) -> &Arc<FragmentedRangeTombstoneList> {
+        self.fragmented.get_or_init(|| {
+            Arc::new(FragmentedRangeTombstoneList::from_tombstones(
+                &self.range_dels,
+            ))
+        })
+    }
+
     /// Largest sequence number of a range tombstone of this table covering
-    /// `user_key` and visible at `snapshot`.
+    /// `user_key` and visible at `snapshot`: `O(log N)` for N tombstones
+    /// (readers at old snapshots `O(log² N)`).
     pub fn max_covering_tombstone(
         &self,
         user_key: &[u8],
         snapshot: SequenceNumber,
     ) -> Option<SequenceNumber> {
-        self.range_dels
-            .iter()
-            .filter(|t| t.covers(user_key, snapshot))
-            .map(|t| t.seq)
-            .max()
+        if self.range_dels.is_empty() {
+            return None;
+        }
+        self.fragmented_range_tombstones()
+            .max_covering(user_key, snapshot)
     }
 
     /// False only when the bloom filter rules `user_key` out. True without
@@ -368,7 +410,7 @@ impl TableReader {
 
     /// Finds the newest point entry for `user_key` with a sequence number ≤
     /// `snapshot`: the filter first, then the index, then one data block. A
-    /// value is copied into `value_out` (cleared first).
+    /// value or merge operand is copied into `value_out` (cleared first).
     pub fn get(
         &self,
         user_key: &[u8],
@@ -417,7 +459,12 @@ impl TableReader {
                 value_out.extend_from_slice(data.value());
                 Lookup::Value(seq)
             }
-            Some(ValueKind::Deletion) => Lookup::Deleted(seq),
+            Some(ValueKind::Merge) => {
+                value_out.clear();
+                value_out.extend_from_slice(data.value());
+                Lookup::Merge(seq)
+            }
+            Some(ValueKind::Deletion | ValueKind::SingleDeletion) => Lookup::Deleted(seq),
             _ => {
                 return Err(Error::corruption(
                     &*self.file_name,
@@ -546,13 +593,38 @@ impl TableReader {
         }
     }
 
-    /// The one place the bloom filter is consulted: `None` without a filter,
-    /// else whether `user_key` may be present.
+    /// True when the filter can tell whether keys with `prefix` (a prefix
+    /// of the reads' extractor) may be in the table, and says they may not:
+    /// the table holds none. Never true without a filter holding that
+    /// extractor's prefixes.
+    pub fn prefix_ruled_out(&self, prefix: &[u8], ro: TableReadOptions) -> Result<bool> {
+        if self.filter_prefix.is_none() {
+            return Ok(false);
+        }
+        let Some(filter) = self.filter_block(ro)? else {
+            return Ok(false);
+        };
+        Ok(!filter.may_contain(prefix))
+    }
+
+    /// The one place the bloom filter is consulted for a point lookup:
+    /// `None` without a filter that can answer for `user_key`, else whether
+    /// it may be present. Whole keys are probed when the filter holds them,
+    /// else the key's prefix when the filter holds the reads' extractor's
+    /// prefixes and the key has one.
     fn check_filter(&self, user_key: &[u8], ro: TableReadOptions) -> Result<Option<bool>> {
+        let probe = if self.filter_whole_keys {
+            user_key
+        } else {
+            match self.filter_prefix.and_then(|p| p.prefix_of(user_key)) {
+                Some(prefix) => prefix,
+                None => return Ok(None),
+            }
+        };
         let Some(filter) = self.filter_block(ro)? else {
             return Ok(None);
         };
-        let may = filter.may_contain(user_key);
+        let may = filter.may_contain(probe);
         // METRICS: bloom filter checked (perf: bloom_sst_hit_count / miss);
         // `!may` is "bloom filter useful", `may` a "positive" whose truth
         // `get` learns.
@@ -617,6 +689,15 @@ impl TableReader {
                     }
                 }
             }
+        }
+        if ro.no_io {
+            return Err(Error::Incomplete(format!(
+                "{}: the {} block at offset {} is not in the block cache and the read may not \
+                 do IO (read tier BLOCK_CACHE_TIER)",
+                self.file_name,
+                kind.name(),
+                handle.offset
+            )));
         }
         let raw = self.read_block_from_file(handle, kind, ro.verify_checksums, ro.rate_limited)?;
         let block = match kind {
@@ -999,6 +1080,47 @@ impl InternalIterator for TableIter {
         // target, or (if all its keys are smaller) the next block does.
         self.position(|i| i.seek(target), |d| d.seek(target));
         self.skip_forward();
+    }
+
+    fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        if self.err.is_some() {
+            return false;
+        }
+        match self.table.prefix_ruled_out(prefix, self.ro) {
+            Ok(true) => {
+                // The table holds no key with this prefix: stay invalid.
+                self.data = None;
+                true
+            }
+            Ok(false) => {
+                self.seek(target);
+                false
+            }
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
+    }
+
+    fn seek_for_prev_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        if self.err.is_some() {
+            return false;
+        }
+        match self.table.prefix_ruled_out(prefix, self.ro) {
+            Ok(true) => {
+                self.data = None;
+                true
+            }
+            Ok(false) => {
+                self.seek_for_prev(target);
+                false
+            }
+            Err(e) => {
+                self.fail(e);
+                false
+            }
+        }
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) {

@@ -20,7 +20,7 @@ use crate::key::{
     make_internal_key, parse_internal_key,
 };
 use crate::memtable::{Lookup, RangeTombstone};
-use crate::options::{CompressionType, Options};
+use crate::options::{CompressionType, Options, PrefixExtractor};
 
 // ---------------------------------------------------------------- test doubles
 
@@ -200,6 +200,7 @@ fn build_opts(
         compression,
         filter_bits_per_key: Some(10.0),
         whole_key_filtering: true,
+        prefix_extractor: None,
         file_name: FILE.into(),
         statistics: None,
         db_id: None,
@@ -641,6 +642,170 @@ fn build_options_follow_database_options() {
     assert_eq!(b.file_name, "x.sst");
 }
 
+// ---------------------------------------------------------------- prefix filters
+
+/// A table of keys `{prefix}{i}` for the prefixes given, 20 keys each.
+fn prefix_table(prefixes: &[&str], whole: bool, extractor: Option<PrefixExtractor>) -> Vec<u8> {
+    let mut entries = Vec::new();
+    let mut seq = 1;
+    for p in prefixes {
+        for i in 0..20 {
+            entries.push((
+                make_internal_key(format!("{p}{i:02}").as_bytes(), seq, ValueKind::Value),
+                b"v".to_vec(),
+            ));
+            seq += 1;
+        }
+    }
+    entries.sort_by(|a, b| compare_internal(&a.0, &b.0));
+    let m = Model {
+        entries,
+        tombstones: Vec::new(),
+    };
+    let opts = TableBuildOptions {
+        whole_key_filtering: whole,
+        prefix_extractor: extractor,
+        ..build_opts(CompressionType::Lz4, 256, 4)
+    };
+    build(&m, opts).0
+}
+
+fn reader_with(extractor: Option<PrefixExtractor>) -> TableReaderOptions {
+    TableReaderOptions {
+        prefix_extractor: extractor,
+        ..reader_opts()
+    }
+}
+
+#[test]
+fn prefix_filter_answers_for_its_extractor_only() {
+    let fixed3 = Some(PrefixExtractor::Fixed(3));
+    let data = prefix_table(&["abc", "abd", "xyz"], false, fixed3);
+    let (t, _) = open(data.clone(), reader_with(fixed3)).unwrap();
+    let p = t.properties();
+    assert_eq!(p.prefix_extractor.as_deref(), Some("rocksdb.FixedPrefix.3"));
+    assert!(!p.whole_key_filtering);
+    assert!(p.filter_size > 0, "a filter of prefixes only");
+    for present in ["abc", "abd", "xyz"] {
+        assert!(!t.prefix_ruled_out(present.as_bytes(), ro()).unwrap());
+    }
+    let absent = (0..200)
+        .filter(|i| {
+            t.prefix_ruled_out(format!("q{i:02}").as_bytes(), ro())
+                .unwrap()
+        })
+        .count();
+    assert!(
+        absent > 180,
+        "only {absent} of 200 absent prefixes ruled out"
+    );
+    // Point lookups probe the prefix when the filter holds no whole keys.
+    let mut v = Vec::new();
+    let got = t.get(b"abc07", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+    assert!(got.filter_checked && matches!(got.result, Lookup::Value(_)));
+    let got = t.get(b"ab", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+    assert!(
+        !got.filter_checked,
+        "a key outside the domain has no prefix"
+    );
+
+    // Another extractor (or none) never probes these prefixes.
+    for other in [
+        None,
+        Some(PrefixExtractor::Fixed(2)),
+        Some(PrefixExtractor::Capped(3)),
+    ] {
+        let (t, _) = open(data.clone(), reader_with(other)).unwrap();
+        for i in 0..50 {
+            assert!(
+                !t.prefix_ruled_out(format!("q{i:02}").as_bytes(), ro())
+                    .unwrap()
+            );
+        }
+        let got = t.get(b"qqq01", MAX_SEQUENCE, &ro(), &mut v).unwrap();
+        assert!(!got.filter_checked, "{other:?}");
+    }
+}
+
+#[test]
+fn whole_keys_and_prefixes_in_one_filter() {
+    let capped = Some(PrefixExtractor::Capped(3));
+    let data = prefix_table(&["abc", "xyz"], true, capped);
+    let (t, _) = open(data, reader_with(capped)).unwrap();
+    assert!(t.properties().whole_key_filtering);
+    let mut v = Vec::new();
+    // Point lookups probe the whole key; seeks probe the prefix.
+    let rejected = (0..100)
+        .filter(|i| {
+            t.get(format!("abc{i:03}").as_bytes(), MAX_SEQUENCE, &ro(), &mut v)
+                .unwrap()
+                .filter_rejected
+        })
+        .count();
+    assert!(
+        rejected > 90,
+        "absent keys of a present prefix: {rejected} of 100 rejected"
+    );
+    assert!(!t.prefix_ruled_out(b"abc", ro()).unwrap());
+    assert!(!t.prefix_ruled_out(b"xyz", ro()).unwrap());
+}
+
+#[test]
+fn a_table_iterator_skips_a_prefix_seek_its_filter_rules_out() {
+    let fixed3 = Some(PrefixExtractor::Fixed(3));
+    let data = prefix_table(&["abc", "xyz"], false, fixed3);
+    let (t, _) = open(data, reader_with(fixed3)).unwrap();
+    let mut it = t.iter(ro());
+    // Present prefix: an ordinary seek.
+    assert!(!it.seek_prefix(&seek_key(b"abc05", MAX_SEQUENCE), b"abc"));
+    assert_eq!(crate::key::user_key(it.key()), b"abc05");
+    // Absent prefix (pick one the filter rules out): left invalid.
+    let absent = (0..100)
+        .map(|i| format!("m{i:02}"))
+        .find(|p| t.prefix_ruled_out(p.as_bytes(), ro()).unwrap())
+        .unwrap();
+    let target = seek_key(format!("{absent}x").as_bytes(), MAX_SEQUENCE);
+    assert!(it.seek_prefix(&target, absent.as_bytes()));
+    assert!(!it.valid());
+    it.status().unwrap();
+    assert!(it.seek_for_prev_prefix(&target, absent.as_bytes()));
+    assert!(!it.valid());
+    // A plain seek afterwards positions as usual.
+    it.seek(&target);
+    assert_eq!(crate::key::user_key(it.key()), b"xyz00");
+}
+
+#[test]
+fn reads_without_io_are_incomplete_until_the_block_is_cached() {
+    let (m, data) = small_table();
+    let cache = Arc::new(LruCache::new(1 << 20, 0, false, 0.5).unwrap());
+    let (t, file) = open(
+        data,
+        TableReaderOptions {
+            block_cache: Some(cache),
+            ..reader_opts()
+        },
+    )
+    .unwrap();
+    let no_io = TableReadOptions {
+        no_io: true,
+        ..ro()
+    };
+    let uk = crate::key::user_key(&m.entries[0].0).to_vec();
+    let mut v = Vec::new();
+    let reads = file.reads.load(AtomicOrdering::SeqCst);
+    match t.get(&uk, MAX_SEQUENCE, &no_io, &mut v) {
+        Err(Error::Incomplete(msg)) => assert!(msg.contains("BLOCK_CACHE_TIER"), "{msg}"),
+        other => panic!("expected Incomplete, got {other:?}"),
+    }
+    assert_eq!(file.reads.load(AtomicOrdering::SeqCst), reads, "no IO");
+    let want = t.get(&uk, MAX_SEQUENCE, &ro(), &mut v).unwrap().result;
+    assert_eq!(
+        t.get(&uk, MAX_SEQUENCE, &no_io, &mut v).unwrap().result,
+        want
+    );
+}
+
 // ---------------------------------------------------------------- corruption
 
 fn small_table() -> (Model, Vec<u8>) {
@@ -723,6 +888,7 @@ fn flipped_data_byte_is_corruption_naming_file_and_block() {
         verify_checksums: false,
         fill_cache: true,
         rate_limited: false,
+        no_io: false,
     };
     let mut v = Vec::new();
     if let Err(e) = t.get(uk, MAX_SEQUENCE, &unverified, &mut v) {
@@ -738,6 +904,7 @@ fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
         verify_checksums: false,
         fill_cache: true,
         rate_limited: false,
+        no_io: false,
     };
     for i in 0..good.len() {
         let mut bad = good.clone();
@@ -814,6 +981,7 @@ fn block_cache_serves_repeated_reads() {
         verify_checksums: true,
         fill_cache: false,
         rate_limited: false,
+        no_io: false,
     };
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();

@@ -163,7 +163,7 @@ impl VersionSet {
     pub fn recover(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
         let mut vs = Self::empty(fs, dbname, opts);
         let current_path = dbname.join(CURRENT);
-        if !vs.dir.fs.exists(&current_path) {
+        if !vs.dir.fs.try_exists(&current_path)? {
             return Err(Error::corruption(
                 current_path.display(),
                 0,
@@ -191,7 +191,7 @@ impl VersionSet {
             })?;
         let path = dbname.join(filename::manifest_file_name(number));
         let name = path.display().to_string();
-        if !vs.dir.fs.exists(&path) {
+        if !vs.dir.fs.try_exists(&path)? {
             return Err(Error::corruption(
                 &name,
                 0,

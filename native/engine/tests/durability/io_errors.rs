@@ -137,6 +137,10 @@ enum After {
     Resume,
     /// Kill the process at the first failed call, reopen.
     Kill,
+    /// The disk stays full (ENOSPC on every mutating call from the fault
+    /// on): `resume()` must fail with `NoSpace` and leave the database
+    /// read-only; then as `Resume`.
+    ResumeWhileFull,
 }
 
 fn rule_for(k: u64) -> FaultRule {
@@ -162,7 +166,13 @@ fn run_point(k: u64, after: After) -> Result<(), String> {
     let opts = small_options(&fs);
     let db = Db::open(opts.clone(), "/db").map_err(|e| format!("open: {e}"))?;
     // Mostly a fault that persists (a full or failing disk) until cleared.
-    fs.inject(rule_for(k));
+    fs.inject(if after == After::ResumeWhileFull {
+        FaultRule::new(&FaultOp::MUTATIONS)
+            .skip(k - 1)
+            .error(FaultError::Enospc)
+    } else {
+        rule_for(k)
+    });
     let mut exp = Expect::default();
     let steps = workload();
     let mut failed_at = None;
@@ -180,7 +190,7 @@ fn run_point(k: u64, after: After) -> Result<(), String> {
                 "step {n} {s:?} failed with an unexpected error: {e}"
             ));
         }
-        if k % 2 == 1 && e.subcode() != SubCode::NoSpace {
+        if (k % 2 == 1 || after == After::ResumeWhileFull) && e.subcode() != SubCode::NoSpace {
             return Err(format!("ENOSPC lost its subcode: {e}"));
         }
         let count = db.int_property("rocksdb.background-errors").unwrap_or(0);
@@ -203,6 +213,21 @@ fn run_point(k: u64, after: After) -> Result<(), String> {
             exp.check(&db, "after a kill at the failure")?;
             db.verify_checksum().map_err(|e| format!("verify: {e}"))?;
             return Ok(());
+        }
+        if after == After::ResumeWhileFull {
+            // Every step of resume() writes (at least its manifest record),
+            // so on a disk that is still full it cannot succeed.
+            match db.resume() {
+                Ok(()) => return Err(format!("resume() returned Ok on a full disk after {e}")),
+                Err(r) if r.subcode() != SubCode::NoSpace => {
+                    return Err(format!("resume() on a full disk: {r}, not NoSpace"));
+                }
+                Err(_) => {}
+            }
+            if db.put(&wo(false, false), b"probe", b"x").is_ok() {
+                return Err("a write after a failed resume() succeeded".into());
+            }
+            exp.check(&db, "after a failed resume")?;
         }
         fs.clear_faults();
         db.resume()
@@ -255,6 +280,16 @@ fn sweep(after: After) {
 #[test]
 fn every_failure_point_stops_writes_and_resume_brings_them_back() {
     sweep(After::Resume);
+}
+
+/// `resume()` reports what it could not do: while the disk is full it
+/// fails with `NoSpace` (its memtable switch, flush or manifest record
+/// fails) and the database stays read-only with nothing lost. An `Ok` on a
+/// nearly full disk means its writes fitted, e.g. in the space a failed
+/// compaction gave back by deleting its partial output.
+#[test]
+fn resume_on_a_disk_that_is_still_full_fails_with_no_space() {
+    sweep(After::ResumeWhileFull);
 }
 
 #[test]

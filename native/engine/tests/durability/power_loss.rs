@@ -625,7 +625,7 @@ fn concurrent_writers_recover_to_a_prefix_of_what_was_acknowledged() {
     );
 }
 
-/// Regression: `2939021` deferred the new WAL's directory fsync to the
+/// Regression: a change deferred the new WAL's directory fsync to the
 /// first synced write. A power loss could then drop the new log's directory
 /// entry while the manifest (synced by the next flush) already named it as
 /// the live log: these seeds lost acknowledged writes until the fsync moved
@@ -641,4 +641,60 @@ fn regression_new_wal_directory_entry_is_durable_before_the_manifest_names_it() 
             panic!("concurrent seed {seed}: {e}");
         }
     }
+}
+
+/// A write with `sync` and `disable_wal` was acknowledged as synced, had no
+/// WAL record, and was gone after a process kill. Every write entry point
+/// now refuses it with `InvalidArgument` before it changes anything (an
+/// empty batch too, as RocksDB checks the options first).
+#[test]
+fn regression_a_sync_write_without_the_wal_is_refused_not_lost_on_a_kill() {
+    let fs = FaultFs::new(7);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let opts = talus::Options {
+        create_if_missing: true,
+        fs: std::sync::Arc::new(fs.clone()),
+        stats_dump_period_sec: 0,
+        ..talus::Options::default()
+    };
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    let ok = wo(false, false);
+    db.put(&ok, b"d", b"old").unwrap();
+    db.put(&ok, b"r", b"old").unwrap();
+    let bad = wo(true, true);
+    let mut batch = talus::WriteBatch::new();
+    batch.put(b"b", b"batched");
+    let attempts: [(&str, talus::Result<()>); 5] = [
+        ("put", db.put(&bad, b"p", b"synced?")),
+        ("delete", db.delete(&bad, b"d")),
+        ("delete_range", db.delete_range(&bad, b"r", b"s")),
+        ("write", db.write(&bad, batch)),
+        (
+            "write of an empty batch",
+            db.write(&bad, talus::WriteBatch::new()),
+        ),
+    ];
+    for (what, r) in attempts {
+        let e = r.expect_err(what);
+        assert_eq!(e.code(), talus::Code::InvalidArgument, "{what}: {e}");
+        assert!(e.to_string().contains("disable_wal"), "{what}: {e}");
+    }
+    let ro = talus::ReadOptions::default();
+    let state = |db: &Db| -> Vec<Option<Vec<u8>>> {
+        [&b"p"[..], b"d", b"r", b"b"]
+            .iter()
+            .map(|k| db.get(&ro, k).unwrap())
+            .collect()
+    };
+    let want = vec![None, Some(b"old".to_vec()), Some(b"old".to_vec()), None];
+    assert_eq!(state(&db), want, "a refused write changed something");
+    assert_eq!(
+        db.latest_sequence_number(),
+        2,
+        "a refused write took a sequence number"
+    );
+    crash_now(&fs, db, Crash::ProcessKill);
+    let db = Db::open(opts, "/db").unwrap();
+    assert_eq!(state(&db), want, "after a process kill");
+    db.put(&wo(true, false), b"p", b"synced").unwrap();
 }

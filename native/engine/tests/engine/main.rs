@@ -3,12 +3,20 @@
 //! `range_del_model` does the same for range deletions over tiny files and
 //! several levels, at the latest state and at held snapshots;
 //! `concurrent` runs writers, readers and background work at once and checks
-//! invariants that hold whatever the interleaving; the other modules are
-//! regression tests named after the bug they pin.
+//! invariants that hold whatever the interleaving; `merges` checks merge
+//! operators and single deletes end to end; `prefix_seek` checks prefix
+//! filters and prefix seek against a model; the other modules are tests of
+//! one behaviour each and regression tests named after the bug they pin.
 
+mod close;
 mod concurrent;
+mod destroy;
+mod foreign_database;
+mod merges;
 mod model;
 mod obsolete_files;
+mod open_errors;
+mod prefix_seek;
 mod range_del_model;
 mod range_deletes;
 mod snapshot_reads;

@@ -6,7 +6,8 @@
 //! (static or dynamic), level multiplier, compaction priority, cache and
 //! table-cache settings, so that a few thousand operations flush many
 //! memtables and compact through several levels. It then runs generated
-//! operations — puts, deletes, range deletes, batches, gets, multi-gets,
+//! operations — puts, deletes, single deletes, merges (a string-append
+//! merge operator), range deletes, batches, gets, multi-gets,
 //! iterator walks (seeks, next, prev, direction changes, bounds), iterators
 //! kept open across writes, snapshots, flushes, WAL flushes, manual and
 //! automatic compactions, paused background work and reopens — and checks
@@ -131,7 +132,15 @@ enum Upd {
     Put(Key, Val),
     Delete(Key),
     DeleteRange(Key, Key),
+    /// A merge with the run's string-append operator ([`DELIMITER`]).
+    Merge(Key, Val),
+    /// A single delete. Talus reads one as a delete whatever came before
+    /// (several puts, merges): that is what the model does.
+    SingleDelete(Key),
 }
+
+/// The delimiter of the run's `StringAppendOperator`.
+const DELIMITER: &[u8] = b",";
 
 /// How a write is issued.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -240,8 +249,15 @@ fn apply_to_model(m: &mut Map, u: &Upd) {
         Upd::Put(k, v) => {
             m.insert(k.clone(), v.bytes());
         }
-        Upd::Delete(k) => {
+        Upd::Delete(k) | Upd::SingleDelete(k) => {
             m.remove(k);
+        }
+        Upd::Merge(k, v) => {
+            let joined: Rc<[u8]> = match m.get(k) {
+                Some(old) => [&old[..], DELIMITER, &v.bytes()].concat().into(),
+                None => v.bytes(),
+            };
+            m.insert(k.clone(), joined);
         }
         Upd::DeleteRange(b, e) => {
             if b < e {
@@ -283,6 +299,9 @@ struct Coverage {
     writes: u64,
     /// Range deletions written.
     range_deletes: u64,
+    /// Merges and single deletes written.
+    merges: u64,
+    single_deletes: u64,
     reopens: u64,
     iterator_steps: u64,
 }
@@ -605,6 +624,8 @@ impl Harness {
             (Via::Single, [Upd::Put(k, v)]) => db.put(&wo, &k.0, &v.bytes()),
             (Via::Single, [Upd::Delete(k)]) => db.delete(&wo, &k.0),
             (Via::Single, [Upd::DeleteRange(b, e)]) => db.delete_range(&wo, &b.0, &e.0),
+            (Via::Single, [Upd::Merge(k, v)]) => db.merge(&wo, &k.0, &v.bytes()),
+            (Via::Single, [Upd::SingleDelete(k)]) => db.single_delete(&wo, &k.0),
             _ => {
                 let mut b = WriteBatch::new();
                 for u in upds {
@@ -612,23 +633,39 @@ impl Harness {
                         Upd::Put(k, v) => b.put(&k.0, &v.bytes()),
                         Upd::Delete(k) => b.delete(&k.0),
                         Upd::DeleteRange(s, e) => b.delete_range(&s.0, &e.0),
+                        Upd::Merge(k, v) => b.merge(&k.0, &v.bytes()),
+                        Upd::SingleDelete(k) => b.single_delete(&k.0),
                     }
                 }
                 db.write(&wo, b)
             }
         };
+        if wo.sync && wo.disable_wal {
+            // Refused before anything is applied: the model stays as it is,
+            // and every later comparison checks that nothing landed.
+            return match r {
+                Err(e) if e.code() == talus::Code::InvalidArgument => Ok(()),
+                other => Err(format!(
+                    "write with sync and disable_wal: expected InvalidArgument, got {other:?}"
+                )),
+            };
+        }
         r.map_err(err("write"))?;
         for u in upds {
             apply_to_model(&mut self.model, u);
             match u {
                 Upd::DeleteRange(..) => self.cov.range_deletes += 1,
+                Upd::Merge(..) => self.cov.merges += 1,
+                Upd::SingleDelete(..) => self.cov.single_deletes += 1,
                 _ => self.cov.writes += 1,
             }
         }
         // Read back what the write touched (a sample of large batches).
         for u in upds.iter().take(8) {
             match u {
-                Upd::Put(k, _) | Upd::Delete(k) => self.check_get(k, None, "read back")?,
+                Upd::Put(k, _) | Upd::Delete(k) | Upd::Merge(k, _) | Upd::SingleDelete(k) => {
+                    self.check_get(k, None, "read back")?
+                }
                 Upd::DeleteRange(b, e) => {
                     self.check_get(b, None, "read back range begin")?;
                     self.check_get(e, None, "read back range end")?;
@@ -807,6 +844,7 @@ fn options_for(rng: &mut StdRng) -> Options {
         min_write_buffer_number_to_merge: rng.random_range(1..=2),
         max_background_jobs: rng.random_range(2..=4),
         max_open_files: if rng.random_bool(0.3) { 20 } else { -1 },
+        merge_operator: Some(Arc::new(talus::merge::StringAppendOperator::new(DELIMITER))),
         ..Options::default()
     };
     let t = &mut o.table;
@@ -924,6 +962,15 @@ impl Gen {
         }
     }
 
+    /// A merge operand: short, so that values a hot key appends to stay small.
+    fn operand(&mut self, id: u32, j: u32) -> Val {
+        Val {
+            id,
+            j,
+            len: self.rng.random_range(0..=12),
+        }
+    }
+
     fn val(&mut self, id: u32, j: u32) -> Val {
         let len = match self.rng.random_range(0..100) {
             0..10 => self.rng.random_range(0..=8),
@@ -1038,12 +1085,22 @@ impl Gen {
     fn op(&mut self, id: u32, live_snaps: usize, auto: bool) -> Op {
         let r = self.rng.random_range(0..1000);
         match r {
-            0..230 => {
+            0..195 => {
                 let k = self.key();
                 let v = self.val(id, 0);
                 Op::Write(vec![Upd::Put(k, v)], Via::Single, self.flags())
             }
-            230..300 => Op::Write(vec![Upd::Delete(self.key())], Via::Single, self.flags()),
+            195..230 => {
+                let k = self.key();
+                let v = self.operand(id, 0);
+                Op::Write(vec![Upd::Merge(k, v)], Via::Single, self.flags())
+            }
+            230..285 => Op::Write(vec![Upd::Delete(self.key())], Via::Single, self.flags()),
+            285..300 => Op::Write(
+                vec![Upd::SingleDelete(self.key())],
+                Via::Single,
+                self.flags(),
+            ),
             300..312 => {
                 let (b, e) = self.range();
                 Op::Write(vec![Upd::DeleteRange(b, e)], Via::Single, self.flags())
@@ -1051,12 +1108,17 @@ impl Gen {
             312..400 => {
                 let n = self.rng.random_range(1..=20);
                 let upds = (0..n)
-                    .map(|j| match self.rng.random_range(0..20) {
+                    .map(|j| match self.rng.random_range(0..24) {
                         0 => {
                             let (b, e) = self.range();
                             Upd::DeleteRange(b, e)
                         }
                         1..6 => Upd::Delete(self.key()),
+                        20 => Upd::SingleDelete(self.key()),
+                        21..24 => {
+                            let k = self.key();
+                            Upd::Merge(k, self.operand(id, j))
+                        }
                         _ => {
                             let k = self.key();
                             Upd::Put(k, self.val(id, j))
@@ -1383,7 +1445,7 @@ fn run_seed(seed: u64, n_ops: usize, progress: &Progress) -> Coverage {
         eprintln!("shrinking for up to {budget} s ...");
         let (small, f) = shrink(
             &opts,
-            ops[..=failure.index.min(ops.len() - 1)].to_vec(),
+            ops[..ops.len().min(failure.index + 1)].to_vec(),
             Duration::from_secs(budget),
         );
         match f {

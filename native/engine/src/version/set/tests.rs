@@ -70,6 +70,9 @@ impl FileSystem for FaultyFs {
     fn exists(&self, path: &Path) -> bool {
         StdFileSystem.exists(path)
     }
+    fn try_exists(&self, path: &Path) -> Result<bool> {
+        StdFileSystem.try_exists(path)
+    }
     fn is_dir(&self, path: &Path) -> bool {
         StdFileSystem.is_dir(path)
     }

@@ -71,15 +71,14 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Target uncompressed size of a data block. Default 4096 bytes.
+   * Target uncompressed size of a data block. Default 4096 bytes; 0 puts each entry in a block of
+   * its own, as in RocksDB. Open refuses more than 1 GiB with {@code InvalidArgument} (RocksDB
+   * refuses more than 4 GiB − 1; a negative value is a huge unsigned one).
    *
-   * @param blockSize bytes, positive
+   * @param blockSize bytes
    * @return this
    */
   public BlockBasedTableConfig setBlockSize(long blockSize) {
-    if (blockSize <= 0 || blockSize > (1L << 30)) {
-      throw new IllegalArgumentException("blockSize must be in 1..1 GiB, got " + blockSize);
-    }
     this.blockSize = blockSize;
     return this;
   }
@@ -90,15 +89,13 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Entries between full keys (restart points) in a data block. Default 16.
+   * Entries between full keys (restart points) in a data block. Default 16; as in RocksDB, open
+   * raises values below 1 to 1.
    *
-   * @param interval at least 1
+   * @param interval the restart interval
    * @return this
    */
   public BlockBasedTableConfig setBlockRestartInterval(int interval) {
-    if (interval < 1) {
-      throw new IllegalArgumentException("blockRestartInterval must be at least 1, got " + interval);
-    }
     this.blockRestartInterval = interval;
     return this;
   }
@@ -135,7 +132,10 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Put whole user keys into the filter. Default true.
+   * Put whole user keys into the filter. Default true. With a prefix extractor ({@link
+   * Options#useFixedLengthPrefixExtractor(int)}) the filter holds the keys' prefixes too, and
+   * false leaves only the prefixes (smaller filters; point lookups then probe the key's prefix).
+   * Without an extractor, false builds no filter.
    *
    * @param wholeKeyFiltering true to filter on whole keys
    * @return this
@@ -151,7 +151,7 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Alias of {@link #setWholeKeyFiltering(boolean)}, as the postmortem of seed 003 spells it.
+   * Alias of {@link #setWholeKeyFiltering(boolean)}, a spelling some importers use.
    *
    * @param flag true to filter on whole keys
    * @return this

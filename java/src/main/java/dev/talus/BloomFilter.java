@@ -17,12 +17,12 @@ public class BloomFilter extends Filter {
   }
 
   /**
-   * @param bitsPerKey bits per key, ≥ 0 (0 builds no filter; values above 100 are capped)
+   * A filter of {@code bitsPerKey} bits per key, taken as RocksDB takes it at open: below 0.5 no
+   * filter is built, below 1 one bit per key, and 100 or more (or NaN) means 100.
+   *
+   * @param bitsPerKey bits per key
    */
   public BloomFilter(double bitsPerKey) {
-    if (!(bitsPerKey >= 0.0) || Double.isInfinite(bitsPerKey)) {
-      throw new IllegalArgumentException("bitsPerKey must be ≥ 0, got " + bitsPerKey);
-    }
     this.bitsPerKey = bitsPerKey;
   }
 
@@ -52,7 +52,8 @@ public class BloomFilter extends Filter {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof BloomFilter && ((BloomFilter) o).bitsPerKey == bitsPerKey;
+    return o instanceof BloomFilter
+        && Double.compare(((BloomFilter) o).bitsPerKey, bitsPerKey) == 0;
   }
 
   @Override

@@ -2,8 +2,8 @@ package dev.talus;
 
 /**
  * A block cache shareable between databases. In RocksJava {@code Cache} is abstract; Talus makes
- * it concrete so that {@code new Cache(capacity)} (as the postmortem of seed 003 writes it)
- * builds an LRU cache, exactly as {@code new LRUCache(capacity)} does.
+ * it concrete so that {@code new Cache(capacity)} (as some importers write it) builds
+ *  an LRU cache, exactly as {@code new LRUCache(capacity)} does.
  *
  * <p>Pass it with {@link BlockBasedTableConfig#setBlockCache(Cache)}. Each database using the
  * cache holds its own reference, so closing this object while databases still use the cache is

@@ -4,9 +4,10 @@ package dev.talus;
  * The histograms {@link Statistics} keeps, with RocksJava's constant names for what Talus records.
  *
  * <p>Values are microseconds unless the name says otherwise ({@code _NANOS}: nanoseconds; {@code
- * BYTES_PER_*}: bytes; {@link #NUM_FILES_IN_SINGLE_COMPACTION}: a count). The byte values are
- * Talus's own stable mapping (RocksJava's bytes differ): new constants are only ever appended.
- * Read them with {@link Statistics#getHistogramData(HistogramType)}.
+ * BYTES_PER_*}: bytes; {@link #NUM_FILES_IN_SINGLE_COMPACTION}, {@link #READ_NUM_MERGE_OPERANDS}:
+ * counts). The byte values are Talus's own stable mapping (RocksJava's bytes differ): new
+ * constants are only ever appended. Read them with {@link
+ * Statistics#getHistogramData(HistogramType)}.
  */
 public enum HistogramType {
   /** Get latency, microseconds. Native name {@code rocksdb.db.get.micros}. */
@@ -69,7 +70,13 @@ public enum HistogramType {
   DECOMPRESSION_TIMES_NANOS((byte) 0x0F),
 
   /** Input files per compaction. Native name {@code rocksdb.numfiles.in.singlecompaction}. */
-  NUM_FILES_IN_SINGLE_COMPACTION((byte) 0x10);
+  NUM_FILES_IN_SINGLE_COMPACTION((byte) 0x10),
+
+  /**
+   * Merge operands a get merged, per get that merged any (a count). Native name {@code
+   * rocksdb.read.num.merge_operands}.
+   */
+  READ_NUM_MERGE_OPERANDS((byte) 0x11);
 
   private final byte value;
 

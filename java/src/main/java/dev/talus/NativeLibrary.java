@@ -2,12 +2,9 @@ package dev.talus;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
-import java.nio.file.FileSystems;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Locale;
 
@@ -18,12 +15,20 @@ import java.util.Locale;
  * rarely need to. The library is found in this order:
  *
  * <ol>
- *   <li>the system property {@value #LIBRARY_PATH_PROPERTY}, if set: the path of the library
- *       file, or of a directory holding it under its platform file name ({@code
- *       libtalusjni.so} on Linux). Nothing else is tried when it is set;
- *   <li>otherwise the jar resource {@code /dev/talus/native/<platform>/libtalusjni.so}, copied
- *       to a temporary file that only the current user can read and that is deleted when the JVM
- *       exits, then loaded with {@link System#load(String)}.
+ *   <li>the system property {@value #NATIVE_PATH_PROPERTY} (or its older name {@value
+ *       #LIBRARY_PATH_PROPERTY}), if set: the path of an installed library file, or of a
+ *       directory holding it under its platform file name ({@code libtalusjni.so} on Linux). It is
+ *       loaded where it is, nothing is copied, and nothing else is tried;
+ *   <li>otherwise the jar resource {@code /dev/talus/native/<platform>/libtalusjni.so}, extracted
+ *       once per user and library content to {@code
+ *       <java.io.tmpdir>/talus-native-<user.name>/libtalusjni-<hash>.so} and loaded from there
+ *       with {@link System#load(String)}. {@code <hash>} is the start of the SHA-256 of the
+ *       library, so every JVM running the same library reuses one file, whatever way the JVMs
+ *       end (a JVM killed or crashed leaves nothing new behind). The directory and the file are
+ *       readable only by their owner; a file is loaded only after its SHA-256 was checked
+ *       against the jar's, and a damaged or foreign one is replaced. Copies of other library
+ *       versions unused for an hour are removed. If that directory belongs to another user, the
+ *       library goes to a new private directory that is deleted when the JVM exits.
  * </ol>
  *
  * <p>{@code <platform>} is one of {@code linux-x86_64}, {@code linux-aarch64}, {@code
@@ -31,12 +36,21 @@ import java.util.Locale;
  * {@code os.arch} system properties. The build packages the library of the platform it runs on.
  *
  * <p>Thread safety: all methods may be called from any thread; the library is loaded exactly
- * once even when many threads call {@link #load()} at the same time.
+ * once even when many threads call {@link #load()} at the same time, and any thread may make the
+ * first call, including one that ends right after it.
  */
 public final class NativeLibrary {
   /**
-   * System property naming the native library file, or a directory containing it, to load
-   * instead of the copy inside the jar. Unset by default.
+   * System property naming an installed native library file, or a directory containing it under
+   * its platform file name, to load directly instead of extracting the copy inside the jar.
+   * Unset by default. Use it where {@code java.io.tmpdir} is read-only or mounted {@code noexec},
+   * or to load a library installed by a package manager.
+   */
+  public static final String NATIVE_PATH_PROPERTY = "talus.native.path";
+
+  /**
+   * The older name of {@link #NATIVE_PATH_PROPERTY}, still honoured, with the same meaning.
+   * Unset by default. If both are set they must name the same path.
    */
   public static final String LIBRARY_PATH_PROPERTY = "talus.library.path";
 
@@ -83,6 +97,50 @@ public final class NativeLibrary {
   }
 
   /**
+   * Loads the native library from the first directory of {@code dirs} holding it under {@link
+   * #fileName()} ({@code TalusDB.loadLibrary(List)}, RocksJava's form), unless it is loaded
+   * already (from anywhere).
+   *
+   * @param dirs directories, in order
+   * @throws UnsatisfiedLinkError naming the directories when none holds a library that loads
+   *     (caused by the last load failure, if any)
+   */
+  static void load(final List<String> dirs) {
+    if (loaded) {
+      return;
+    }
+    synchronized (LOCK) {
+      if (loaded) {
+        return;
+      }
+      final String platform = platform();
+      final String resource = resourcePath(platform);
+      UnsatisfiedLinkError last = null;
+      for (final String dir : dirs) {
+        if (dir == null) {
+          continue;
+        }
+        final Path file = Paths.get(dir).toAbsolutePath().resolve(fileName());
+        if (!Files.isRegularFile(file)) {
+          continue;
+        }
+        try {
+          systemLoad(file, platform, resource, "");
+          loadCount++;
+          loadedFrom = file.toString();
+          loaded = true;
+          return;
+        } catch (UnsatisfiedLinkError e) {
+          last = e;
+        }
+      }
+      throw unsatisfied(platform, resource,
+          "none of the directories " + dirs + " holds a library " + fileName() + " that loads",
+          last);
+    }
+  }
+
+  /**
    * The version of the loaded native library: the version of the {@code talus-jni} Rust crate
    * it was built from (e.g. {@code "0.1.0"}). Loads the library first if needed.
    *
@@ -103,7 +161,7 @@ public final class NativeLibrary {
     }
   }
 
-  /** The absolute path of the loaded library file (a temporary copy when from the jar). */
+  /** The absolute path of the loaded library file (the extracted copy when from the jar). */
   static String loadedFrom() {
     synchronized (LOCK) {
       return loadedFrom;
@@ -164,15 +222,41 @@ public final class NativeLibrary {
   private static Path locateAndLoad() {
     final String platform = platform();
     final String resource = resourcePath(platform);
-    final String property = System.getProperty(LIBRARY_PATH_PROPERTY);
-    if (property != null && !property.isBlank()) {
-      return loadFromProperty(property.trim(), platform, resource);
+    final String nativePath = property(NATIVE_PATH_PROPERTY);
+    final String libraryPath = property(LIBRARY_PATH_PROPERTY);
+    if (nativePath != null && libraryPath != null && !nativePath.equals(libraryPath)) {
+      throw unsatisfied(
+          platform,
+          resource,
+          "system properties "
+              + NATIVE_PATH_PROPERTY
+              + "="
+              + nativePath
+              + " and "
+              + LIBRARY_PATH_PROPERTY
+              + "="
+              + libraryPath
+              + " name different libraries; set only "
+              + NATIVE_PATH_PROPERTY,
+          null);
+    }
+    if (nativePath != null) {
+      return loadFromProperty(NATIVE_PATH_PROPERTY, nativePath, platform, resource);
+    }
+    if (libraryPath != null) {
+      return loadFromProperty(LIBRARY_PATH_PROPERTY, libraryPath, platform, resource);
     }
     return loadFromJar(platform, resource);
   }
 
+  /** The trimmed value of a system property, or {@code null} if it is unset or blank. */
+  private static String property(final String name) {
+    final String value = System.getProperty(name);
+    return value == null || value.isBlank() ? null : value.trim();
+  }
+
   private static Path loadFromProperty(
-      final String property, final String platform, final String resource) {
+      final String name, final String property, final String platform, final String resource) {
     final Path given = Paths.get(property).toAbsolutePath();
     final Path file = Files.isDirectory(given) ? given.resolve(fileName()) : given;
     if (!Files.isRegularFile(file)) {
@@ -180,7 +264,7 @@ public final class NativeLibrary {
           platform,
           resource,
           "system property "
-              + LIBRARY_PATH_PROPERTY
+              + name
               + "="
               + property
               + " names no library file (looked for "
@@ -193,76 +277,81 @@ public final class NativeLibrary {
   }
 
   private static Path loadFromJar(final String platform, final String resource) {
-    final Path temp;
-    try (InputStream in = NativeLibrary.class.getResourceAsStream(resource)) {
-      if (in == null) {
-        final String why =
-            SUPPORTED_PLATFORMS.contains(platform)
-                ? "this jar has no library for the platform (it was built on another one)"
-                : "unsupported platform (os.name="
-                    + System.getProperty("os.name")
-                    + ", os.arch="
-                    + System.getProperty("os.arch")
-                    + "; supported: "
-                    + String.join(", ", SUPPORTED_PLATFORMS)
-                    + ")";
-        throw unsatisfied(
-            platform,
-            resource,
-            why + "; system property " + LIBRARY_PATH_PROPERTY + " is not set",
-            null);
-      }
-      temp = createPrivateTempFile();
-      temp.toFile().deleteOnExit();
-      // Write into the file just created: Files.copy(REPLACE_EXISTING) would replace it with a
-      // new file with default (umask) permissions.
-      try (OutputStream out = Files.newOutputStream(temp)) {
-        in.transferTo(out);
-      }
-    } catch (IOException e) {
+    if (NativeLibrary.class.getResource(resource) == null) {
+      final String why =
+          SUPPORTED_PLATFORMS.contains(platform)
+              ? "this jar has no library for the platform (it was built on another one)"
+              : "unsupported platform (os.name="
+                  + System.getProperty("os.name")
+                  + ", os.arch="
+                  + System.getProperty("os.arch")
+                  + "; supported: "
+                  + String.join(", ", SUPPORTED_PLATFORMS)
+                  + ")";
       throw unsatisfied(
           platform,
           resource,
-          "cannot copy the library to a temporary file in "
-              + System.getProperty("java.io.tmpdir")
-              + " ("
-              + e
-              + "); set system property "
-              + LIBRARY_PATH_PROPERTY
-              + " to a copy of the library instead",
-          e);
+          why + "; system property " + NATIVE_PATH_PROPERTY + " is not set",
+          null);
     }
-    try {
-      systemLoad(
-          temp,
-          platform,
-          resource,
-          " (extracted from the jar; if "
-              + System.getProperty("java.io.tmpdir")
-              + " is mounted noexec, set "
-              + LIBRARY_PATH_PROPERTY
-              + " to a copy of the library elsewhere)");
-    } catch (UnsatisfiedLinkError e) {
-      deleteQuietly(temp);
-      throw e;
+    final Path tmpdir = Paths.get(System.getProperty("java.io.tmpdir", ".")).toAbsolutePath();
+    // A second attempt only if the checked copy vanished before System.load opened it: another
+    // JVM's clean-up may remove a copy unused for an hour just as this one starts using it.
+    for (int attempt = 1; ; attempt++) {
+      final NativeLibraryCache.Copy copy = extract(platform, resource, tmpdir);
+      try {
+        systemLoad(
+            copy.file,
+            platform,
+            resource,
+            " (extracted from the jar; if "
+                + tmpdir
+                + " is mounted noexec, set "
+                + NATIVE_PATH_PROPERTY
+                + " to a copy of the library elsewhere)");
+        return copy.file;
+      } catch (UnsatisfiedLinkError e) {
+        if (copy.temporary) {
+          deleteQuietly(copy.file);
+        }
+        if (attempt == 2 || Files.exists(copy.file)) {
+          throw e;
+        }
+      }
     }
-    return temp;
   }
 
-  /** A new empty file that only the current user can access. */
-  private static Path createPrivateTempFile() throws IOException {
-    final String name = fileName();
-    final int dot = name.lastIndexOf('.');
-    final String prefix = (dot > 0 ? name.substring(0, dot) : name) + "-";
-    final String suffix = dot > 0 ? name.substring(dot) : null;
-    if (FileSystems.getDefault().supportedFileAttributeViews().contains("posix")) {
-      return Files.createTempFile(
-          prefix,
-          suffix,
-          PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
+  private static NativeLibraryCache.Copy extract(
+      final String platform, final String resource, final Path tmpdir) {
+    try {
+      return NativeLibraryCache.copyOf(
+          tmpdir,
+          fileName(),
+          System.getProperty("user.name"),
+          () -> {
+            final InputStream in = NativeLibrary.class.getResourceAsStream(resource);
+            if (in == null) {
+              throw new IOException("jar resource " + resource + " disappeared");
+            }
+            return in;
+          });
+    } catch (IOException | RuntimeException e) {
+      throw unsatisfied(
+          platform,
+          resource,
+          "cannot extract the library to "
+              + tmpdir.resolve(
+                  NativeLibraryCache.DIR_PREFIX
+                      + NativeLibraryCache.sanitize(System.getProperty("user.name")))
+              + " (java.io.tmpdir is "
+              + tmpdir
+              + "): "
+              + e
+              + "; set java.io.tmpdir to a writable directory, or system property "
+              + NATIVE_PATH_PROPERTY
+              + " to an installed copy of the library",
+          e);
     }
-    // Windows: the default temporary folder is private to the user already.
-    return Files.createTempFile(prefix, suffix);
   }
 
   /** {@link System#load(String)}; on failure, an error that names {@code file}, plus {@code hint}. */
@@ -287,7 +376,7 @@ public final class NativeLibrary {
                 + " (jar resource "
                 + resource
                 + ", system property "
-                + LIBRARY_PATH_PROPERTY
+                + NATIVE_PATH_PROPERTY
                 + "): "
                 + why);
     if (cause != null) {
@@ -300,7 +389,7 @@ public final class NativeLibrary {
     try {
       Files.deleteIfExists(file);
     } catch (IOException ignored) {
-      // deleteOnExit is registered as well.
+      // The fallback copy is registered with deleteOnExit as well.
     }
   }
 }

@@ -7,10 +7,17 @@ import java.util.Objects;
  * this}, getters are the bare property name. Defaults are RocksDB's own (RocksDB 10.10), except
  * {@link #compressionType()}, which is LZ4 because Talus does not ship Snappy.
  *
- * <p>A plain Java object: values are checked when set (an out-of-range value throws {@link
- * IllegalArgumentException} naming the option) and handed to the engine once, at {@link
- * TalusDB#open(Options, String)}, which checks them again. {@link #close()} marks the object
- * closed; later use throws {@link IllegalStateException}.
+ * <p>A plain Java object, handed to the engine once, at {@link TalusDB#open(Options, String)}.
+ * Setters accept every value RocksJava accepts; at open the engine corrects the values RocksDB
+ * corrects, the same way (for example {@code writeBufferSize} is clamped to 64 KiB .. 64 GiB and
+ * {@code maxWriteBufferNumber} raised to 2), and notes each correction in the info log; getters
+ * return the value set. A negative value of a size or count that is unsigned in RocksDB is, as in
+ * RocksJava, the unsigned number of the same bits ({@code -1} is 2<sup>64</sup>−1: no limit).
+ * Only values no database can run with safely are refused, by the setter with an {@link
+ * IllegalArgumentException} naming the option and its range (more than 1024 background threads,
+ * more than 64 levels) or by open with {@code InvalidArgument} where RocksDB refuses too ({@code
+ * keepLogFileNum} 0). {@link #close()} marks the object closed; later use throws {@link
+ * IllegalStateException}.
  *
  * <p>Setters of RocksJava options that Talus does not implement throw {@link
  * UnsupportedOperationException} naming the option; none is silently ignored.
@@ -54,6 +61,8 @@ public class Options extends PlainCloseable {
   private CompactionPriority compactionPriority = CompactionPriority.MinOverlappingRatio;
   private boolean disableAutoCompactions;
   private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
+  /** {@code fixed:N}, {@code capped:N}, or empty for none: the engine's option text. */
+  private String prefixExtractor = "";
   private TableFormatConfig tableFormatConfig = new BlockBasedTableConfig();
   private RateLimiter rateLimiter;
   private Statistics statistics;
@@ -62,6 +71,21 @@ public class Options extends PlainCloseable {
   private long maxLogFileSize;
   private long keepLogFileNum = 1000;
   private int statsDumpPeriodSec = 600;
+  private MergeOperator mergeOperator;
+  private String mergeOperatorName;
+
+  /** The names {@link #setMergeOperatorName(String)} accepts (RocksDB's built-in operators). */
+  private static final java.util.List<String> MERGE_OPERATOR_NAMES =
+      java.util.List.of(
+          "stringappend",
+          "StringAppendOperator",
+          "uint64add",
+          "UInt64AddOperator",
+          "put",
+          "put_v1",
+          "PutOperator",
+          "max",
+          "MaxOperator");
 
   /** Options with RocksDB's defaults ({@code createIfMissing} false). */
   public Options() {}
@@ -110,6 +134,7 @@ public class Options extends PlainCloseable {
     this.compactionPriority = other.compactionPriority;
     this.disableAutoCompactions = other.disableAutoCompactions;
     this.compressionType = other.compressionType;
+    this.prefixExtractor = other.prefixExtractor;
     this.tableFormatConfig = other.tableFormatConfig;
     this.rateLimiter = other.rateLimiter;
     this.statistics = other.statistics;
@@ -118,21 +143,10 @@ public class Options extends PlainCloseable {
     this.maxLogFileSize = other.maxLogFileSize;
     this.keepLogFileNum = other.keepLogFileNum;
     this.statsDumpPeriodSec = other.statsDumpPeriodSec;
+    this.mergeOperator = other.mergeOperator;
+    this.mergeOperatorName = other.mergeOperatorName;
   }
 
-  private static long nonNegative(String name, long v) {
-    if (v < 0) {
-      throw new IllegalArgumentException(name + " must not be negative, got " + v);
-    }
-    return v;
-  }
-
-  private static int atLeast(String name, int v, int min) {
-    if (v < min) {
-      throw new IllegalArgumentException(name + " must be at least " + min + ", got " + v);
-    }
-    return v;
-  }
 
   /**
    * Upper bound of the background thread counts (the engine's {@code MAX_BACKGROUND_THREADS}):
@@ -144,20 +158,21 @@ public class Options extends PlainCloseable {
   /** Upper bound of {@link #setMaxConcurrentWriters(int)}, as in the engine. */
   static final int MAX_CONCURRENT_WRITERS = 1024;
 
-  private static int threadCount(String name, int v, boolean minusOneDerives) {
-    if ((v < 1 && !(minusOneDerives && v == -1)) || v > MAX_BACKGROUND_THREADS) {
-      throw new IllegalArgumentException(name + " must be " + (minusOneDerives ? "-1 or " : "")
-          + "in 1.." + MAX_BACKGROUND_THREADS + ", got " + v);
+  /**
+   * Background thread counts: any value up to {@link #MAX_BACKGROUND_THREADS}; as in RocksDB,
+   * values below 1 mean one thread (and -1, for the deprecated per-kind counts, derive them from
+   * {@code maxBackgroundJobs}).
+   */
+  private static int threadCount(String name, int v) {
+    if (v > MAX_BACKGROUND_THREADS) {
+      throw new IllegalArgumentException(
+          name + " must be at most " + MAX_BACKGROUND_THREADS + ", got " + v);
     }
     return v;
   }
 
-  private static int minusOneOrPositive(String name, int v) {
-    if (v == 0 || v < -1) {
-      throw new IllegalArgumentException(name + " must be -1 or positive, got " + v);
-    }
-    return v;
-  }
+  /** Upper bound of {@link #setNumLevels(int)}: the manifest records levels below 64. */
+  static final int MAX_NUM_LEVELS = 64;
 
   // ---------------------------------------------------------------- database-wide
 
@@ -306,7 +321,7 @@ public class Options extends PlainCloseable {
    */
   public Options setWalBytesPerSync(long bytes) {
     checkOpen();
-    walBytesPerSync = nonNegative("walBytesPerSync", bytes);
+    walBytesPerSync = bytes;
     return this;
   }
 
@@ -324,7 +339,7 @@ public class Options extends PlainCloseable {
    */
   public Options setBytesPerSync(long bytes) {
     checkOpen();
-    bytesPerSync = nonNegative("bytesPerSync", bytes);
+    bytesPerSync = bytes;
     return this;
   }
 
@@ -335,14 +350,17 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Threads for background flushes and compactions together. Default 2.
+   * Threads for background flushes and compactions together. Default 2. As in RocksDB, a quarter
+   * of them (at least one) flush and the rest (at least one) compact; values below 2 give one of
+   * each. Talus refuses more than 1024 (RocksDB has no limit): every thread is started at open.
    *
-   * @param jobs 1 to 1024
+   * @param jobs at most 1024
    * @return this
+   * @throws IllegalArgumentException above 1024
    */
   public Options setMaxBackgroundJobs(int jobs) {
     checkOpen();
-    maxBackgroundJobs = threadCount("maxBackgroundJobs", jobs, false);
+    maxBackgroundJobs = threadCount("maxBackgroundJobs", jobs);
     return this;
   }
 
@@ -354,14 +372,16 @@ public class Options extends PlainCloseable {
 
   /**
    * Deprecated in RocksDB: compaction threads, overriding the split of {@link
-   * #maxBackgroundJobs()}. Default -1 (derive).
+   * #maxBackgroundJobs()}. Default -1 (derive). As in RocksDB, once either this or {@link
+   * #setMaxBackgroundFlushes(int)} is not -1, each is taken as at least 1.
    *
-   * @param n -1, or 1 to 1024
+   * @param n at most 1024
    * @return this
+   * @throws IllegalArgumentException above 1024
    */
   public Options setMaxBackgroundCompactions(int n) {
     checkOpen();
-    maxBackgroundCompactions = threadCount("maxBackgroundCompactions", n, true);
+    maxBackgroundCompactions = threadCount("maxBackgroundCompactions", n);
     return this;
   }
 
@@ -373,14 +393,15 @@ public class Options extends PlainCloseable {
 
   /**
    * Deprecated in RocksDB: flush threads, overriding the split of {@link #maxBackgroundJobs()}.
-   * Default -1 (derive).
+   * Default -1 (derive). See {@link #setMaxBackgroundCompactions(int)}.
    *
-   * @param n -1, or 1 to 1024
+   * @param n at most 1024
    * @return this
+   * @throws IllegalArgumentException above 1024
    */
   public Options setMaxBackgroundFlushes(int n) {
     checkOpen();
-    maxBackgroundFlushes = threadCount("maxBackgroundFlushes", n, true);
+    maxBackgroundFlushes = threadCount("maxBackgroundFlushes", n);
     return this;
   }
 
@@ -391,14 +412,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Table files kept open at once (-1, the default, = all).
+   * Table files kept open at once (-1, the default, = all). As in RocksDB, open clamps any other
+   * value to 20 .. 4194304.
    *
-   * @param n -1 or positive
+   * @param n the limit, or -1
    * @return this
    */
   public Options setMaxOpenFiles(int n) {
     checkOpen();
-    maxOpenFiles = minusOneOrPositive("maxOpenFiles", n);
+    maxOpenFiles = n;
     return this;
   }
 
@@ -417,7 +439,7 @@ public class Options extends PlainCloseable {
    */
   public Options setDelayedWriteRate(long bytesPerSecond) {
     checkOpen();
-    delayedWriteRate = nonNegative("delayedWriteRate", bytesPerSecond);
+    delayedWriteRate = bytesPerSecond;
     return this;
   }
 
@@ -436,7 +458,7 @@ public class Options extends PlainCloseable {
    */
   public Options setMaxTotalWalSize(long bytes) {
     checkOpen();
-    maxTotalWalSize = nonNegative("maxTotalWalSize", bytes);
+    maxTotalWalSize = bytes;
     return this;
   }
 
@@ -447,7 +469,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Talus option, named as in the postmortem of seed 003: the application owns the flush rhythm.
+   * Talus option, for importers that own their flush rhythm.
    * When true, no flush is ever triggered by WAL size ({@link #maxTotalWalSize()}); memtables are
    * flushed only when a write buffer fills or on an explicit {@link TalusDB#flush(FlushOptions)}.
    * Default false.
@@ -505,21 +527,14 @@ public class Options extends PlainCloseable {
   /**
    * Bytes of the active memtable before it is switched and queued for flush. Default 64 MiB. Once
    * a memtable has been flushed, up to this many bytes of its memory stay allocated for the next
-   * memtables (so writers do not fault in fresh pages), until the database closes.
+   * memtables (so writers do not fault in fresh pages), until the database closes. As in RocksDB,
+   * open clamps the value to 64 KiB .. 64 GiB (a negative value is a huge unsigned one: 64 GiB).
    *
-   * @param bytes at least 64 KiB, at most 64 GiB
+   * @param bytes the memtable size
    * @return this
    */
   public Options setWriteBufferSize(long bytes) {
     checkOpen();
-    if (bytes < 64 * 1024) {
-      throw new IllegalArgumentException(
-          "writeBufferSize must be at least 65536 bytes, got " + bytes);
-    }
-    // The engine's own limit (Options::validate); checked here so the setter, not open, fails.
-    if (bytes > 64L << 30) {
-      throw new IllegalArgumentException("writeBufferSize must be at most 64 GiB, got " + bytes);
-    }
     writeBufferSize = bytes;
     return this;
   }
@@ -531,15 +546,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Memtables (active plus immutable) held before writes stop. Default 2; RocksDB raises values
-   * below 2 to 2.
+   * Memtables (active plus immutable) held before writes stop. Default 2; as in RocksDB, open
+   * raises values below 2 to 2.
    *
-   * @param n at least 1
+   * @param n the memtable limit
    * @return this
    */
   public Options setMaxWriteBufferNumber(int n) {
     checkOpen();
-    maxWriteBufferNumber = atLeast("maxWriteBufferNumber", n, 1);
+    maxWriteBufferNumber = n;
     return this;
   }
 
@@ -550,15 +565,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Immutable memtables merged into one L0 table by a flush. Default 1; values above {@code
-   * maxWriteBufferNumber - 1} are lowered to it at open.
+   * Immutable memtables merged into one L0 table by a flush. Default 1; as in RocksDB, open brings
+   * the value into 1 .. {@code maxWriteBufferNumber - 1}.
    *
-   * @param n at least 1
+   * @param n memtables per flush
    * @return this
    */
   public Options setMinWriteBufferNumberToMerge(int n) {
     checkOpen();
-    minWriteBufferNumberToMerge = atLeast("minWriteBufferNumberToMerge", n, 1);
+    minWriteBufferNumberToMerge = n;
     return this;
   }
 
@@ -569,14 +584,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * L0 files that trigger an L0 compaction. Default 4.
+   * L0 files that trigger an L0 compaction. Default 4. Open raises 0 to 1, as RocksDB does, and
+   * a negative value to 1 too (RocksDB keeps it, and then never compacts L0 by file count).
    *
-   * @param n at least 0 (0 is raised to 1)
+   * @param n the trigger
    * @return this
    */
   public Options setLevel0FileNumCompactionTrigger(int n) {
     checkOpen();
-    level0FileNumCompactionTrigger = atLeast("level0FileNumCompactionTrigger", n, 0);
+    level0FileNumCompactionTrigger = n;
     return this;
   }
 
@@ -621,8 +637,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setLevel0SlowdownWritesTrigger(int)}, as the postmortem of seed 003 spells
-   * it.
+   * Alias of {@link #setLevel0SlowdownWritesTrigger(int)}, a spelling some importers use.
    *
    * @param n the slowdown trigger
    * @return this
@@ -647,14 +662,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * L0 files at which writes stop until compaction catches up. Default 36.
+   * L0 files at which writes stop until compaction catches up. Default 36. As in RocksDB, open
+   * raises a value below the slowdown trigger (and below the compaction trigger) to it.
    *
-   * @param n at least 1
+   * @param n the stop trigger
    * @return this
    */
   public Options setLevel0StopWritesTrigger(int n) {
     checkOpen();
-    level0StopWritesTrigger = atLeast("level0StopWritesTrigger", n, 1);
+    level0StopWritesTrigger = n;
     return this;
   }
 
@@ -687,7 +703,7 @@ public class Options extends PlainCloseable {
    */
   public Options setSoftPendingCompactionBytesLimit(long bytes) {
     checkOpen();
-    softPendingCompactionBytesLimit = nonNegative("softPendingCompactionBytesLimit", bytes);
+    softPendingCompactionBytesLimit = bytes;
     return this;
   }
 
@@ -698,8 +714,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setSoftPendingCompactionBytesLimit(long)}, as the postmortem of seed 003
-   * spells it.
+   * Alias of {@link #setSoftPendingCompactionBytesLimit(long)}, a spelling some importers use.
    *
    * @param bytes the soft limit
    * @return this
@@ -716,7 +731,7 @@ public class Options extends PlainCloseable {
    */
   public Options setHardPendingCompactionBytesLimit(long bytes) {
     checkOpen();
-    hardPendingCompactionBytesLimit = nonNegative("hardPendingCompactionBytesLimit", bytes);
+    hardPendingCompactionBytesLimit = bytes;
     return this;
   }
 
@@ -727,16 +742,19 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Number of LSM levels. Default 7. As in RocksDB, 1 is raised to 2 at open (level compaction
-   * needs a level below L0).
+   * Number of LSM levels. Default 7. As in RocksDB, open raises values below 2 to 2 (level
+   * compaction needs a level below L0). Talus refuses more than 64 (RocksDB has no limit): its
+   * manifest records levels below 64.
    *
-   * @param n 1 to 64
+   * @param n at most 64
    * @return this
+   * @throws IllegalArgumentException above 64
    */
   public Options setNumLevels(int n) {
     checkOpen();
-    if (n < 1 || n > 64) {
-      throw new IllegalArgumentException("numLevels must be in 1..64, got " + n);
+    if (n > MAX_NUM_LEVELS) {
+      throw new IllegalArgumentException(
+          "numLevels must be at most " + MAX_NUM_LEVELS + ", got " + n);
     }
     numLevels = n;
     return this;
@@ -749,16 +767,14 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Target size of the base level in bytes. Default 256 MiB.
+   * Target size of the base level in bytes. Default 256 MiB. 0 acts as 1 byte (every level is
+   * always over its target, so data moves down to the last level).
    *
-   * @param bytes positive
+   * @param bytes the base level target
    * @return this
    */
   public Options setMaxBytesForLevelBase(long bytes) {
     checkOpen();
-    if (bytes <= 0) {
-      throw new IllegalArgumentException("maxBytesForLevelBase must be positive, got " + bytes);
-    }
     maxBytesForLevelBase = bytes;
     return this;
   }
@@ -770,17 +786,14 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Size ratio between consecutive levels. Default 10.
+   * Size ratio between consecutive levels. Default 10. As in RocksDB, open sets a value not above
+   * 0 to 1 (and so NaN, which RocksDB keeps); 1 makes every level the base level's size.
    *
-   * @param multiplier greater than 1
+   * @param multiplier the ratio
    * @return this
    */
   public Options setMaxBytesForLevelMultiplier(double multiplier) {
     checkOpen();
-    if (!(multiplier > 1.0) || Double.isInfinite(multiplier)) {
-      throw new IllegalArgumentException(
-          "maxBytesForLevelMultiplier must be greater than 1, got " + multiplier);
-    }
     maxBytesForLevelMultiplier = multiplier;
     return this;
   }
@@ -811,16 +824,17 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Target size of a compaction output file in bytes. Default 64 MiB.
+   * Target size of a compaction output file in bytes. Default 64 MiB. Differs from RocksDB below
+   * 64 KiB: open raises a smaller value to 64 KiB, or to {@code writeBufferSize / 1024} when that
+   * is smaller (logged in the info log), since every output file is synced and with tiny files
+   * compaction runs at the pace of the syncs (with 1, one file per key). This getter still
+   * returns the value set.
    *
-   * @param bytes positive
+   * @param bytes the target size
    * @return this
    */
   public Options setTargetFileSizeBase(long bytes) {
     checkOpen();
-    if (bytes <= 0) {
-      throw new IllegalArgumentException("targetFileSizeBase must be positive, got " + bytes);
-    }
     targetFileSizeBase = bytes;
     return this;
   }
@@ -832,14 +846,15 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Growth of the target file size per level. Default 1.
+   * Growth of the target file size per level. Default 1. Open raises values below 1 to 1
+   * (RocksDB keeps them, and then writes files of 0 bytes' target below the base level).
    *
-   * @param multiplier at least 1
+   * @param multiplier the growth factor
    * @return this
    */
   public Options setTargetFileSizeMultiplier(int multiplier) {
     checkOpen();
-    targetFileSizeMultiplier = atLeast("targetFileSizeMultiplier", multiplier, 1);
+    targetFileSizeMultiplier = multiplier;
     return this;
   }
 
@@ -935,6 +950,39 @@ public class Options extends PlainCloseable {
     return compressionType;
   }
 
+  /**
+   * Uses the first {@code n} bytes of a key as its prefix (RocksDB's fixed-length prefix
+   * extractor, {@code rocksdb.FixedPrefix.n}); keys shorter than {@code n} have none. With a Bloom
+   * filter ({@link BlockBasedTableConfig#setFilterPolicy(Filter)}), table files add the prefixes
+   * of their keys to the filter (besides whole keys, unless {@link
+   * BlockBasedTableConfig#setWholeKeyFiltering(boolean)} is false), and iterators seek by prefix:
+   * see {@link ReadOptions}. Tables record the extractor's name, so a table written with another
+   * extractor is never probed with this one's prefixes. Default: no extractor. A negative {@code
+   * n} is, as in RocksJava, a huge unsigned length: no key has a prefix.
+   *
+   * @param n prefix length in bytes
+   * @return this
+   */
+  public Options useFixedLengthPrefixExtractor(int n) {
+    checkOpen();
+    prefixExtractor = "fixed:" + Integer.toUnsignedLong(n);
+    return this;
+  }
+
+  /**
+   * Uses the first {@code min(n, key length)} bytes of a key as its prefix (RocksDB's capped
+   * prefix extractor, {@code rocksdb.CappedPrefix.n}); every key has one. Otherwise as {@link
+   * #useFixedLengthPrefixExtractor(int)}.
+   *
+   * @param n largest prefix length in bytes
+   * @return this
+   */
+  public Options useCappedPrefixExtractor(int n) {
+    checkOpen();
+    prefixExtractor = "capped:" + Integer.toUnsignedLong(n);
+    return this;
+  }
+
   /** The presets of {@link #setOptimizeLevelStyle(OptimizeLevelStyle)}. */
   public enum OptimizeLevelStyle {
     /** {@link #optimizeLevelStyleCompaction()} with its default 512 MiB memtable budget. */
@@ -965,22 +1013,18 @@ public class Options extends PlainCloseable {
    */
   public Options optimizeLevelStyleCompaction(long memtableMemoryBudget) {
     checkOpen();
-    if (memtableMemoryBudget < 4 * 64 * 1024) {
-      throw new IllegalArgumentException(
-          "memtableMemoryBudget must be at least 256 KiB, got " + memtableMemoryBudget);
-    }
     setWriteBufferSize(memtableMemoryBudget / 4);
     setMinWriteBufferNumberToMerge(2);
     setMaxWriteBufferNumber(6);
     setLevel0FileNumCompactionTrigger(2);
-    setTargetFileSizeBase(Math.max(64 * 1024, memtableMemoryBudget / 8));
+    setTargetFileSizeBase(memtableMemoryBudget / 8);
     setMaxBytesForLevelBase(memtableMemoryBudget);
     setCompactionStyle(CompactionStyle.LEVEL);
     return this;
   }
 
   /**
-   * The form the postmortem of seed 003 writes; alias of {@link #optimizeLevelStyleCompaction()}.
+   * A form some importers write; alias of {@link #optimizeLevelStyleCompaction()}.
    *
    * @param style the preset
    * @return this
@@ -1009,8 +1053,7 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Alias of {@link #setTableFormatConfig(TableFormatConfig)}, as the postmortem of seed 003
-   * spells it.
+   * Alias of {@link #setTableFormatConfig(TableFormatConfig)}, a spelling some importers use.
    *
    * @param config the table settings
    * @return this
@@ -1072,6 +1115,52 @@ public class Options extends PlainCloseable {
   }
 
   /**
+   * Sets the merge operator that resolves {@link TalusDB#merge(byte[], byte[])} operands
+   * (shareable between databases; the database keeps its own reference). Default none: merges
+   * are refused ({@code NotSupported}). Replaces a name set with {@link
+   * #setMergeOperatorName(String)}. A database holding operands must be opened with the operator
+   * that wrote them (see {@link MergeOperator}).
+   *
+   * @param mergeOperator the operator
+   * @return this
+   * @throws NullPointerException if {@code mergeOperator} is null
+   */
+  public Options setMergeOperator(MergeOperator mergeOperator) {
+    checkOpen();
+    this.mergeOperator = Objects.requireNonNull(mergeOperator, "mergeOperator");
+    this.mergeOperatorName = null;
+    return this;
+  }
+
+  /**
+   * Sets a built-in merge operator by its RocksDB name: {@code "stringappend"} (delimiter
+   * {@code ','}), {@code "uint64add"}, {@code "put"} or {@code "put_v1"} (the newest operand
+   * replaces the value), {@code "max"} (the bytewise largest), or their class names ({@code
+   * "StringAppendOperator"}, {@code "UInt64AddOperator"}, {@code "PutOperator"}, {@code
+   * "MaxOperator"}). Replaces an operator set with {@link #setMergeOperator(MergeOperator)}.
+   * Unlike RocksJava, which silently leaves the operator unset for a name it does not know, an
+   * unknown name throws.
+   *
+   * @param name the operator's name
+   * @return this
+   * @throws IllegalArgumentException if {@code name} is null or not one of the names above
+   */
+  public Options setMergeOperatorName(String name) {
+    checkOpen();
+    if (name == null) {
+      throw new IllegalArgumentException("Merge operator name must not be null.");
+    }
+    if (!MERGE_OPERATOR_NAMES.contains(name)) {
+      throw new IllegalArgumentException(
+          "unknown merge operator name \"" + name + "\"; Talus has "
+              + String.join(", ", MERGE_OPERATOR_NAMES));
+    }
+    this.mergeOperatorName = name;
+    this.mergeOperator = null;
+    return this;
+  }
+
+  /**
    * Sends the info log to {@code logger} instead of the {@code LOG} file. Default none.
    *
    * @param logger the logger
@@ -1109,7 +1198,7 @@ public class Options extends PlainCloseable {
    */
   public Options setMaxLogFileSize(long bytes) {
     checkOpen();
-    this.maxLogFileSize = nonNegative("maxLogFileSize", bytes);
+    this.maxLogFileSize = bytes;
     return this;
   }
 
@@ -1120,16 +1209,14 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Old info log files kept after rotation. Default 1000.
+   * Old info log files kept after rotation. Default 1000. 0 is refused by open with {@code
+   * InvalidArgument}, as in RocksDB.
    *
-   * @param n at least 1
+   * @param n the number of old info logs kept
    * @return this
    */
   public Options setKeepLogFileNum(long n) {
     checkOpen();
-    if (n < 1) {
-      throw new IllegalArgumentException("keepLogFileNum must be at least 1, got " + n);
-    }
     this.keepLogFileNum = n;
     return this;
   }
@@ -1142,16 +1229,13 @@ public class Options extends PlainCloseable {
 
   /**
    * Dump {@code rocksdb.stats} (and the statistics) to the info log every this many seconds
-   * (0 = never). Default 600.
+   * (0 = never). Default 600. Unsigned in RocksDB: a negative value is over 68 years.
    *
    * @param seconds the period
    * @return this
    */
   public Options setStatsDumpPeriodSec(int seconds) {
     checkOpen();
-    if (seconds < 0) {
-      throw new IllegalArgumentException("statsDumpPeriodSec must not be negative, got " + seconds);
-    }
     this.statsDumpPeriodSec = seconds;
     return this;
   }
@@ -1169,7 +1253,8 @@ public class Options extends PlainCloseable {
 
   /**
    * Runs {@code open} with the handles of the shared native objects these options name (block
-   * cache, rate limiter, statistics, logger; 0 when unset), each held open for the call.
+   * cache, rate limiter, statistics, logger, merge operator; 0 when unset), each held open for
+   * the call.
    */
   TalusDB withSharedHandles(SharedOpen open) throws TalusException {
     checkOpen();
@@ -1179,7 +1264,8 @@ public class Options extends PlainCloseable {
     RateLimiter rateLimiter = this.rateLimiter;
     Statistics statistics = this.statistics;
     Logger logger = this.logger;
-    long[] shared = new long[4];
+    MergeOperator mergeOperator = this.mergeOperator;
+    long[] shared = new long[5];
     int held = 0;
     try {
       if (cache != null) {
@@ -1198,8 +1284,15 @@ public class Options extends PlainCloseable {
         shared[3] = logger.acquireShared();
       }
       held = 4;
+      if (mergeOperator != null) {
+        shared[4] = mergeOperator.acquireShared();
+      }
+      held = 5;
       return open.open(shared);
     } finally {
+      if (held >= 5 && mergeOperator != null) {
+        mergeOperator.releaseShared();
+      }
       if (held >= 4 && logger != null) {
         logger.releaseShared();
       }
@@ -1257,10 +1350,14 @@ public class Options extends PlainCloseable {
     put(b, "compaction_pri", compactionPriority.getValue());
     put(b, "disable_auto_compactions", disableAutoCompactions);
     put(b, "compression", compressionType.getValue());
+    put(b, "prefix_extractor", prefixExtractor);
     put(b, "stats_dump_period_sec", statsDumpPeriodSec);
     put(b, "info_log_level", infoLogLevel.getValue());
     put(b, "max_log_file_size", maxLogFileSize);
     put(b, "keep_log_file_num", keepLogFileNum);
+    if (mergeOperatorName != null) {
+      put(b, "merge_operator", mergeOperatorName);
+    }
     tableFormatConfig.appendTo(b);
     return b.toString();
   }

@@ -211,7 +211,7 @@ public class PerfContext extends PlainCloseable {
   }
 
   /**
-   * User-key comparisons in table blocks (index and data block seeks; skiplist and merge-heap comparisons are not counted, see the README). Recorded from {@link PerfLevel#ENABLE_COUNT}.
+   * User-key comparisons in table blocks (index and data block seeks; skiplist and merge-heap comparisons are not counted, see docs/observability.md). Recorded from {@link PerfLevel#ENABLE_COUNT}.
    *
    * @return user_key_comparison_count
    */
@@ -523,7 +523,7 @@ public class PerfContext extends PlainCloseable {
     return value(39);
   }
   /**
-   * Nanoseconds searching table files after the memtables missed (the "get_from_table_files" of seed 000; RocksJava getFromOutputFilesTime). Recorded from {@link PerfLevel#ENABLE_TIME_EXCEPT_FOR_MUTEX}.
+   * Nanoseconds searching table files after the memtables missed (the field some tools call "get_from_table_files"; RocksJava getFromOutputFilesTime). Recorded from {@link PerfLevel#ENABLE_TIME_EXCEPT_FOR_MUTEX}.
    *
    * @return get_from_output_files_time
    */

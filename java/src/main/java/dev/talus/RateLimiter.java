@@ -12,8 +12,8 @@ package dev.talus;
  * <p>Unlike RocksDB, a refill period over 100 ms is refilled every 100 ms, each refill adding
  * 100 ms worth of tokens and the bucket holding at most one period's worth: the period still
  * bounds the burst and the rate the long run, but a write that finds the bucket empty waits for
- * its own bytes at the rate instead of for the rest of the period (with the postmortem's period of
- * {@code 10 * 1024 * 1024} µs, up to 10.5 s while writers stood stopped behind the flush).
+ * its own bytes at the rate instead of for the rest of the period (with a period of {@code 10 *
+ * 1024 * 1024} µs, up to 10.5 s while writers stand stopped behind the flush).
  *
  * <p>Pass it with {@code Options.setRateLimiter(RateLimiter)}. It may be shared by several
  * databases; each database holds its own reference, so closing this object while databases still
@@ -21,7 +21,7 @@ package dev.talus;
  *
  * <p>Both spellings of the mode work: {@code RateLimiterMode.WRITES_ONLY} (RocksJava's top-level
  * enum {@link dev.talus.RateLimiterMode}) and {@code RateLimiter.RateLimiterMode.kWritesOnly} (as
- * the seed-003 importer writes it; see {@link RateLimiter.RateLimiterMode}).
+ * some importers write it; see {@link RateLimiter.RateLimiterMode}).
  */
 public class RateLimiter extends SharedNativeHandle {
   /** Default refill period: 100 000 microseconds (100 ms). */
@@ -40,7 +40,7 @@ public class RateLimiter extends SharedNativeHandle {
   /**
    * The constants of {@link dev.talus.RateLimiterMode} under the nested name {@code
    * RateLimiter.RateLimiterMode}, so that {@code RateLimiter.RateLimiterMode.kWritesOnly} (C++
-   * style, as the seed-003 importer writes it) and {@code RateLimiter.RateLimiterMode.WRITES_ONLY}
+   * style, as some importers write it) and {@code RateLimiter.RateLimiterMode.WRITES_ONLY}
    * both compile. Every field is the very same enum constant as the top-level one ({@code
    * RateLimiter.RateLimiterMode.kWritesOnly == RateLimiterMode.WRITES_ONLY}). This is a holder of
    * constants, not a type: declare variables as {@link dev.talus.RateLimiterMode}.
@@ -159,7 +159,7 @@ public class RateLimiter extends SharedNativeHandle {
 
   /**
    * A limiter with every parameter, including the single burst (RocksDB's {@code
-   * single_burst_bytes}; the six-argument form the seed-003 importer uses).
+   * single_burst_bytes}; a Talus addition).
    *
    * @param rateBytesPerSecond bytes per second, or the maximum when {@code autoTune}; must be
    *     positive

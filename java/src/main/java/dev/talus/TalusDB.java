@@ -17,7 +17,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * be called while other threads are using the database: it rejects new calls, wakes writers held
  * in a write stall (they fail with {@code ShutdownInProgress}), waits for calls in flight,
  * closes the iterators and snapshots still open, and frees the native database. Any call after
- * close throws {@link IllegalStateException}.
+ * close throws {@link IllegalStateException}. Close flushes memtables holding writes made with
+ * {@code disableWAL} (waiting for that flush, at the rate limiter's pace); other writes are in
+ * the WAL and are replayed at the next open, so a flush or compaction running at close stops
+ * instead of being waited for, as in RocksDB.
  *
  * <p>Errors of the engine are thrown as {@link TalusException} carrying a {@link Status}; {@code
  * null} arguments throw {@link NullPointerException} naming the parameter; bad offsets throw
@@ -42,14 +45,61 @@ public class TalusDB extends NativeHandle {
     super(handle);
     this.options = options;
     this.path = path;
-    // Read now: the caller may close the options once the database is open.
-    this.numLevels = options.numLevels();
+    // Read now: the caller may close the options once the database is open. Open raised a value
+    // below 2 to 2 (the engine's Options::sanitize, as RocksDB), and numberLevels() reports the
+    // levels the database runs with, as RocksJava's does.
+    this.numLevels = Math.max(2, options.numLevels());
   }
 
   /** Throws {@code IllegalStateException} once this database is closed. */
   void checkOpen() {
     acquire();
     release();
+  }
+
+  /**
+   * Loads the native library, as RocksJava's {@code RocksDB.loadLibrary()}: a no-op once it is
+   * loaded. Every Talus class that needs the library loads it itself, so calling this is never
+   * required; see {@link NativeLibrary} for where the library is found.
+   *
+   * @throws UnsatisfiedLinkError if the library cannot be loaded
+   */
+  public static void loadLibrary() {
+    NativeLibrary.load();
+  }
+
+  /**
+   * Loads the native library from the first of {@code paths} (directories) that holds it under
+   * its platform file name ({@code libtalusjni.so} on Linux), as RocksJava's {@code
+   * loadLibrary(List<String>)}; a no-op once the library is loaded (from anywhere).
+   *
+   * @param paths directories to look in, in order
+   * @throws UnsatisfiedLinkError if none of them holds a library that loads (the last failure)
+   */
+  public static void loadLibrary(List<String> paths) {
+    Objects.requireNonNull(paths, "paths");
+    NativeLibrary.load(paths);
+  }
+
+  /**
+   * Deletes the database at {@code path}, which must not be open, as RocksJava's {@code
+   * destroyDB}: its table files, logs (also those in {@code options.walDir()}), manifests, {@code
+   * CURRENT}, {@code IDENTITY}, {@code LOCK}, info logs ({@code LOG}, {@code LOG.old.*}) and
+   * options files, then the directory if nothing else is left in it. Files whose names are not a
+   * database's are kept. A missing {@code path} is nothing to delete (RocksDB fails there with
+   * {@code IOError}).
+   *
+   * @param path the database directory
+   * @param options the options the database was used with ({@code walDir} matters)
+   * @throws TalusException {@code IOError} naming the {@code LOCK} when the database is open
+   *     (nothing is deleted then); {@code InvalidArgument} when the directory holds another
+   *     engine's database (nothing is touched); the first failed deletion otherwise
+   */
+  public static void destroyDB(String path, Options options) throws TalusException {
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(options, "options");
+    NativeLibrary.load();
+    nativeDestroyDB(path, options.toNativeString());
   }
 
   /**
@@ -72,9 +122,12 @@ public class TalusDB extends NativeHandle {
    * @param options the options
    * @param path the database directory
    * @return the open database
-   * @throws TalusException if it cannot be opened (e.g. {@code InvalidArgument} for a missing
-   *     database without {@code createIfMissing}, {@code IOError}/{@code Busy} when another
-   *     process or handle holds it, {@code Corruption} for damaged files)
+   * @throws TalusException if it cannot be opened: {@code InvalidArgument} for a missing database
+   *     without {@code createIfMissing} ("does not exist"), an existing one with {@code
+   *     errorIfExists} ("exists"), or a directory holding another engine's database ("not a
+   *     Talus database", found before anything in it is touched); {@code IOError} naming the
+   *     {@code LOCK} when another process or handle holds it, as in RocksJava; {@code Corruption}
+   *     for damaged files
    */
   public static TalusDB open(Options options, String path) throws TalusException {
     Objects.requireNonNull(options, "options");
@@ -352,6 +405,171 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
+   * Merges {@code value} into {@code key}'s value with the database's merge operator ({@link
+   * Options#setMergeOperator(MergeOperator)}), with default write options: the operand is stored
+   * as written and combined with the key's value when the key is read (and by flushes and
+   * compactions).
+   *
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException {@code NotSupported} when the database has no merge operator
+   *     (RocksDB's "Provide a merge_operator when opening DB"), or another engine error
+   */
+  public void merge(byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(0, key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Merges {@code value} into {@code key}'s value (see {@link #merge(byte[], byte[])}).
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   */
+  public void merge(WriteOptions writeOptions, byte[] key, byte[] value) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(writeOptions.flags(), key, 0, key.length, value, 0, value.length);
+  }
+
+  /**
+   * Merges {@code value[vOffset, vOffset+vLen)} into the value of {@code key[offset,
+   * offset+len)} (see {@link #merge(byte[], byte[])}).
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   * @throws IndexOutOfBoundsException if a range lies outside its array
+   */
+  public void merge(byte[] key, int offset, int len, byte[] value, int vOffset, int vLen)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(0, key, offset, len, value, vOffset, vLen);
+  }
+
+  /**
+   * As {@link #merge(byte[], int, int, byte[], int, int)} with write options.
+   *
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length
+   * @throws TalusException {@code NotSupported} without a merge operator, or another engine
+   *     error
+   * @throws IndexOutOfBoundsException if a range lies outside its array
+   */
+  public void merge(WriteOptions writeOptions, byte[] key, int offset, int len, byte[] value,
+      int vOffset, int vLen) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    merge(writeOptions.flags(), key, offset, len, value, vOffset, vLen);
+  }
+
+  private void merge(int flags, byte[] key, int offset, int len, byte[] value, int vOffset,
+      int vLen) throws TalusException {
+    Objects.checkFromIndexSize(offset, len, key.length);
+    Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    long h = acquire();
+    try {
+      nativeMerge(h, flags, key, offset, len, value, vOffset, vLen);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Merges the operand in {@code value} (position to limit) into the value of the key in {@code
+   * key}; both buffers direct, or both heap. Each buffer's position moves to its limit.
+   *
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @param value the operand buffer
+   * @throws TalusException {@code InvalidArgument} when one buffer is direct and the other not;
+   *     {@code NotSupported} without a merge operator; or another engine error
+   */
+  public void merge(WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (key.isDirect() != value.isDirect()) {
+      throw new TalusException(
+          "ByteBuffer merge needs both buffers direct or both heap", new Status(
+              Status.Code.InvalidArgument, Status.SubCode.None,
+              "ByteBuffer merge needs both buffers direct or both heap"));
+    }
+    if (key.isDirect()) {
+      long h = acquire();
+      try {
+        nativeMergeDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
+            value.position(), value.remaining());
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      byte[] v = new byte[value.remaining()];
+      key.duplicate().get(k);
+      value.duplicate().get(v);
+      merge(writeOptions.flags(), k, 0, k.length, v, 0, v.length);
+    }
+    key.position(key.limit());
+    value.position(value.limit());
+  }
+
+  /**
+   * Deletes {@code key}'s most recent put, with default write options. RocksDB's contract: the
+   * key was put once since it was last deleted, and never merged; then a compaction can drop the
+   * single delete together with that put. Talus reads a single delete as a delete, so a broken
+   * contract (several puts, or merges) never brings an older value back, where RocksDB's result
+   * is undefined; a compaction drops the pair only when no older entry of the key can exist.
+   *
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(byte[] key) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    singleDelete(0, key);
+  }
+
+  /**
+   * Deletes {@code key}'s most recent put (see {@link #singleDelete(byte[])}).
+   *
+   * @param writeOptions options of this write
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(WriteOptions writeOptions, byte[] key) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    singleDelete(writeOptions.flags(), key);
+  }
+
+  private void singleDelete(int flags, byte[] key) throws TalusException {
+    long h = acquire();
+    try {
+      nativeSingleDelete(h, flags, key, 0, key.length);
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Applies {@code batch} atomically: all of its updates become visible together, with
    * consecutive sequence numbers.
    *
@@ -365,7 +583,10 @@ public class TalusDB extends NativeHandle {
     int flags = writeOptions.flags();
     long h = acquire(); // first: an empty batch on a closed database throws too
     try {
-      if (batch.count() == 0) {
+      // An empty batch does nothing, unless its options are refused: the engine checks them
+      // before it looks at the batch (sync with disableWAL is InvalidArgument for every write).
+      int syncWithoutWal = WriteOptions.SYNC | WriteOptions.DISABLE_WAL;
+      if (batch.count() == 0 && (flags & syncWithoutWal) != syncWithoutWal) {
         return;
       }
       nativeWrite(h, flags, batch.buffer(), batch.size());
@@ -577,6 +798,279 @@ public class TalusDB extends NativeHandle {
     return n;
   }
 
+  // ---------------------------------------------------------------- key may exist
+
+  /**
+   * Whether {@code key} may exist, answered without reading from disk (memtables, Bloom filters
+   * and the block cache only), as RocksJava's {@code keyMayExist}. Never false for a key that
+   * exists; may be true for one that does not. When the key was found in memory, its value is put
+   * in {@code valueHolder}; otherwise {@code valueHolder} is set to null. Where RocksDB answers
+   * false on an engine error, Talus answers true (without a value).
+   *
+   * @param key the key
+   * @param valueHolder receives the value when found in memory, else null; may be null
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(byte[] key, Holder<byte[]> valueHolder) {
+    Objects.requireNonNull(key, "key");
+    return keyMayExist((ReadOptions) null, key, 0, key.length, valueHolder);
+  }
+
+  /**
+   * As {@link #keyMayExist(byte[], Holder)} for {@code key[offset, offset+len)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param valueHolder receives the value when found in memory, else null; may be null
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(byte[] key, int offset, int len, Holder<byte[]> valueHolder) {
+    Objects.requireNonNull(key, "key");
+    return keyMayExist((ReadOptions) null, key, offset, len, valueHolder);
+  }
+
+  /**
+   * As {@link #keyMayExist(byte[], Holder)}, reading with {@code readOptions} (its snapshot; the
+   * read tier is always {@link ReadTier#BLOCK_CACHE_TIER}).
+   *
+   * @param readOptions options of the read
+   * @param key the key
+   * @param valueHolder receives the value when found in memory, else null; may be null
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(ReadOptions readOptions, byte[] key, Holder<byte[]> valueHolder) {
+    Objects.requireNonNull(key, "key");
+    return keyMayExist(readOptions, key, 0, key.length, valueHolder);
+  }
+
+  /**
+   * As {@link #keyMayExist(ReadOptions, byte[], Holder)} for {@code key[offset, offset+len)}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @param valueHolder receives the value when found in memory, else null; may be null
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(ReadOptions readOptions, byte[] key, int offset, int len,
+      Holder<byte[]> valueHolder) {
+    Objects.requireNonNull(key, "key");
+    Objects.checkFromIndexSize(offset, len, key.length);
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      long seq = sequenceOf(snapshot);
+      if (valueHolder == null) {
+        return nativeKeyMayExist(h, flags, seq, key, offset, len) != 0;
+      }
+      byte[][] r = nativeKeyMayExistValue(h, flags, seq, key, offset, len);
+      valueHolder.setValue(r[1]);
+      return r[0][0] != 0;
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
+  /**
+   * As {@link #keyMayExist(byte[], Holder)} for the key in {@code key} (position to limit), whose
+   * position moves to its limit.
+   *
+   * @param key the key buffer, direct or heap
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(ByteBuffer key) {
+    return keyMayExist((ReadOptions) null, key);
+  }
+
+  /**
+   * As {@link #keyMayExist(ByteBuffer)}, reading with {@code readOptions}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key buffer, direct or heap
+   * @return false when the key is certainly absent
+   */
+  public boolean keyMayExist(ReadOptions readOptions, ByteBuffer key) {
+    Objects.requireNonNull(key, "key");
+    return keyMayExistBuffer(readOptions, key, null).exists
+        != KeyMayExist.KeyMayExistEnum.kNotExist;
+  }
+
+  /**
+   * As {@link #keyMayExist(byte[], Holder)} with buffers: when the key (position to limit of
+   * {@code key}) is found in memory, as much of its value as fits is copied into {@code value}
+   * from its position, and {@code value}'s limit becomes {@code position + min(value length,
+   * remaining)} (the position itself when there is no value, as in RocksJava). The key's position
+   * moves to its limit.
+   *
+   * @param key the key buffer, direct or heap
+   * @param value the value buffer, direct or heap; writable
+   * @return the answer, with the value's full length when found
+   */
+  public KeyMayExist keyMayExist(ByteBuffer key, ByteBuffer value) {
+    return keyMayExist((ReadOptions) null, key, value);
+  }
+
+  /**
+   * As {@link #keyMayExist(ByteBuffer, ByteBuffer)}, reading with {@code readOptions}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key buffer, direct or heap
+   * @param value the value buffer, direct or heap; writable
+   * @return the answer, with the value's full length when found
+   * @throws IllegalArgumentException if {@code value} is read-only
+   */
+  public KeyMayExist keyMayExist(ReadOptions readOptions, ByteBuffer key, ByteBuffer value) {
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (value.isReadOnly()) {
+      throw new IllegalArgumentException("value buffer is read-only");
+    }
+    KeyMayExist r = keyMayExistBuffer(readOptions, key, value);
+    value.limit(value.position() + Math.min(r.valueLength, value.remaining()));
+    return r;
+  }
+
+  private KeyMayExist keyMayExistBuffer(ReadOptions readOptions, ByteBuffer key,
+      ByteBuffer value) {
+    int flags = readFlags(readOptions);
+    KeyMayExist.KeyMayExistEnum[] states = KeyMayExist.KeyMayExistEnum.values();
+    KeyMayExist result;
+    if (key.isDirect() && (value == null || value.isDirect())) {
+      long h = acquire();
+      Snapshot snapshot = null;
+      try {
+        snapshot = acquireReadSnapshot(readOptions);
+        long r = nativeKeyMayExistDirect(h, flags, sequenceOf(snapshot), key, key.position(),
+            key.remaining(), value, value == null ? 0 : value.position(),
+            value == null ? 0 : value.remaining());
+        result = new KeyMayExist(states[(int) (r >>> 32)], (int) r);
+      } finally {
+        releaseReadSnapshot(snapshot);
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      key.duplicate().get(k);
+      Holder<byte[]> holder = value == null ? null : new Holder<>();
+      boolean may = keyMayExist(readOptions, k, 0, k.length, holder);
+      byte[] v = holder == null ? null : holder.getValue();
+      if (v != null) {
+        value.duplicate().put(v, 0, Math.min(v.length, value.remaining()));
+        result = new KeyMayExist(KeyMayExist.KeyMayExistEnum.kExistsWithValue, v.length);
+      } else {
+        result = new KeyMayExist(may ? KeyMayExist.KeyMayExistEnum.kExistsWithoutValue
+            : KeyMayExist.KeyMayExistEnum.kNotExist, 0);
+      }
+    }
+    key.position(key.limit());
+    return result;
+  }
+
+  /**
+   * Whether {@code key} exists: an exact answer (RocksJava 8's {@code keyExists}), at the cost of
+   * a point lookup that may read from disk. An engine error is thrown as a {@link TalusException},
+   * undeclared, as RocksJava's {@code RocksDBException} is here.
+   *
+   * @param key the key
+   * @return whether the key exists
+   */
+  public boolean keyExists(byte[] key) {
+    Objects.requireNonNull(key, "key");
+    return keyExists((ReadOptions) null, key, 0, key.length);
+  }
+
+  /**
+   * As {@link #keyExists(byte[])} for {@code key[offset, offset+len)}.
+   *
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @return whether the key exists
+   */
+  public boolean keyExists(byte[] key, int offset, int len) {
+    Objects.requireNonNull(key, "key");
+    return keyExists((ReadOptions) null, key, offset, len);
+  }
+
+  /**
+   * As {@link #keyExists(byte[])}, reading with {@code readOptions}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key
+   * @return whether the key exists
+   */
+  public boolean keyExists(ReadOptions readOptions, byte[] key) {
+    Objects.requireNonNull(key, "key");
+    return keyExists(readOptions, key, 0, key.length);
+  }
+
+  /**
+   * As {@link #keyExists(ReadOptions, byte[])} for {@code key[offset, offset+len)}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length
+   * @return whether the key exists
+   */
+  public boolean keyExists(ReadOptions readOptions, byte[] key, int offset, int len) {
+    Objects.requireNonNull(key, "key");
+    Objects.checkFromIndexSize(offset, len, key.length);
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeKeyExists(h, flags, sequenceOf(snapshot), key, offset, len);
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
+  /**
+   * As {@link #keyExists(byte[])} for the key in {@code key} (position to limit); the position
+   * does not move (as in RocksJava).
+   *
+   * @param key the key buffer, direct or heap
+   * @return whether the key exists
+   */
+  public boolean keyExists(ByteBuffer key) {
+    return keyExists((ReadOptions) null, key);
+  }
+
+  /**
+   * As {@link #keyExists(ByteBuffer)}, reading with {@code readOptions}.
+   *
+   * @param readOptions options of the read, or null for defaults
+   * @param key the key buffer, direct or heap
+   * @return whether the key exists
+   */
+  public boolean keyExists(ReadOptions readOptions, ByteBuffer key) {
+    Objects.requireNonNull(key, "key");
+    if (!key.isDirect()) {
+      byte[] k = new byte[key.remaining()];
+      key.duplicate().get(k);
+      return keyExists(readOptions, k, 0, k.length);
+    }
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeKeyExistsDirect(h, flags, sequenceOf(snapshot), key, key.position(),
+          key.remaining());
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
   /**
    * Reads several keys at one consistent point in time.
    *
@@ -636,7 +1130,10 @@ public class TalusDB extends NativeHandle {
 
   /**
    * A new iterator honouring {@code readOptions}' snapshot and iterate bounds. The iterator pins
-   * what it reads: releasing the snapshot afterwards does not change what it sees.
+   * what it reads: releasing the snapshot afterwards does not change what it sees. On a database
+   * with a prefix extractor, its seeks are prefix seeks unless {@code readOptions} sets {@code
+   * totalOrderSeek} or {@code autoPrefixMode} (see {@link ReadOptions}); a tailing iterator
+   * ({@link ReadOptions#setTailing(boolean)}) reads the latest state at each forward seek.
    *
    * @param readOptions options of the iterator
    * @return the iterator, not yet positioned
@@ -923,7 +1420,7 @@ public class TalusDB extends NativeHandle {
    *
    * @param property the name
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(String property) throws TalusException {
     Objects.requireNonNull(property, "property");
@@ -942,7 +1439,7 @@ public class TalusDB extends NativeHandle {
    * @param columnFamily the default column family or null
    * @param property the name
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(ColumnFamilyHandle columnFamily, String property)
       throws TalusException {
@@ -951,12 +1448,13 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * The form the postmortem of seed 003 writes: property first, then the column family.
+   * Alias of {@link #getProperty(ColumnFamilyHandle, String)} with the arguments the other way
+   * round (property first), a form some importers write.
    *
    * @param property the name
    * @param columnFamily the default column family or null
    * @return its value as text
-   * @throws TalusException with {@code InvalidArgument} for an unknown name
+   * @throws TalusException with {@code NotFound} for an unknown name (as RocksJava)
    */
   public String getProperty(String property, ColumnFamilyHandle columnFamily)
       throws TalusException {
@@ -982,7 +1480,7 @@ public class TalusDB extends NativeHandle {
    *
    * @param property the name
    * @return its value
-   * @throws TalusException with {@code InvalidArgument} for an unknown or non-numeric name
+   * @throws TalusException with {@code NotFound} for an unknown or non-numeric name (as RocksJava)
    */
   public long getLongProperty(String property) throws TalusException {
     Objects.requireNonNull(property, "property");
@@ -1168,8 +1666,8 @@ public class TalusDB extends NativeHandle {
 
   /**
    * Turns the calling thread's perf context on ({@link PerfLevel#ENABLE_TIME_EXCEPT_FOR_MUTEX})
-   * or off ({@link PerfLevel#DISABLE}); the static form of seed 003's {@code
-   * RocksDB.enableThreadLocalPerformanceInfo}. Read it with {@link #getThreadLocalInfo()}.
+   * or off ({@link PerfLevel#DISABLE}): a static shorthand for {@link #setPerfLevel(PerfLevel)}
+   * on the calling thread. Read it with {@link #getThreadLocalInfo()}.
    *
    * @param enable true to record
    */
@@ -1178,8 +1676,8 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * The calling thread's perf context as seed 003 reads it: write stalls, runs, iterator bytes
-   * and every other field (one JNI call).
+   * The calling thread's perf context as a {@link ThreadLocalInfo}: write stalls, runs, iterator
+   * bytes and every other field (one JNI call).
    *
    * @return a snapshot of the calling thread's perf context
    */
@@ -1190,6 +1688,25 @@ public class TalusDB extends NativeHandle {
 
   private static native long nativeOpen(String path, String options, long[] shared)
       throws TalusException;
+
+  private static native void nativeDestroyDB(String path, String options) throws TalusException;
+
+  // Engine errors are answered as "may exist" natively: these throw only unchecked exceptions.
+  private static native int nativeKeyMayExist(long h, int flags, long snapshot, byte[] key,
+      int koff, int klen);
+
+  private static native byte[][] nativeKeyMayExistValue(long h, int flags, long snapshot,
+      byte[] key, int koff, int klen);
+
+  private static native long nativeKeyMayExistDirect(long h, int flags, long snapshot,
+      ByteBuffer key, int kpos, int klen, ByteBuffer value, int vpos, int vcap);
+
+  // These throw TalusException undeclared, as RocksJava's keyExists throws RocksDBException.
+  private static native boolean nativeKeyExists(long h, int flags, long snapshot, byte[] key,
+      int koff, int klen);
+
+  private static native boolean nativeKeyExistsDirect(long h, int flags, long snapshot,
+      ByteBuffer key, int kpos, int klen);
 
   private static native void nativePrepareClose(long h) throws TalusException;
 
@@ -1205,6 +1722,15 @@ public class TalusDB extends NativeHandle {
       throws TalusException;
 
   private static native void nativeDeleteDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen) throws TalusException;
+
+  private static native void nativeMerge(long h, int flags, byte[] key, int koff, int klen,
+      byte[] value, int voff, int vlen) throws TalusException;
+
+  private static native void nativeMergeDirect(long h, int flags, ByteBuffer key, int kpos,
+      int klen, ByteBuffer value, int vpos, int vlen) throws TalusException;
+
+  private static native void nativeSingleDelete(long h, int flags, byte[] key, int koff,
       int klen) throws TalusException;
 
   private static native void nativeDeleteRange(long h, int flags, byte[] begin, byte[] end)

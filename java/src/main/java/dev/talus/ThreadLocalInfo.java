@@ -1,8 +1,8 @@
 package dev.talus;
 
 /**
- * The calling thread's perf context as the postmortem of seed 003 reads it ({@code
- * RocksDB.getThreadLocalInfo()}): {@link #writeStallCount()}, {@link #writeStallMicros()}, {@link
+ * The calling thread's perf context, with the write-stall fields first ({@link
+ * TalusDB#getThreadLocalInfo()}): {@link #writeStallCount()}, {@link #writeStallMicros()}, {@link
  * #numRuns()}, {@link #iterBytesRead()}, and every other field under its camelCase name. A
  * snapshot, copied in one JNI call by {@link TalusDB#getThreadLocalInfo()}.
  *
@@ -28,7 +28,7 @@ public final class ThreadLocalInfo {
   }
 
   /**
-   * Key and value bytes returned by iterators (the seed's name for {@link #iterReadBytes()}).
+   * Key and value bytes returned by iterators (an alias of {@link #iterReadBytes()}).
    *
    * @return iter_read_bytes
    */
@@ -37,7 +37,7 @@ public final class ThreadLocalInfo {
   }
 
   /**
-   * User-key comparisons in table blocks (index and data block seeks; skiplist and merge-heap comparisons are not counted, see the README).
+   * User-key comparisons in table blocks (index and data block seeks; skiplist and merge-heap comparisons are not counted, see docs/observability.md).
    *
    * @return user_key_comparison_count
    */
@@ -349,7 +349,7 @@ public final class ThreadLocalInfo {
     return values[39];
   }
   /**
-   * Nanoseconds searching table files after the memtables missed (the "get_from_table_files" of seed 000; RocksJava getFromOutputFilesTime).
+   * Nanoseconds searching table files after the memtables missed (the field some tools call "get_from_table_files"; RocksJava getFromOutputFilesTime).
    *
    * @return get_from_output_files_time
    */

@@ -292,7 +292,16 @@ public enum TickerType {
    * delayed, hard: stopped). Part of STALL_MICROS. Native name {@code
    * talus.stall.pending.compaction.bytes.micros}.
    */
-  STALL_PENDING_COMPACTION_BYTES_MICROS((byte) 0x41);
+  STALL_PENDING_COMPACTION_BYTES_MICROS((byte) 0x41),
+
+  /**
+   * Nanoseconds spent in the merge operator (reads, flushes and compactions). Native name {@code
+   * rocksdb.merge.operation.time.nanos}.
+   */
+  MERGE_OPERATION_TOTAL_TIME((byte) 0x42),
+
+  /** Merges the merge operator could not do. Native name {@code rocksdb.number.merge.failures}. */
+  NUMBER_MERGE_FAILURES((byte) 0x43);
 
   private final byte value;
 

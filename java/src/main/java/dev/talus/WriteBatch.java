@@ -24,6 +24,8 @@ public class WriteBatch extends PlainCloseable {
   private static final byte VALUE = 1;
   private static final byte DELETION = 0;
   private static final byte RANGE_DELETION = 2;
+  private static final byte MERGE = 3;
+  private static final byte SINGLE_DELETION = 4;
 
   /**
    * The first 8 bytes of {@link #data()}: "TalusWB1". As a little-endian sequence number it is
@@ -60,8 +62,8 @@ public class WriteBatch extends PlainCloseable {
 
   /**
    * A batch from bytes returned by {@link #data()} (Talus's encoding, with its mark). Every record
-   * is checked here: its tag (put, delete or range delete), its lengths, and the count in the
-   * header.
+   * is checked here: its tag (put, delete, range delete, merge or single delete), its lengths, and
+   * the count in the header.
    *
    * @param serialized the encoded batch
    * @throws NullPointerException if {@code serialized} is null
@@ -88,9 +90,9 @@ public class WriteBatch extends PlainCloseable {
     while (at < size) {
       byte tag = buf[at++];
       int fields;
-      if (tag == VALUE || tag == RANGE_DELETION) {
+      if (tag == VALUE || tag == RANGE_DELETION || tag == MERGE) {
         fields = 2;
-      } else if (tag == DELETION) {
+      } else if (tag == DELETION || tag == SINGLE_DELETION) {
         fields = 1;
       } else {
         throw new IllegalArgumentException(
@@ -250,24 +252,39 @@ public class WriteBatch extends PlainCloseable {
   }
 
   /**
-   * Merge operators are not implemented by Talus.
+   * Adds a merge of the operand {@code value} into {@code key}'s value (see {@link
+   * TalusDB#merge(byte[], byte[])}). Writing the batch to a database without a merge operator
+   * fails with {@code InvalidArgument}, as in RocksDB, and writes nothing of the batch.
    *
-   * @param key ignored
-   * @param value ignored
-   * @throws UnsupportedOperationException always
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException never; declared for RocksJava compatibility
    */
-  public void merge(byte[] key, byte[] value) {
-    throw new UnsupportedOperationException("WriteBatch.merge: Talus has no merge operators");
+  public void merge(byte[] key, byte[] value) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(11L + key.length + value.length);
+    buf[size++] = MERGE;
+    bytes(key, 0, key.length);
+    bytes(value, 0, value.length);
+    record(MERGE);
   }
 
   /**
-   * Single deletes are not implemented by Talus; use {@link #delete(byte[])}.
+   * Adds a single delete of {@code key}: it deletes the key's most recent put (see {@link
+   * TalusDB#singleDelete(byte[])} for the contract and what Talus does when it is broken).
    *
-   * @param key ignored
-   * @throws UnsupportedOperationException always
+   * @param key the key
+   * @throws TalusException never; declared for RocksJava compatibility
    */
-  public void singleDelete(byte[] key) {
-    throw new UnsupportedOperationException("WriteBatch.singleDelete: use delete");
+  public void singleDelete(byte[] key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(6L + key.length);
+    buf[size++] = SINGLE_DELETION;
+    bytes(key, 0, key.length);
+    record(SINGLE_DELETION);
   }
 
   /** Removes every update. */
@@ -307,6 +324,18 @@ public class WriteBatch extends PlainCloseable {
   public boolean hasDeleteRange() {
     checkOpen();
     return (kinds & (1 << RANGE_DELETION)) != 0;
+  }
+
+  /** @return true when the batch holds a merge */
+  public boolean hasMerge() {
+    checkOpen();
+    return (kinds & (1 << MERGE)) != 0;
+  }
+
+  /** @return true when the batch holds a single delete */
+  public boolean hasSingleDelete() {
+    checkOpen();
+    return (kinds & (1 << SINGLE_DELETION)) != 0;
   }
 
   /** Remembers the current end of the batch for {@link #rollbackToSavePoint()}. */

@@ -42,7 +42,10 @@ public class WriteOptions extends PlainCloseable {
 
   /**
    * Sync the write-ahead log to disk before the write returns. Default false: the write survives
-   * a process crash once acknowledged, but not a power loss.
+   * a process crash once acknowledged, but not a power loss. Needs the WAL: a write whose options
+   * also set {@link #setDisableWAL(boolean) disableWAL} fails with a {@link TalusException} of
+   * status {@code InvalidArgument} and changes nothing (as in RocksDB); this setter itself
+   * accepts either value.
    *
    * @param sync true to sync
    * @return this
@@ -58,7 +61,8 @@ public class WriteOptions extends PlainCloseable {
 
   /**
    * Skip the write-ahead log: the write is lost on a crash until its memtable is flushed. Default
-   * false.
+   * false. Not with {@link #setSync(boolean) sync}: such a write is refused with {@code
+   * InvalidArgument}.
    *
    * @param disableWAL true to skip the WAL
    * @return this

@@ -32,8 +32,20 @@ final class ChildJvm {
   static Map<String, String> run(
       final int expectedExit, final List<String> jvmFlags, final Class<?> main,
       final String... args) throws Exception {
-    final List<String> command = new ArrayList<>();
+    return run(expectedExit, List.of(), jvmFlags, main, args);
+  }
+
+  /**
+   * {@link #run(int, List, Class, String...)} with {@code launcher} before the {@code java}
+   * command (e.g. {@code setpriv} options that run the child as another user).
+   */
+  static Map<String, String> run(
+      final int expectedExit, final List<String> launcher, final List<String> jvmFlags,
+      final Class<?> main, final String... args) throws Exception {
+    final List<String> command = new ArrayList<>(launcher);
     command.add(Paths.get(System.getProperty("java.home"), "bin", "java").toString());
+    // A child that crashes writes its report under target/, not into the module's folder.
+    command.add("-XX:ErrorFile=" + Paths.get("target", "hs_err_child_pid%p.log").toAbsolutePath());
     command.addAll(jvmFlags);
     command.add("-cp");
     command.add(codeSource(NativeLibrary.class) + File.pathSeparator + codeSource(main));

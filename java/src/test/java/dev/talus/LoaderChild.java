@@ -12,7 +12,11 @@ public final class LoaderChild {
   private LoaderChild() {}
 
   /**
-   * Modes: {@code load} loads once; {@code race} has 16 threads race the first load.
+   * Modes: {@code load} loads once; {@code dirs=<d1>,<d2>,...} loads with {@code
+   * TalusDB.loadLibrary(List)} from those directories; {@code race} has 16 threads race the
+   * first load; {@code
+   * halt} loads once and ends with {@link Runtime#halt(int)}, which runs no shutdown hook and
+   * so no {@code deleteOnExit}, like a killed or crashed JVM.
    *
    * @param args the mode
    * @throws Exception on an unexpected failure (exit code 1)
@@ -21,12 +25,18 @@ public final class LoaderChild {
     try {
       if ("race".equals(args[0])) {
         race(16);
+      } else if (args[0].startsWith("dirs=")) {
+        TalusDB.loadLibrary(List.of(args[0].substring("dirs=".length()).split(",")));
       } else {
         NativeLibrary.load();
       }
       System.out.println("version=" + NativeLibrary.version());
       System.out.println("loadCount=" + NativeLibrary.loadCount());
       System.out.println("loadedFrom=" + NativeLibrary.loadedFrom());
+      if ("halt".equals(args[0])) {
+        System.out.flush();
+        Runtime.getRuntime().halt(0);
+      }
     } catch (UnsatisfiedLinkError e) {
       System.out.println("error=" + e.getMessage());
       System.exit(3);

@@ -54,6 +54,25 @@ class NativeLibraryForkedTest {
     assertTrue(error.contains(NativeLibrary.LIBRARY_PATH_PROPERTY + "=" + missing), error);
   }
 
+  @Test
+  void loadLibraryWithDirectoriesLoadsFromTheFirstThatHoldsIt() throws Exception {
+    final Path empty = Files.createDirectories(tempDir.resolve("empty"));
+    final Path holder = Files.createDirectories(tempDir.resolve("holder"));
+    final Path library = copyLibraryOutOfTheJar(holder);
+    final Map<String, String> out =
+        runChild(0, null, "dirs=" + tempDir.resolve("missing") + "," + empty + "," + holder);
+    assertEquals(library, Paths.get(out.get("loadedFrom")).toRealPath());
+    assertEquals("1", out.get("loadCount"));
+  }
+
+  @Test
+  void loadLibraryWithDirectoriesWithoutTheLibraryFailsNamingThem() throws Exception {
+    final Path empty = Files.createDirectories(tempDir.resolve("empty"));
+    final Map<String, String> out = runChild(3, null, "dirs=" + empty);
+    assertTrue(out.get("error").contains(empty.toString()), out.toString());
+    assertTrue(out.get("error").contains(NativeLibrary.fileName()), out.toString());
+  }
+
   /** Copies the library resource of this platform to {@code dir}, under its platform name. */
   private static Path copyLibraryOutOfTheJar(final Path dir) throws IOException {
     final Path target = dir.resolve(NativeLibrary.fileName());

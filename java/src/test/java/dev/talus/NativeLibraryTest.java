@@ -20,6 +20,9 @@ class NativeLibraryTest {
   @Test
   void testsRunAgainstThePackagedJarWithoutTheProperty() {
     assertNull(
+        System.getProperty(NativeLibrary.NATIVE_PATH_PROPERTY),
+        "tests must prove extraction from the jar");
+    assertNull(
         System.getProperty(NativeLibrary.LIBRARY_PATH_PROPERTY),
         "tests must prove extraction from the jar");
     final String location =
@@ -36,7 +39,11 @@ class NativeLibraryTest {
     final Path loaded = Paths.get(NativeLibrary.loadedFrom());
     final Path tmp = Paths.get(System.getProperty("java.io.tmpdir")).toRealPath();
     assertTrue(loaded.toRealPath().startsWith(tmp), "extracted to a temp file: " + loaded);
-    assertTrue(loaded.getFileName().toString().startsWith("libtalusjni-"), loaded.toString());
+    assertTrue(
+        loaded.getFileName().toString().matches("libtalusjni-[0-9a-f]{32}\\.so"), loaded.toString());
+    assertTrue(
+        loaded.getParent().getFileName().toString().startsWith(NativeLibraryCache.DIR_PREFIX),
+        loaded.toString());
     if (Files.getFileStore(loaded).supportsFileAttributeView("posix")) {
       final var perms = Files.getPosixFilePermissions(loaded);
       perms.removeAll(

@@ -1,5 +1,6 @@
 package dev.talus;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
@@ -8,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.lang.reflect.Method;
+import java.nio.file.Files;
 import java.lang.reflect.Modifier;
 import java.nio.file.Path;
 import java.util.Set;
@@ -19,8 +21,9 @@ import org.junit.jupiter.api.function.Executable;
 
 /**
  * Options and BlockBasedTableConfig: every setter's getter returns what was set (and the engine
- * accepts it), out-of-range values throw IllegalArgumentException naming the option, and
- * unsupported ones throw UnsupportedOperationException.
+ * accepts it), values RocksJava accepts are accepted (open corrects them as RocksDB does), unsafe
+ * values throw IllegalArgumentException naming the option, and unsupported ones throw
+ * UnsupportedOperationException.
  */
 class OptionsTest {
   private Path dir;
@@ -54,7 +57,7 @@ class OptionsTest {
       "setDisableAutoCompactions", "setEnv", "setCompressionType", "setTableFormatConfig",
       "setBlockBasedTableFactory", "setOptimizeLevelStyle", "setRateLimiter", "setStatistics",
       "setLogger", "setInfoLogLevel", "setMaxLogFileSize", "setKeepLogFileNum",
-      "setStatsDumpPeriodSec");
+      "setStatsDumpPeriodSec", "setMergeOperator", "setMergeOperatorName");
 
   private static final Set<String> TABLE_SETTERS = Set.of("setBlockCache", "setNoBlockCache",
       "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setFilterPolicy",
@@ -205,8 +208,10 @@ class OptionsTest {
       assertEquals(3, o.keepLogFileNum());
       o.setStatsDumpPeriodSec(0);
       assertEquals(0, o.statsDumpPeriodSec());
+      assertSame(o, o.setMergeOperatorName("uint64add"));
       // setRateLimiter, setStatistics and setLogger are exercised with a running database in
-      // StatisticsIntegrationTest and WriteStallGatesTest; setOptimizeLevelStyle in SeedNamesTest.
+      // StatisticsIntegrationTest and WriteStallGatesTest; setOptimizeLevelStyle in SeedNamesTest;
+      // setMergeOperator and the other operator names in MergeTest.
 
       BlockBasedTableConfig t = new BlockBasedTableConfig();
       assertSame(t, t.setBlockCacheSize(2 << 20));
@@ -272,83 +277,104 @@ class OptionsTest {
         option + ": " + e.getMessage());
   }
 
+  /**
+   * Every value RocksJava accepts is accepted by the setter and by open, which corrects what
+   * RocksDB corrects and says so in the info log. Regression: setWriteBufferSize(64000) and
+   * setMaxBytesForLevelMultiplier(1) threw, so a RocksJava program using them did not port.
+   */
   @Test
-  void outOfRangeValuesThrowIllegalArgumentExceptionNamingTheOption() {
+  void valuesRocksJavaAcceptsAreAcceptedAndSanitizedAtOpen() throws Exception {
+    Path db = dir.resolve("db");
+    try (Options o = new Options().setCreateIfMissing(true)) {
+      o.setWriteBufferSize(64_000).setMaxBytesForLevelMultiplier(1).setMaxWriteBufferNumber(0)
+          .setMinWriteBufferNumberToMerge(-3).setLevel0FileNumCompactionTrigger(0)
+          .setLevel0StopWritesTrigger(0).setNumLevels(0).setMaxOpenFiles(5)
+          .setTargetFileSizeBase(0).setTargetFileSizeMultiplier(0).setMaxBytesForLevelBase(0)
+          .setMaxBackgroundJobs(0).setMaxBackgroundCompactions(0).setMaxBackgroundFlushes(-7)
+          .setWalBytesPerSync(-1).setBytesPerSync(-1).setDelayedWriteRate(-1)
+          .setMaxTotalWalSize(-1).setSoftPendingCompactionBytesLimit(-1)
+          .setHardPendingCompactionBytesLimit(-1).setMaxLogFileSize(-1).setKeepLogFileNum(-1)
+          .setStatsDumpPeriodSec(-1);
+      o.setTableFormatConfig(new BlockBasedTableConfig().setBlockRestartInterval(-2)
+          .setBlockSize(0).setFilterPolicy(new BloomFilter(-1)));
+      // The getters return what was set.
+      assertEquals(64_000, o.writeBufferSize());
+      assertEquals(1.0, o.maxBytesForLevelMultiplier());
+      assertEquals(0, o.numLevels());
+      assertEquals(-1, o.statsDumpPeriodSec());
+      try (TalusDB d = TalusDB.open(o, db.toString())) {
+        for (int i = 0; i < 2000; i++) {
+          d.put(Lsm.b("key" + i), new byte[100]);
+        }
+        d.flush(new FlushOptions());
+        d.compactRange();
+        assertArrayEquals(new byte[100], d.get(Lsm.b("key1999")));
+        assertEquals(2, d.numberLevels(), "open raised numLevels to 2, as RocksDB");
+      }
+      String log = Files.readString(db.resolve("LOG"));
+      for (String note : new String[] {
+          "write_buffer_size clamped from 64000 to 65536",
+          "max_write_buffer_number raised from 0 to 2",
+          "min_write_buffer_number_to_merge raised from -3 to 1",
+          "level0_file_num_compaction_trigger raised from 0 to 1",
+          "num_levels raised from 0 to 2",
+          "max_open_files clamped from 5 to 20",
+          "target_file_size_multiplier raised from 0 to 1",
+          "table.block_restart_interval raised from 0 to 1",
+          "bloom filter bits per key -1 taken as no filter"}) {
+        assertTrue(log.contains("Option sanitized: " + note), note + " not in the LOG:\n" + log);
+      }
+      assertTrue(log.contains("max_bytes_for_level_multiplier: 1"), log);
+    }
+    // A write buffer size above RocksDB's 64 GiB clamp is clamped, not refused.
+    try (Options o = new Options().setCreateIfMissing(true).setAllowFAllocate(false)) {
+      o.setWriteBufferSize((64L << 30) + 1);
+      TalusDB.open(o, dir.resolve("big").toString()).close();
+      assertTrue(Files.readString(dir.resolve("big").resolve("LOG"))
+          .contains("write_buffer_size clamped from " + ((64L << 30) + 1) + " to " + (64L << 30)));
+    }
+  }
+
+  /**
+   * Only values no database can run with safely are refused, naming the option and its range:
+   * by the setter (thread counts, levels, Talus-only options, cache sizes) or by open with
+   * InvalidArgument where RocksDB refuses too.
+   */
+  @Test
+  void unsafeValuesAreRefusedNamingTheOption() throws Exception {
     try (Options o = new Options()) {
-      assertNames("walBytesPerSync", () -> o.setWalBytesPerSync(-1));
-      assertNames("bytesPerSync", () -> o.setBytesPerSync(-1));
-      assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(0));
-      assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(0));
-      assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(-2));
-      assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(0));
-      // Regression: no upper bound, and the engine starts the threads at open.
+      // All threads are started at open: Integer.MAX_VALUE of them exhausted the system.
       assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(Integer.MAX_VALUE));
       assertNames("maxBackgroundJobs", () -> o.setMaxBackgroundJobs(1025));
       assertNames("maxBackgroundCompactions", () -> o.setMaxBackgroundCompactions(1025));
       assertNames("maxBackgroundFlushes", () -> o.setMaxBackgroundFlushes(Integer.MAX_VALUE));
       o.setMaxBackgroundJobs(1024).setMaxBackgroundCompactions(-1).setMaxBackgroundFlushes(1024);
-      o.setMaxBackgroundJobs(2).setMaxBackgroundFlushes(-1);
-      assertNames("maxLogFileSize", () -> o.setMaxLogFileSize(-1));
-      assertNames("keepLogFileNum", () -> o.setKeepLogFileNum(0));
-      assertNames("statsDumpPeriodSec", () -> o.setStatsDumpPeriodSec(-1));
-      assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(0));
-      assertNames("maxOpenFiles", () -> o.setMaxOpenFiles(-5));
-      assertNames("delayedWriteRate", () -> o.setDelayedWriteRate(-1));
-      assertNames("maxTotalWalSize", () -> o.setMaxTotalWalSize(-1));
+      assertNames("numLevels", () -> o.setNumLevels(65));
       assertNames("maxConcurrentWriters", () -> o.setMaxConcurrentWriters(-2));
       assertNames("maxConcurrentWriters", () -> o.setMaxConcurrentWriters(1025));
-      assertNames("writeBufferSize", () -> o.setWriteBufferSize(64 * 1024 - 1));
-      assertNames("writeBufferSize", () -> o.setWriteBufferSize((64L << 30) + 1));
-      assertNames("maxWriteBufferNumber", () -> o.setMaxWriteBufferNumber(0));
-      assertNames("minWriteBufferNumberToMerge", () -> o.setMinWriteBufferNumberToMerge(0));
-      assertNames("level0FileNumCompactionTrigger",
-          () -> o.setLevel0FileNumCompactionTrigger(-1));
-      assertNames("level0StopWritesTrigger", () -> o.setLevel0StopWritesTrigger(0));
-      assertNames("softPendingCompactionBytesLimit",
-          () -> o.setSoftPendingCompactionBytesLimit(-1));
-      assertNames("hardPendingCompactionBytesLimit",
-          () -> o.setHardPendingCompactionBytesLimit(-1));
-      assertNames("numLevels", () -> o.setNumLevels(0));
-      assertNames("numLevels", () -> o.setNumLevels(65));
-      assertNames("maxBytesForLevelBase", () -> o.setMaxBytesForLevelBase(0));
-      assertNames("maxBytesForLevelMultiplier", () -> o.setMaxBytesForLevelMultiplier(1.0));
-      assertNames("maxBytesForLevelMultiplier",
-          () -> o.setMaxBytesForLevelMultiplier(Double.NaN));
-      assertNames("maxBytesForLevelMultiplier",
-          () -> o.setMaxBytesForLevelMultiplier(Double.POSITIVE_INFINITY));
-      assertNames("targetFileSizeBase", () -> o.setTargetFileSizeBase(0));
-      assertNames("targetFileSizeMultiplier", () -> o.setTargetFileSizeMultiplier(0));
-      // Nothing was changed by the rejected calls.
-      assertEquals(64L << 20, o.writeBufferSize());
-      assertEquals(7, o.numLevels());
+      assertEquals(7, o.numLevels(), "nothing changed by the refused calls");
     }
     BlockBasedTableConfig t = new BlockBasedTableConfig();
     assertNames("blockCacheSize", () -> t.setBlockCacheSize(-1));
-    assertNames("blockSize", () -> t.setBlockSize(0));
-    assertNames("blockSize", () -> t.setBlockSize((1L << 30) + 1));
-    assertNames("blockRestartInterval", () -> t.setBlockRestartInterval(0));
-    assertNames("bitsPerKey", () -> new BloomFilter(-1));
-    assertNames("bitsPerKey", () -> new BloomFilter(Double.NaN));
     assertNames("capacity", () -> new LRUCache(-1));
     assertNames("numShardBits", () -> new LRUCache(1 << 20, 20));
     assertNames("highPriPoolRatio", () -> new LRUCache(1 << 20, -1, false, 1.5));
-  }
-
-  /**
-   * setWriteBufferSize accepted sizes above the engine's 64 GiB limit, so the error surfaced
-   * only at open, as a TalusException, instead of from the setter.
-   */
-  @Test
-  void writeBufferSizeAbove64GiBIsRejectedByTheSetter() throws Exception {
-    try (Options o = new Options().setCreateIfMissing(true)) {
-      o.setWriteBufferSize(64L << 30); // the largest allowed
-      assertEquals(64L << 30, o.writeBufferSize());
-      assertNames("writeBufferSize", () -> o.setWriteBufferSize((64L << 30) + 1));
-      assertEquals(64L << 30, o.writeBufferSize());
-      // And the engine takes the largest allowed value. Without reserving a log of 70 GiB: on a
-      // disk with more than four times that free, the reserve would be attempted.
-      o.setAllowFAllocate(false);
-      TalusDB.open(o, dir.toString()).close();
+    // Refused by open, as RocksDB refuses them, and nothing is created.
+    String[][] atOpen = {{"keep_log_file_num", "keepLogFileNum"}, {"block_size", "blockSize"}};
+    for (String[] c : atOpen) {
+      try (Options o = new Options().setCreateIfMissing(true)) {
+        if (c[1].equals("keepLogFileNum")) {
+          o.setKeepLogFileNum(0);
+        } else {
+          o.setTableFormatConfig(new BlockBasedTableConfig().setBlockSize((1L << 30) + 1));
+        }
+        Path where = dir.resolve("refused-" + c[1]);
+        TalusException e = assertThrows(TalusException.class,
+            () -> TalusDB.open(o, where.toString()).close(), c[1]);
+        assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), e.getMessage());
+        assertTrue(e.getMessage().contains(c[0]), e.getMessage());
+        assertFalse(Files.exists(where), "open created " + where);
+      }
     }
   }
 

@@ -177,4 +177,93 @@ class ReadWriteOverloadsTest {
       assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
     }
   }
+
+  /** The bytes of {@code bb} from 0 to its capacity, whatever its position and limit. */
+  private static String all(ByteBuffer bb) {
+    byte[] out = new byte[bb.capacity()];
+    bb.duplicate().clear().get(out);
+    return Lsm.s(out);
+  }
+
+  private static String state(ByteBuffer bb) {
+    return bb.position() + ".." + bb.limit();
+  }
+
+  /**
+   * Puts and gets whose buffers are views of one buffer (slices, duplicates, the same object):
+   * every region of a call is read in full before its output is written, as the heap-buffer paths
+   * do by copying first. Run on direct buffers (the native side reads and writes the buffer's
+   * memory in place, where overlapping views are the case that needs care) and on heap buffers
+   * (whose path copies); both must end in the same bytes, positions and limits. Returns the trace.
+   */
+  private static List<String> overlappingViews(TalusDB db, WriteOptions wo, ReadOptions ro,
+      boolean direct) throws TalusException {
+    List<String> trace = new ArrayList<>();
+    String p = direct ? "d:" : "h:";
+    // put: key [0, 6) and value [3, 10) of one buffer share "def".
+    ByteBuffer one = buf(direct, 12).put(b(p + "abcdefghij"));
+    ByteBuffer key = one.duplicate().position(0).limit(6);
+    ByteBuffer value = one.slice(3, 7);
+    db.put(wo, key, value);
+    trace.add(state(key) + " " + state(value));
+    assertArrayEquals(b("bcdefgh"), db.get(b(p + "abcd")));
+
+    // put: the same buffer object as key and value.
+    ByteBuffer same = buf(direct, 9).put(b(p + "samekv")).flip();
+    db.put(wo, same, same);
+    trace.add(state(same));
+    assertArrayEquals(b(p + "samekv"), db.get(b(p + "samekv")));
+
+    // get: the output starts inside the key, and is longer than the value.
+    db.put(b(p + "k1"), b("VALUE-1"));
+    ByteBuffer shared = buf(direct, 16).put(b(p + "k1")).put(b("#########"));
+    ByteBuffer getKey = shared.duplicate().position(0).limit(4);
+    ByteBuffer out = shared.duplicate().clear().position(2);
+    assertEquals(7, db.get(ro, getKey, out));
+    trace.add(state(getKey) + " " + state(out) + " " + all(shared));
+    assertEquals(p + "VALUE-1" + "####\0\0\0", all(shared));
+    assertEquals("4..4", state(getKey));
+    assertEquals("2..9", state(out));
+
+    // get: the output is the key's own region (a duplicate), shorter than the value.
+    ByteBuffer exact = buf(direct, 4).put(b(p + "k1")).flip();
+    assertEquals(7, db.get(ro, exact, exact.duplicate()));
+    trace.add(state(exact) + " " + all(exact));
+    assertEquals("VALU", all(exact));
+
+    // get: the same object as key and output. Its limit is the key's end, so only that many
+    // bytes of the value fit; the key moves to its limit, which stays.
+    ByteBuffer both = buf(direct, 8).put(b(p + "k1")).flip();
+    assertEquals(7, db.get(ro, both, both));
+    trace.add(state(both) + " " + all(both));
+    assertEquals("4..4", state(both));
+    assertEquals("VALU" + "\0\0\0\0", all(both));
+
+    // get: an output ending inside the key, the value longer than both; and an absent key whose
+    // output overlaps it, which must stay as it was.
+    ByteBuffer tail = buf(direct, 8).put(b("##" + p + "k1")).flip();
+    ByteBuffer tailKey = tail.duplicate().position(2);
+    assertEquals(7, db.get(ro, tailKey, tail.duplicate().position(0).limit(5)));
+    trace.add(all(tail));
+    assertEquals("VALUE1\0\0", all(tail));
+    ByteBuffer absent = buf(direct, 8).put(b(p + "zz")).flip();
+    assertEquals(TalusDB.NOT_FOUND, db.get(ro, absent, absent.duplicate().clear()));
+    trace.add(all(absent));
+    assertEquals(p + "zz\0\0\0\0", all(absent));
+    return trace;
+  }
+
+  @Test
+  void overlappingViewsOfOneBufferAreReadBeforeTheOutputIsWritten() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString());
+        WriteOptions wo = new WriteOptions(); ReadOptions ro = new ReadOptions()) {
+      List<String> direct = overlappingViews(db, wo, ro, true);
+      List<String> heap = overlappingViews(db, wo, ro, false);
+      List<String> heapAsDirect = new ArrayList<>();
+      for (String t : heap) {
+        heapAsDirect.add(t.replace("h:", "d:"));
+      }
+      assertEquals(heapAsDirect, direct);
+    }
+  }
 }

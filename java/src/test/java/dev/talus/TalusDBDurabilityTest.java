@@ -98,7 +98,11 @@ class TalusDBDurabilityTest {
       Process p = child(LockChild.class, dir.toString());
       String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
       assertTrue(p.waitFor(60, TimeUnit.SECONDS));
-      assertTrue(out.contains("Busy"), out);
+      // RocksJava's status and words: "IO error: While lock file: .../LOCK: Resource
+      // temporarily unavailable".
+      assertTrue(out.contains("IOError"), out);
+      assertTrue(out.contains("While lock file: "), out);
+      assertTrue(out.contains("LOCK: Resource temporarily unavailable"), out);
       assertTrue(out.contains("another process"), out);
     }
   }

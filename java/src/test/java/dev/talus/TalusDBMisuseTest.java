@@ -101,6 +101,9 @@ class TalusDBMisuseTest {
     if (t == PerfLevel.class) {
       return PerfLevel.ENABLE_COUNT;
     }
+    if (t == Holder.class) {
+      return new Holder<byte[]>();
+    }
     throw new AssertionError("no dummy for " + t);
   }
 
@@ -416,7 +419,8 @@ class TalusDBMisuseTest {
         }
       }
       assertTrue(wrong.isEmpty(), String.join("\n", wrong));
-      assertEquals(6, reads.size(), "checked " + reads);
+      // get x4, newIterator, multiGetAsList, keyMayExist x4, keyExists x3.
+      assertEquals(13, reads.size(), "checked " + reads);
       assertArrayEquals(b("mine"), db.get(b("k")));
       other.releaseSnapshot(theirs);
     } finally {
@@ -681,23 +685,23 @@ class TalusDBMisuseTest {
   }
 
   @Test
-  void optionsOutOfRangeAreRejectedClearly() throws Exception {
+  void unsafeOptionsAreRejectedClearly() throws Exception {
+    // Values RocksJava accepts are accepted (open corrects them as RocksDB does: OptionsTest);
+    // only those no database can run with are refused, naming the option.
     try (Options o = new Options()) {
+      o.setWriteBufferSize(0).setMaxWriteBufferNumber(-3).setMaxBytesForLevelBase(-1)
+          .setTargetFileSizeBase(0).setNumLevels(0).setMaxBackgroundJobs(0)
+          .setMaxBytesForLevelMultiplier(0.5);
       IllegalArgumentException e =
-          assertThrows(IllegalArgumentException.class, () -> o.setWriteBufferSize(0));
-      assertTrue(e.getMessage().contains("writeBufferSize"), e.getMessage());
-      assertThrows(IllegalArgumentException.class, () -> o.setWriteBufferSize(-1));
-      assertThrows(IllegalArgumentException.class, () -> o.setMaxWriteBufferNumber(-3));
-      assertThrows(IllegalArgumentException.class, () -> o.setMaxBytesForLevelBase(-1));
-      assertThrows(IllegalArgumentException.class, () -> o.setTargetFileSizeBase(0));
-      assertThrows(IllegalArgumentException.class, () -> o.setNumLevels(0));
-      assertThrows(IllegalArgumentException.class, () -> o.setMaxBackgroundJobs(0));
-      assertThrows(IllegalArgumentException.class, () -> o.setMaxBytesForLevelMultiplier(0.5));
+          assertThrows(IllegalArgumentException.class, () -> o.setNumLevels(65));
+      assertTrue(e.getMessage().contains("numLevels"), e.getMessage());
+      e = assertThrows(IllegalArgumentException.class, () -> o.setMaxBackgroundJobs(4096));
+      assertTrue(e.getMessage().contains("maxBackgroundJobs"), e.getMessage());
     }
     try (TalusDB db = open()) {
       TalusException e =
           assertThrows(TalusException.class, () -> db.getProperty("rocksdb.no-such-property"));
-      assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode());
+      assertEquals(Status.Code.NotFound, e.getStatus().getCode());
       assertTrue(e.getMessage().contains("rocksdb.no-such-property"), e.getMessage());
       assertThrows(TalusException.class, () -> db.getLongProperty("rocksdb.no-such-property"));
     }
@@ -716,12 +720,177 @@ class TalusDBMisuseTest {
       try (TalusDB first = TalusDB.open(o, db.toString())) {
         TalusException busy =
             assertThrows(TalusException.class, () -> TalusDB.open(o, db.toString()));
-        assertEquals(Status.Code.Busy, busy.getStatus().getCode());
+        assertEquals(Status.Code.IOError, busy.getStatus().getCode());
         first.put(b("still"), b("works"));
       }
       try (TalusDB again = TalusDB.open(o, db.toString())) {
         assertArrayEquals(b("works"), again.get(b("still")));
       }
+    }
+  }
+
+  private static void assertInvalidArgument(String what, Executable call) {
+    TalusException e = assertThrows(TalusException.class, call, what);
+    assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), what + ": " + e);
+  }
+
+  /**
+   * A write with {@code sync} and {@code disableWAL} was acknowledged as synced without a WAL
+   * record, and lost on a kill. Every write method taking {@link WriteOptions} (found by
+   * reflection, so that a new one is covered too) now refuses it with {@code InvalidArgument} and
+   * changes nothing; the setters themselves accept it, as RocksJava's do.
+   */
+  @Test
+  void regressionSyncWithDisableWalIsRefusedAtEveryWrite() throws Exception {
+    // With a merge operator: without one, merge refuses first with NotSupported (as RocksDB).
+    try (Options o = new Options().setCreateIfMissing(true).setMergeOperatorName("stringappend");
+        TalusDB db = TalusDB.open(o, dir.toString());
+        WriteOptions bad = new WriteOptions().setSync(true).setDisableWAL(true);
+        WriteBatch batch = new WriteBatch()) {
+      db.put(b("kept"), b("before"));
+      long seq = db.getLatestSequenceNumber();
+      ColumnFamilyHandle cf = db.getDefaultColumnFamily();
+      List<String> checked = new ArrayList<>();
+      for (Method m : TalusDB.class.getMethods()) {
+        List<Class<?>> types = Arrays.asList(m.getParameterTypes());
+        if (Modifier.isStatic(m.getModifiers()) || !types.contains(WriteOptions.class)) {
+          continue;
+        }
+        Object[] args = types.stream().map(t -> t == WriteOptions.class ? bad : dummy(t, db, cf))
+            .toArray();
+        try {
+          m.invoke(db, args);
+          fail(m + " accepted sync with disableWAL");
+        } catch (InvocationTargetException e) {
+          if (!(e.getCause() instanceof TalusException)
+              || ((TalusException) e.getCause()).getStatus().getCode()
+                  != Status.Code.InvalidArgument) {
+            throw new AssertionError(m + " threw " + e.getCause(), e.getCause());
+          }
+        }
+        checked.add(m.toString());
+      }
+      assertTrue(checked.size() >= 8, "checked " + checked);
+      // What the dummies leave out: heap buffers, a non-empty batch, a real range.
+      assertInvalidArgument("put(heap buffers)",
+          () -> db.put(bad, ByteBuffer.wrap(b("k")), ByteBuffer.wrap(b("v"))));
+      assertInvalidArgument("delete(heap buffer)", () -> db.delete(bad, ByteBuffer.wrap(b("k"))));
+      assertInvalidArgument("deleteRange", () -> db.deleteRange(bad, b("a"), b("z")));
+      assertInvalidArgument("merge(heap buffers)",
+          () -> db.merge(bad, ByteBuffer.wrap(b("k")), ByteBuffer.wrap(b("v"))));
+      assertInvalidArgument("singleDelete", () -> db.singleDelete(bad, b("kept")));
+      batch.put(b("k"), b("v"));
+      batch.delete(b("kept"));
+      batch.merge(b("kept"), b("more"));
+      assertInvalidArgument("write(batch)", () -> db.write(bad, batch));
+      assertEquals(seq, db.getLatestSequenceNumber(), "a refused write took a sequence number");
+      assertNull(db.get(b("k")));
+      assertArrayEquals(b("before"), db.get(b("kept")));
+      try (WriteOptions synced = new WriteOptions().setSync(true);
+          WriteOptions unlogged = new WriteOptions().setDisableWAL(true)) {
+        db.put(synced, b("k"), b("synced"));
+        db.put(unlogged, b("u"), b("unlogged"));
+      }
+      assertArrayEquals(b("synced"), db.get(b("k")));
+    }
+  }
+
+  /**
+   * A path with an unpaired UTF-16 surrogate was converted lossily: "x", U+D800, "y" and "x",
+   * U+DBFF, "y" both became "x", U+FFFD, "y" and opened the same directory. Such a path (the
+   * database's or an option's) is refused with {@code InvalidArgument}, and nothing is created.
+   */
+  @Test
+  void regressionPathWithUnpairedSurrogateIsRefused() throws Exception {
+    for (String name : List.of("x\uD800y", "x\uDBFFy", "x\uDC00y", "x\uD800")) {
+      try (Options o = new Options().setCreateIfMissing(true)) {
+        String path = dir.resolve("sub").toString() + "/" + name;
+        TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, path));
+        assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), e.toString());
+        assertTrue(e.getMessage().contains("database path"), e.getMessage());
+        assertTrue(e.getMessage().contains("surrogate"), e.getMessage());
+      }
+      try (Options o = new Options().setCreateIfMissing(true)
+          .setWalDir(dir.resolve("wal").toString() + "/" + name)) {
+        String path = dir.resolve("db").toString();
+        TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, path));
+        assertEquals(Status.Code.InvalidArgument, e.getStatus().getCode(), e.toString());
+        assertTrue(e.getMessage().contains("wal_dir"), e.getMessage());
+      }
+    }
+    try (java.util.stream.Stream<Path> left = Files.list(dir)) {
+      assertEquals(List.of(), left.toList(), "a refused open created something");
+    }
+    // A surrogate pair is a character like any other (checked where Java's own file names are
+    // UTF-8, so that it can see the directory).
+    if ("UTF-8".equals(System.getProperty("sun.jnu.encoding"))) {
+      String pair = dir.resolve("x\uD83D\uDE00y").toString();
+      try (Options o = new Options().setCreateIfMissing(true);
+          TalusDB db = TalusDB.open(o, pair)) {
+        db.put(b("k"), b("v"));
+      }
+      assertTrue(Files.isDirectory(dir.resolve("x\uD83D\uDE00y")));
+    }
+  }
+
+  /**
+   * A database directory the user may not read (mode 000) failed with {@code InvalidArgument
+   * ... does not exist (create_if_missing is false)}. It is an {@code IOError} naming the path and
+   * the OS error. A path below a regular file (ENOTDIR) was reported the same way.
+   *
+   * <p>Root reads a mode-000 directory, so as root the permission case runs in a child JVM started
+   * through {@code setpriv} as user {@code nobody}; as another user it runs in this JVM. It is
+   * skipped (with a message) only as root without {@code setpriv}.
+   */
+  @Test
+  void regressionUnreadableDatabaseDirectoryIsAnIoErrorNotMissing() throws Exception {
+    Path file = dir.resolve("file");
+    Files.writeString(file, "not a directory");
+    String below = file.resolve("db").toString();
+    try (Options o = new Options().setCreateIfMissing(false)) {
+      TalusException e = assertThrows(TalusException.class, () -> TalusDB.open(o, below));
+      assertEquals(Status.Code.IOError, e.getStatus().getCode(), e.toString());
+      assertTrue(e.getMessage().contains(below), e.getMessage());
+      assertTrue(e.getMessage().contains("Not a directory"), e.getMessage());
+    }
+
+    Path db = dir.resolve("db");
+    try (TalusDB made = TalusDB.open(db.toString())) {
+      made.put(b("k"), b("v"));
+    }
+    // The test folder is private (mode 700); the child needs to reach the database below it.
+    Files.setPosixFilePermissions(dir, java.nio.file.attribute.PosixFilePermissions.fromString(
+        "rwxr-xr-x"));
+    Files.setPosixFilePermissions(db, Set.of());
+    try {
+      String code;
+      String message;
+      if (!"root".equals(System.getProperty("user.name"))) {
+        try (Options o = new Options().setCreateIfMissing(false)) {
+          TalusException e =
+              assertThrows(TalusException.class, () -> TalusDB.open(o, db.toString()));
+          code = e.getStatus().getCode().toString();
+          message = e.getMessage();
+        }
+      } else {
+        Path setpriv = Path.of("/usr/bin/setpriv");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(setpriv),
+            "running as root without /usr/bin/setpriv: cannot open as a non-root user");
+        java.util.Map<String, String> out = ChildJvm.run(0,
+            List.of(setpriv.toString(), "--reuid=65534", "--regid=65534", "--clear-groups"),
+            List.of(), OpenErrorChild.class, db.toString());
+        code = out.get("code");
+        message = out.get("message");
+      }
+      assertEquals("IOError", code, message);
+      assertTrue(message.contains(db.toString()), message);
+      assertTrue(message.contains("Permission denied"), message);
+    } finally {
+      Files.setPosixFilePermissions(db, java.nio.file.attribute.PosixFilePermissions.fromString(
+          "rwx------"));
+    }
+    try (TalusDB again = TalusDB.open(db.toString())) {
+      assertArrayEquals(b("v"), again.get(b("k")), "the database is untouched");
     }
   }
 

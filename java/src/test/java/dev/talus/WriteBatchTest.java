@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -166,13 +167,35 @@ class WriteBatchTest {
   }
 
   @Test
-  void aClosedBatchRejectsUseAndUnsupportedRecordsSaySo() {
+  void aClosedBatchRejectsUse() {
     WriteBatch batch = new WriteBatch();
-    assertThrows(UnsupportedOperationException.class, () -> batch.merge(b("k"), b("v")));
-    assertThrows(UnsupportedOperationException.class, () -> batch.singleDelete(b("k")));
     batch.close();
     assertThrows(IllegalStateException.class, () -> batch.put(b("k"), b("v")));
+    assertThrows(IllegalStateException.class, () -> batch.merge(b("k"), b("v")));
+    assertThrows(IllegalStateException.class, () -> batch.singleDelete(b("k")));
     assertThrows(IllegalStateException.class, batch::count);
+  }
+
+  @Test
+  void mergeAndSingleDeleteRecordsUseTheDocumentedTags() throws Exception {
+    try (WriteBatch wb = new WriteBatch()) {
+      wb.merge(b("k"), b("+1"));
+      wb.singleDelete(b("s"));
+      byte[] data = wb.data();
+      // After the 12-byte header: merge tag 3, key, operand; single delete tag 4, key (the
+      // engine's write_batch golden bytes).
+      assertArrayEquals(
+          new byte[] {3, 1, 'k', 2, '+', '1', 4, 1, 's'},
+          Arrays.copyOfRange(data, 12, data.length));
+      assertFalse(wb.hasPut());
+      assertTrue(wb.hasMerge());
+      assertTrue(wb.hasSingleDelete());
+    }
+    try (WriteBatch decoded = new WriteBatch(encoded(true, 2, 4, 1, 'a', 3, 1, 'b', 1, 'v'))) {
+      assertTrue(decoded.hasSingleDelete());
+      assertTrue(decoded.hasMerge());
+      assertFalse(decoded.hasDelete());
+    }
   }
 
   /** A header of 8 sequence bytes (the mark, or RocksDB's zero sequence) and a count. */

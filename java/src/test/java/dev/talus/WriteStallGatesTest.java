@@ -192,7 +192,7 @@ class WriteStallGatesTest {
         }
       }
       // The loop above can end on the write that raised the stall, before any write was delayed
-      // (CI failure of 2026-12-01): keep writing while delayed, as in the L0 slowdown test.
+      // (a CI failure): keep writing while delayed, as in the L0 slowdown test.
       for (int j = 0; j < 1_000; j++, n++) {
         db.put(key(n * 7919 % 1_000_003), new byte[200]);
       }

@@ -17,7 +17,7 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /**
- * The bulk-import harness: the import of seed 003 (200 million rows of 48-byte keys and
+ * The bulk-import harness: the bulk import Talus is built for (200 million rows of 48-byte keys and
  * 160-byte values, eight writer threads, a flush every 500 000 rows, soft back-pressure when L0
  * reaches 15 files) as a program, on Talus or on RocksJava with the same options.
  *
@@ -42,7 +42,7 @@ import picocli.CommandLine.Option;
     sortOptions = false,
     usageHelpAutoWidth = true,
     description = {
-        "The import of seed 003 as a benchmark: many writer threads put deterministic rows, flush "
+        "A bulk import as a benchmark: many writer threads put deterministic rows, flush "
             + "every --flush-every rows and sleep when L0 has --l0-backpressure files; the same "
             + "options on Talus or on RocksJava (--engine)."
     },
@@ -87,13 +87,13 @@ public final class BulkImport implements Callable<Integer> {
   long backpressureSleepMs = 50;
 
   @Option(names = "--rate-limit-mb", paramLabel = "MB",
-      description = "Flush and compaction write limit in MiB/s (refill period, fairness and mode"
-          + " as seed 003); 0 = no limiter. Default: ${DEFAULT-VALUE}.")
+      description = "Flush and compaction write limit in MiB/s (refill period 10 * 1024 * 1024 us,"
+          + " fairness 10, writes only); 0 = no limiter. Default: ${DEFAULT-VALUE}.")
   long rateLimitMb = 150;
 
   @Option(names = "--wal-bytes-per-sync-mb", paramLabel = "MB",
       description = "WAL MiB between syncs (setWalBytesPerSync; 0 = off). Default: "
-          + "${DEFAULT-VALUE}, as seed 003.")
+          + "${DEFAULT-VALUE}.")
   long walBytesPerSyncMb = 4;
 
   @Option(names = "--low-priority-compactions", negatable = true, fallbackValue = "true",
@@ -107,7 +107,7 @@ public final class BulkImport implements Callable<Integer> {
       description = "RocksJava only (setEnableWriteThreadAdaptiveYield): a writer waiting for its"
           + " write group spins and yields up to 100 us before it blocks. Talus has no such"
           + " setting (its writers spin 64 rounds, then park) and runs the same either way."
-          + " Default: ${DEFAULT-VALUE}, RocksDB's default, as seed 003 leaves it.")
+          + " Default: ${DEFAULT-VALUE}, RocksDB's default.")
   boolean rocksdbWriteThreadAdaptiveYield = true;
 
   @Option(names = "--talus-max-concurrent-writers", paramLabel = "N",
@@ -123,7 +123,7 @@ public final class BulkImport implements Callable<Integer> {
   Path db;
 
   @Option(names = "--wal-dir", paramLabel = "DIR",
-      description = "WAL directory (another disk, as in the seed). Default: the database dir.")
+      description = "WAL directory (e.g. on another disk). Default: the database dir.")
   Path walDir;
 
   @Option(names = "--key-order", paramLabel = "ORDER",
@@ -239,7 +239,7 @@ public final class BulkImport implements Callable<Integer> {
       Files.createDirectories(report);
     }
 
-    EngineSettings settings = EngineSettings.seed003(dbDir.toString(),
+    EngineSettings settings = EngineSettings.bulkImportPreset(dbDir.toString(),
         walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
         lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);

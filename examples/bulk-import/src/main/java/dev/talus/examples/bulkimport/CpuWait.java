@@ -28,11 +28,19 @@ final class CpuWait {
 
   /** Run-queue wait of the writer threads so far, nanoseconds (live threads only); -1 if unknown. */
   static long writersWaitNanos() {
+    return waitNanos(Importer.WRITER_THREAD_PREFIX);
+  }
+
+  /**
+   * Run-queue wait so far of the live threads whose name starts with {@code prefix},
+   * nanoseconds; -1 if unknown.
+   */
+  static long waitNanos(String prefix) {
     long sum = 0;
     try (DirectoryStream<Path> tasks = Files.newDirectoryStream(TASKS)) {
       for (Path task : tasks) {
         try {
-          if (!Files.readString(task.resolve("comm")).startsWith(Importer.WRITER_THREAD_PREFIX)) {
+          if (!Files.readString(task.resolve("comm")).startsWith(prefix)) {
             continue;
           }
           String[] f = Files.readString(task.resolve("schedstat")).trim().split(" ");

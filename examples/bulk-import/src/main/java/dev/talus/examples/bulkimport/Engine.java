@@ -1,12 +1,17 @@
 package dev.talus.examples.bulkimport;
 
+import java.nio.ByteBuffer;
+import java.util.List;
+
 /**
  * The storage engine under the harness: Talus ({@link TalusEngine}) or RocksJava ({@link
  * RocksDbEngine}), opened with the same {@link EngineSettings}. Puts use default write options
- * (WAL on, no sync) on both.
+ * (WAL on, no sync) on both. Each method is the one call a user of that engine's Java API would
+ * make, with default read options, so that a benchmark through this interface measures the API.
  *
- * <p>{@link #put} and {@link #get} are called by many threads at once; the other methods by one
- * thread at a time.
+ * <p>{@link #put}, the reads ({@link #get}, {@link #getDirect}, {@link #multiGetAsList}, {@link
+ * #newCursor}) and {@link #writeBatch} are called by many threads at once; the other methods by
+ * one thread at a time. A {@link Cursor} belongs to one thread.
  */
 interface Engine extends AutoCloseable {
 
@@ -42,7 +47,11 @@ interface Engine extends AutoCloseable {
     /** rocksdb.compact.write.bytes. */
     COMPACT_WRITE_BYTES,
     /** rocksdb.bytes.written: bytes of write batches written by users. */
-    BYTES_WRITTEN
+    BYTES_WRITTEN,
+    /** rocksdb.block.cache.hit: block cache hits, all block kinds. */
+    BLOCK_CACHE_HIT,
+    /** rocksdb.block.cache.miss: block cache misses (blocks read from files). */
+    BLOCK_CACHE_MISS
   }
 
   static Engine open(Kind kind, EngineSettings settings) throws Exception {
@@ -57,6 +66,31 @@ interface Engine extends AutoCloseable {
   /** @return the value, or null when absent */
   byte[] get(byte[] key) throws Exception;
 
+  /**
+   * Reads {@code key} (position to limit) into the direct buffer {@code value} (from its
+   * position), the {@code get(ReadOptions, ByteBuffer, ByteBuffer)} of both APIs.
+   *
+   * @return the value's full length, or -1 when absent
+   */
+  int getDirect(ByteBuffer key, ByteBuffer value) throws Exception;
+
+  /** @return one value per key, null for absent keys ({@code multiGetAsList(List)}) */
+  List<byte[]> multiGetAsList(List<byte[]> keys) throws Exception;
+
+  /** @return a new iterator over the latest state, default read options, not yet positioned */
+  Cursor newCursor();
+
+  /**
+   * Writes {@code keys[0..n)} and {@code values[0..n)} as one write batch.
+   *
+   * @param disableWal write options with {@code setDisableWAL(true)}: the rows are durable only
+   *     after a flush (the fast path of a bulk load that flushes at its end)
+   */
+  void writeBatch(byte[][] keys, byte[][] values, int n, boolean disableWal) throws Exception;
+
+  /** {@code compactRange()}: the whole key space, waiting until it is done. */
+  void compactRange() throws Exception;
+
   /** Flushes the memtables and waits until the data is in table files. */
   void flush() throws Exception;
 
@@ -64,6 +98,7 @@ interface Engine extends AutoCloseable {
 
   long longProperty(String name) throws Exception;
 
+  /** @return the ticker's count; 0 when the engine was opened without statistics */
   long ticker(Ticker ticker);
 
   /**
@@ -86,6 +121,34 @@ interface Engine extends AutoCloseable {
 
   /** @return where the stall figures come from, said in the output */
   String stallSource();
+
+  /**
+   * An iterator of either engine, with the calls of both APIs ({@code RocksIterator}, {@code
+   * TalusIterator}); {@link #key()} and {@link #value()} return new arrays, as both do.
+   */
+  interface Cursor extends AutoCloseable {
+    void seekToFirst();
+
+    void seekToLast();
+
+    void seek(byte[] target);
+
+    boolean isValid();
+
+    void next();
+
+    void prev();
+
+    byte[] key();
+
+    byte[] value();
+
+    /** Throws the iterator's error, if it stopped on one. */
+    void status() throws Exception;
+
+    @Override
+    void close();
+  }
 
   /** Closes the database (its final error, if any, as an unchecked exception) and its options. */
   @Override

@@ -2,9 +2,10 @@ package dev.talus.examples.bulkimport;
 
 /**
  * The database options of the import, applied identically by {@link TalusEngine} and {@link
- * RocksDbEngine}. {@link #seed003} gives the values that the options chain of seed 003 (section
- * 3.2) leaves in force: the chain itself, then {@code optimizeLevelStyleCompaction()} with its
- * 512 MiB memtable budget, which the seed calls afterwards and which overrides the write buffer
+ * RocksDbEngine}. {@link #bulkImportPreset} gives the values that the options chain of the
+ * importer this example reproduces leaves in force: the chain itself, then {@code
+ * optimizeLevelStyleCompaction()} with its 512 MiB memtable budget, which the importer calls
+ * afterwards and which overrides the write buffer
  * count (4 → 6) and the L0 compaction trigger (4 → 2), and sets the target file size (64 MiB) and
  * base level size (512 MiB).
  *
@@ -32,6 +33,13 @@ package dev.talus.examples.bulkimport;
  * @param walBytesPerSync WAL bytes between syncs
  * @param blockCacheBytes LRU block cache capacity
  * @param bloomBitsPerKey Bloom filter bits per key (whole-key filtering)
+ * @param blockSize target uncompressed bytes of a data block (both engines' default: 4 KiB)
+ * @param cacheIndexAndFilterBlocks index and filter blocks in the block cache (true) or held by
+ *     each open table (false, the default of both engines; with {@code max_open_files} -1, also
+ *     both defaults, every table stays open, so they are all in memory outside the cache)
+ * @param statistics collect a {@code Statistics} object (tickers and histograms; the import
+ *     reads its stall and write-amplification figures from it). Off, neither engine records
+ *     statistics on its read path, as a new user's database
  * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority ({@code
  *     Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW)} in both engines)
  * @param rocksdbWriteThreadAdaptiveYield RocksJava only: {@code
@@ -63,6 +71,9 @@ record EngineSettings(
     long walBytesPerSync,
     long blockCacheBytes,
     double bloomBitsPerKey,
+    long blockSize,
+    boolean cacheIndexAndFilterBlocks,
+    boolean statistics,
     boolean lowCpuPriorityCompactions,
     boolean rocksdbWriteThreadAdaptiveYield,
     int talusMaxConcurrentWriters) {
@@ -70,20 +81,20 @@ record EngineSettings(
   private static final long MIB = 1L << 20;
 
   /**
-   * The options in force in seed 003's importer (its values: {@code walBytesPerSyncMb} 4, {@code
-   * lowCpuPriorityCompactions} false), with those two as flags.
+   * The options in force in the importer this example reproduces (its values: {@code
+   * walBytesPerSyncMb} 4, {@code lowCpuPriorityCompactions} false), with those two as flags.
    *
    * @param path database directory
    * @param walDir WAL directory or null
-   * @param rateLimitMb the limiter's rate in MiB/s (the seed: 150; 0 = none)
-   * @param walBytesPerSyncMb WAL MiB between syncs (the seed: 4; 0 = off)
+   * @param rateLimitMb the limiter's rate in MiB/s (the importer: 150; 0 = none)
+   * @param walBytesPerSyncMb WAL MiB between syncs (the importer: 4; 0 = off)
    * @param lowCpuPriorityCompactions compaction threads at the lowest CPU priority
-   * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the seed: its default,
-   *     true)
+   * @param rocksdbWriteThreadAdaptiveYield RocksJava's adaptive yield (the importer: its
+   *     default, true)
    * @param talusMaxConcurrentWriters Talus's write admission (its default: -1)
    * @return the settings
    */
-  static EngineSettings seed003(String path, String walDir, long rateLimitMb,
+  static EngineSettings bulkImportPreset(String path, String walDir, long rateLimitMb,
       long walBytesPerSyncMb, boolean lowCpuPriorityCompactions,
       boolean rocksdbWriteThreadAdaptiveYield, int talusMaxConcurrentWriters) {
     long budget = 512 * MIB; // optimizeLevelStyleCompaction()'s default memtable budget
@@ -103,14 +114,34 @@ record EngineSettings(
         budget / 8, // the preset's target file size, 64 MB
         budget, // the preset's base level size, 512 MB
         rateLimitMb * MIB, // RateLimiter(150 MB/s, ...)
-        10 * MIB, // refill period 10 * 1024 * 1024 us (the seed's "10 s")
+        10 * MIB, // refill period 10 * 1024 * 1024 us (the importer's "10 s")
         10, // fairness
         walBytesPerSyncMb * MIB, // setWalBytesPerSync(4 MB)
         512 * MIB, // block cache 512 MB
         10.0, // BloomFilter(10, false), whole-key filtering
+        4096, // both engines' default block size
+        false, // both engines' default: index and filter blocks held by the table readers
+        true, // the import reads stalls and write amplification from the statistics
         lowCpuPriorityCompactions,
         rocksdbWriteThreadAdaptiveYield,
         talusMaxConcurrentWriters);
+  }
+
+  /**
+   * The same settings with statistics on or off ({@link ReadBench} leaves them off by default,
+   * as a new user's database: both engines then skip their per-read tickers and timers).
+   *
+   * @param on whether to collect statistics
+   * @return the settings
+   */
+  EngineSettings withStatistics(boolean on) {
+    return new EngineSettings(path, walDir, writeBufferSize, maxWriteBufferNumber,
+        minWriteBufferNumberToMerge, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit,
+        maxBackgroundCompactions, maxBackgroundFlushes, targetFileSizeBase, maxBytesForLevelBase,
+        rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
+        blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, on,
+        lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -122,7 +153,9 @@ record EngineSettings(
             + "hard_pending_compaction_bytes_limit=%dGiB max_background_compactions=%d "
             + "max_background_flushes=%d target_file_size_base=%dMiB "
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
-            + "block_cache=%dMiB(LRU) bloom=%.0fbits(whole key) compression=LZ4 "
+            + "block_cache=%dMiB(LRU, shards auto, high_pri_pool_ratio 0) "
+            + "bloom=%.0fbits(whole key) block_size=%d cache_index_and_filter_blocks=%b "
+            + "statistics=%s compression=LZ4 "
             + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
             + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
@@ -134,7 +167,8 @@ record EngineSettings(
             ? "none"
             : (rateLimitBytesPerSecond / MIB) + "MiB/s(refill " + rateLimitRefillMicros
                 + "us, fairness " + rateLimitFairness + ", writes only)",
-        walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey,
+        walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey, blockSize,
+        cacheIndexAndFilterBlocks, statistics ? "on" : "off",
         lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
         walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield,
         switch (talusMaxConcurrentWriters) {

@@ -9,14 +9,14 @@ import org.HdrHistogram.Histogram;
 import org.HdrHistogram.SingleWriterRecorder;
 
 /**
- * The import of seed 003 with {@code threads} writers: each claims rows in chunks from a shared
+ * The bulk import with {@code threads} writers: each claims rows in chunks from a shared
  * counter, computes key and value from the row index ({@link Rows}) into buffers it reuses, and
  * puts them. Nothing is kept per row.
  *
  * <p>The flush rhythm: the writer whose put completes row number {@code n * flushEvery} (counted
- * over all writers, as the seed's {@code ++rowCounter % 500_000 == 0}) flushes and waits, then
+ * over all writers, as an importer's {@code ++rowCounter % 500_000 == 0}) flushes and waits, then
  * reads {@code rocksdb.num-files-at-level0}; at {@code l0Backpressure} files or more, every writer
- * sleeps {@code backpressureSleepMs} (the seed's single loop sleeping pauses the whole import, so
+ * sleeps {@code backpressureSleepMs} (an importer's single loop sleeping pauses the whole import, so
  * here all writers pause). After the last row, one final flush.
  *
  * <p>Put latency is {@code System.nanoTime()} around each put, recorded into one HdrHistogram

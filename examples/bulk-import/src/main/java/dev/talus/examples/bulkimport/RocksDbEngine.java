@@ -1,5 +1,7 @@
 package dev.talus.examples.bulkimport;
 
+import java.nio.ByteBuffer;
+import java.util.List;
 import org.rocksdb.BlockBasedTableConfig;
 import org.rocksdb.BloomFilter;
 import org.rocksdb.CompressionType;
@@ -10,9 +12,13 @@ import org.rocksdb.Options;
 import org.rocksdb.Priority;
 import org.rocksdb.RateLimiter;
 import org.rocksdb.RateLimiterMode;
+import org.rocksdb.ReadOptions;
 import org.rocksdb.RocksDB;
+import org.rocksdb.RocksIterator;
 import org.rocksdb.Statistics;
 import org.rocksdb.TickerType;
+import org.rocksdb.WriteBatch;
+import org.rocksdb.WriteOptions;
 
 /**
  * {@link Engine} on RocksJava, with the options of {@link TalusEngine}. RocksJava has no
@@ -31,14 +37,18 @@ final class RocksDbEngine implements Engine {
   private final BloomFilter bloom;
   private final RateLimiter rateLimiter;
   private final FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true);
+  private final ReadOptions readOptions = new ReadOptions();
+  private final WriteOptions writeOptions = new WriteOptions();
+  private final WriteOptions noWalOptions = new WriteOptions().setDisableWAL(true);
   private final RocksDB db;
 
   // setMaxBackgroundCompactions/Flushes are deprecated in RocksJava but still honoured by RocksDB
-  // 10 (they override the max_background_jobs split); the seed sets them, and so does Talus.
+  // 11 (DBImpl::GetBGJobLimits: either set overrides the max_background_jobs split); the importer
+  // sets them, and so does Talus.
   @SuppressWarnings("deprecation")
   RocksDbEngine(EngineSettings s) throws Exception {
     RocksDB.loadLibrary();
-    statistics = new Statistics();
+    statistics = s.statistics() ? new Statistics() : null;
     cache = new LRUCache(s.blockCacheBytes());
     bloom = new BloomFilter(s.bloomBitsPerKey(), false);
     options = new Options()
@@ -58,11 +68,15 @@ final class RocksDbEngine implements Engine {
         .setCompressionType(CompressionType.LZ4_COMPRESSION)
         .setWalBytesPerSync(s.walBytesPerSync())
         .setEnableWriteThreadAdaptiveYield(s.rocksdbWriteThreadAdaptiveYield())
-        .setStatistics(statistics)
         .setTableFormatConfig(new BlockBasedTableConfig()
             .setBlockCache(cache)
             .setFilterPolicy(bloom)
-            .setWholeKeyFiltering(true));
+            .setWholeKeyFiltering(true)
+            .setBlockSize(s.blockSize())
+            .setCacheIndexAndFilterBlocks(s.cacheIndexAndFilterBlocks()));
+    if (statistics != null) {
+      options.setStatistics(statistics);
+    }
     if (s.rateLimitBytesPerSecond() > 0) {
       rateLimiter = new RateLimiter(s.rateLimitBytesPerSecond(), s.rateLimitRefillMicros(),
           s.rateLimitFairness(), RateLimiterMode.WRITES_ONLY, false);
@@ -96,6 +110,88 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
+  public int getDirect(ByteBuffer key, ByteBuffer value) throws Exception {
+    return db.get(readOptions, key, value);
+  }
+
+  @Override
+  public List<byte[]> multiGetAsList(List<byte[]> keys) throws Exception {
+    return db.multiGetAsList(keys);
+  }
+
+  @Override
+  public Cursor newCursor() {
+    RocksIterator it = db.newIterator();
+    return new Cursor() {
+      @Override
+      public void seekToFirst() {
+        it.seekToFirst();
+      }
+
+      @Override
+      public void seekToLast() {
+        it.seekToLast();
+      }
+
+      @Override
+      public void seek(byte[] target) {
+        it.seek(target);
+      }
+
+      @Override
+      public boolean isValid() {
+        return it.isValid();
+      }
+
+      @Override
+      public void next() {
+        it.next();
+      }
+
+      @Override
+      public void prev() {
+        it.prev();
+      }
+
+      @Override
+      public byte[] key() {
+        return it.key();
+      }
+
+      @Override
+      public byte[] value() {
+        return it.value();
+      }
+
+      @Override
+      public void status() throws Exception {
+        it.status();
+      }
+
+      @Override
+      public void close() {
+        it.close();
+      }
+    };
+  }
+
+  @Override
+  public void writeBatch(byte[][] keys, byte[][] values, int n, boolean disableWal)
+      throws Exception {
+    try (WriteBatch batch = new WriteBatch()) {
+      for (int i = 0; i < n; i++) {
+        batch.put(keys[i], values[i]);
+      }
+      db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public void compactRange() throws Exception {
+    db.compactRange();
+  }
+
+  @Override
   public void flush() throws Exception {
     db.flush(flushOptions);
   }
@@ -112,11 +208,14 @@ final class RocksDbEngine implements Engine {
 
   @Override
   public long ticker(Ticker ticker) {
-    return statistics.getTickerCount(TickerType.valueOf(ticker.name()));
+    return statistics == null ? 0 : statistics.getTickerCount(TickerType.valueOf(ticker.name()));
   }
 
   @Override
   public double[] walSyncs() {
+    if (statistics == null) {
+      return new double[] {0, 0, 0};
+    }
     org.rocksdb.HistogramData h = statistics.getHistogramData(org.rocksdb.HistogramType.WAL_FILE_SYNC_MICROS);
     return new double[] {h.getCount(), h.getPercentile99(), h.getMax()};
   }
@@ -149,11 +248,16 @@ final class RocksDbEngine implements Engine {
     }
     options.close();
     flushOptions.close();
+    readOptions.close();
+    writeOptions.close();
+    noWalOptions.close();
     if (rateLimiter != null) {
       rateLimiter.close();
     }
     bloom.close();
     cache.close();
-    statistics.close();
+    if (statistics != null) {
+      statistics.close();
+    }
   }
 }

@@ -38,6 +38,15 @@ final class Rows {
     this.sequential = sequential;
   }
 
+  /**
+   * Rows of the same sizes under another seed, in random key order whatever this one's order: a
+   * different bijection of the row index, so that its keys are, but with probability about
+   * rows² / 2⁶⁴, none of this one's. The read benchmark's absent keys.
+   */
+  Rows withSeed(long otherSeed) {
+    return new Rows(otherSeed, keySize, valueSize, false);
+  }
+
   int keySize() {
     return keySize;
   }
@@ -121,7 +130,8 @@ final class Rows {
     }
   }
 
-  private static long getLong(byte[] b, int at) {
+  /** The big-endian 64-bit integer at {@code at} (a value's first 8 bytes: its key checksum). */
+  static long getLong(byte[] b, int at) {
     long v = 0;
     for (int j = 0; j < 8; j++) {
       v = (v << 8) | (b[at + j] & 0xFF);

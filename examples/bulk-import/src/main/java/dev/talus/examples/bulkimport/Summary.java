@@ -17,7 +17,7 @@ import java.util.Map;
 final class Summary {
   /** "talus" or "rocksdb". */
   String engine;
-  /** Engine and version, e.g. "rocksdb 10.10.1 (RocksJava rocksdbjni)". */
+  /** Engine and version, e.g. "rocksdb 11.8.1 (RocksJava rocksdbjni)". */
   String engineVersion;
   /** The command line flags of the run, as given to the harness. */
   String arguments;

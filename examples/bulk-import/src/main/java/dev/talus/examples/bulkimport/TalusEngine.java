@@ -1,6 +1,8 @@
 package dev.talus.examples.bulkimport;
 
 import dev.talus.BlockBasedTableConfig;
+import java.nio.ByteBuffer;
+import java.util.List;
 import dev.talus.BloomFilter;
 import dev.talus.CompressionType;
 import dev.talus.Env;
@@ -11,10 +13,14 @@ import dev.talus.PerfLevel;
 import dev.talus.Priority;
 import dev.talus.RateLimiter;
 import dev.talus.RateLimiterMode;
+import dev.talus.ReadOptions;
 import dev.talus.Statistics;
 import dev.talus.TalusDB;
+import dev.talus.TalusIterator;
 import dev.talus.ThreadLocalInfo;
 import dev.talus.TickerType;
+import dev.talus.WriteBatch;
+import dev.talus.WriteOptions;
 
 /**
  * {@link Engine} on Talus. Writer threads run at {@link PerfLevel#ENABLE_COUNT} (RocksDB's
@@ -27,10 +33,13 @@ final class TalusEngine implements Engine {
   private final LRUCache cache;
   private final RateLimiter rateLimiter;
   private final FlushOptions flushOptions = new FlushOptions().setWaitForFlush(true);
+  private final ReadOptions readOptions = new ReadOptions();
+  private final WriteOptions writeOptions = new WriteOptions();
+  private final WriteOptions noWalOptions = new WriteOptions().setDisableWAL(true);
   private final TalusDB db;
 
   TalusEngine(EngineSettings s) throws Exception {
-    statistics = new Statistics();
+    statistics = s.statistics() ? new Statistics() : null;
     cache = new LRUCache(s.blockCacheBytes());
     options = new Options()
         .setCreateIfMissing(true)
@@ -50,11 +59,15 @@ final class TalusEngine implements Engine {
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
         .setCompressionType(CompressionType.LZ4_COMPRESSION)
         .setWalBytesPerSync(s.walBytesPerSync())
-        .setStatistics(statistics)
         .setTableFormatConfig(new BlockBasedTableConfig()
             .setBlockCache(cache)
             .setFilterPolicy(new BloomFilter(s.bloomBitsPerKey(), false))
-            .setWholeKeyFiltering(true));
+            .setWholeKeyFiltering(true)
+            .setBlockSize(s.blockSize())
+            .setCacheIndexAndFilterBlocks(s.cacheIndexAndFilterBlocks()));
+    if (statistics != null) {
+      options.setStatistics(statistics);
+    }
     if (s.rateLimitBytesPerSecond() > 0) {
       // RocksJava's RateLimiter has no single-burst parameter, so neither engine sets one.
       rateLimiter = new RateLimiter(s.rateLimitBytesPerSecond(), s.rateLimitRefillMicros(),
@@ -90,6 +103,88 @@ final class TalusEngine implements Engine {
   }
 
   @Override
+  public int getDirect(ByteBuffer key, ByteBuffer value) throws Exception {
+    return db.get(readOptions, key, value);
+  }
+
+  @Override
+  public List<byte[]> multiGetAsList(List<byte[]> keys) throws Exception {
+    return db.multiGetAsList(keys);
+  }
+
+  @Override
+  public Cursor newCursor() {
+    TalusIterator it = db.newIterator();
+    return new Cursor() {
+      @Override
+      public void seekToFirst() {
+        it.seekToFirst();
+      }
+
+      @Override
+      public void seekToLast() {
+        it.seekToLast();
+      }
+
+      @Override
+      public void seek(byte[] target) {
+        it.seek(target);
+      }
+
+      @Override
+      public boolean isValid() {
+        return it.isValid();
+      }
+
+      @Override
+      public void next() {
+        it.next();
+      }
+
+      @Override
+      public void prev() {
+        it.prev();
+      }
+
+      @Override
+      public byte[] key() {
+        return it.key();
+      }
+
+      @Override
+      public byte[] value() {
+        return it.value();
+      }
+
+      @Override
+      public void status() throws Exception {
+        it.status();
+      }
+
+      @Override
+      public void close() {
+        it.close();
+      }
+    };
+  }
+
+  @Override
+  public void writeBatch(byte[][] keys, byte[][] values, int n, boolean disableWal)
+      throws Exception {
+    try (WriteBatch batch = new WriteBatch()) {
+      for (int i = 0; i < n; i++) {
+        batch.put(keys[i], values[i]);
+      }
+      db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public void compactRange() throws Exception {
+    db.compactRange();
+  }
+
+  @Override
   public void flush() throws Exception {
     db.flush(flushOptions);
   }
@@ -106,11 +201,14 @@ final class TalusEngine implements Engine {
 
   @Override
   public long ticker(Ticker ticker) {
-    return statistics.getTickerCount(TickerType.valueOf(ticker.name()));
+    return statistics == null ? 0 : statistics.getTickerCount(TickerType.valueOf(ticker.name()));
   }
 
   @Override
   public double[] walSyncs() {
+    if (statistics == null) {
+      return new double[] {0, 0, 0};
+    }
     dev.talus.HistogramData h = statistics.getHistogramData(dev.talus.HistogramType.WAL_FILE_SYNC_MICROS);
     return new double[] {h.getCount(), h.getPercentile99(), h.getMax()};
   }
@@ -151,10 +249,15 @@ final class TalusEngine implements Engine {
     }
     options.close();
     flushOptions.close();
+    readOptions.close();
+    writeOptions.close();
+    noWalOptions.close();
     if (rateLimiter != null) {
       rateLimiter.close();
     }
     cache.close();
-    statistics.close();
+    if (statistics != null) {
+      statistics.close();
+    }
   }
 }
