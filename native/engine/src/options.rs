@@ -219,7 +219,8 @@ pub struct Options {
     /// Directory for write-ahead logs; `None` = the database directory.
     ///
     /// A database locks its `wal_dir` while open (`LOCK` there; a second
-    /// database opening on it fails with `Busy`), and every log names its
+    /// database opening on it fails with an IO error naming the `wal_dir`
+    /// and the lock, as for a database already open), and every log names its
     /// database in its start record: a database never replays or deletes a
     /// log another database wrote there. Still, give each database a
     /// directory of its own.

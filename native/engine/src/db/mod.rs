@@ -379,12 +379,25 @@ impl Db {
             // keeps its logs there, so a wal_dir naming another database's
             // directory is refused as well while that one is open.
             let wal_lock = wal_dir.join(crate::version::filename::LOCK);
+            // A held lock is an IO error whose message holds "lock" (as
+            // for the database's own `LOCK`); the context says which
+            // option made it conflict.
             locks.push(fs.lock_file(&wal_lock).map_err(|e| match e {
-                Error::Busy(m) => Error::Busy(format!(
-                    "wal_dir {} is in use by another open database ({m}); \
-                     each database needs a wal_dir of its own",
-                    wal_dir.display()
-                )),
+                Error::Io {
+                    context,
+                    kind,
+                    errno,
+                    message,
+                } => Error::Io {
+                    context: format!(
+                        "wal_dir {} is in use by another open database \
+                         (each database needs a wal_dir of its own): {context}",
+                        wal_dir.display()
+                    ),
+                    kind,
+                    errno,
+                    message,
+                },
                 e => e,
             })?);
         }
@@ -1325,7 +1338,7 @@ impl DbInner {
 }
 
 /// The id in the `IDENTITY` file of `dir`, if it holds a readable one.
-fn read_identity(fs: &dyn FileSystem, dir: &Path) -> Option<DbId> {
+pub(super) fn read_identity(fs: &dyn FileSystem, dir: &Path) -> Option<DbId> {
     let p = dir.join(crate::version::filename::IDENTITY);
     let bytes = crate::fs::read_all(fs, &p).ok()?;
     DbId::parse(std::str::from_utf8(&bytes).ok()?)

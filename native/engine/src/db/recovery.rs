@@ -110,7 +110,7 @@ pub(crate) const UNREPLAYED_SUFFIX: &str = ".unreplayed";
 
 /// What the first record of a log says.
 #[derive(Debug)]
-enum Probe {
+pub(super) enum Probe {
     /// No complete record: the log holds nothing.
     Empty,
     /// A start record.
@@ -121,7 +121,7 @@ enum Probe {
     Damaged,
 }
 
-fn probe_log(fs: &dyn FileSystem, path: &Path) -> Result<Probe> {
+pub(super) fn probe_log(fs: &dyn FileSystem, path: &Path) -> Result<Probe> {
     let mut r = LogReader::new(fs.new_sequential(path)?);
     Ok(match r.next()? {
         ReadEvent::Record { offset } => match decode_start_record(r.record()) {
