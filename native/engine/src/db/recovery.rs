@@ -752,7 +752,12 @@ pub(super) fn refuse_to_recreate(
                 _ => false,
             };
             if holds_data {
-                found.push(name);
+                // A log in a separate wal_dir is named with its directory.
+                found.push(if d == dir {
+                    name
+                } else {
+                    d.join(&name).display().to_string()
+                });
             }
         }
     }

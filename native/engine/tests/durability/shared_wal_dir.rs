@@ -147,3 +147,50 @@ fn a_wal_dir_naming_an_open_database_directory_is_refused() {
     assert!(e.to_string().contains("/a"), "{e}");
     drop(a);
 }
+
+/// A database whose only data is in its logs in a separate `wal_dir`
+/// (nothing flushed) and whose `CURRENT` is lost: the open is refused with
+/// `Corruption` naming `CURRENT` and the log (its start record names the
+/// database `IDENTITY` holds), rather than creating an empty database over
+/// it; another database's logs in the same `wal_dir` never count, so a new
+/// database can be created next to them.
+#[test]
+fn a_lost_current_with_the_data_only_in_the_wal_dir_is_refused_not_recreated() {
+    let fs = FaultFs::new(7);
+    for d in ["/a", "/b", "/wal"] {
+        fs.create_dir_all(Path::new(d)).unwrap();
+    }
+    let a = Db::open(opts(&fs), "/a").unwrap();
+    for i in 0..50 {
+        a.put(&wo(true, false), &key("a", i), b"from a").unwrap();
+    }
+    a.close().unwrap();
+    drop(a);
+    assert!(
+        !fs.list_dir(Path::new("/a"))
+            .unwrap()
+            .iter()
+            .any(|n| n.ends_with(".sst")),
+        "nothing flushed"
+    );
+    fs.remove_file(Path::new("/a/CURRENT")).unwrap();
+    let logs_before = wal_files(&fs);
+    let e = Db::open(opts(&fs), "/a").unwrap_err();
+    assert_eq!(e.code(), Code::Corruption, "{e}");
+    let msg = e.to_string();
+    assert!(msg.contains("CURRENT") && msg.contains("/wal/"), "{msg}");
+    assert_eq!(
+        wal_files(&fs),
+        logs_before,
+        "nothing changed in the wal_dir"
+    );
+
+    // A new database next to a's logs is created, and leaves them alone.
+    let b = Db::open(opts(&fs), "/b").unwrap();
+    b.put(&wo(true, false), b"b", b"1").unwrap();
+    b.close().unwrap();
+    let now = wal_files(&fs);
+    for (name, bytes) in &logs_before {
+        assert_eq!(now.get(name), Some(bytes), "{name} of a");
+    }
+}
