@@ -34,8 +34,9 @@
 //!   copied in from another database (or over another table) is
 //!   `Corruption`, never read as the table the manifest means; a log
 //!   another database wrote into a shared `wal_dir` is neither replayed nor
-//!   deleted, and a second database opening on a `wal_dir` in use fails
-//!   with `Busy`.
+//!   deleted (nor by [`destroy_db`] of another database), and a second
+//!   database opening on a `wal_dir` in use fails with the IO error of a
+//!   held lock, naming the `wal_dir`.
 //! - A failed background write (WAL, flush, compaction, manifest) makes the
 //!   database read-only with that error until [`Db::resume`] or a reopen;
 //!   see `db/resume.rs` for what `resume()` does and why it is safe, and
