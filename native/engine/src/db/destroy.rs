@@ -175,3 +175,46 @@ fn log_belongs(probe: &Probe, ids: &[DbId], own_dir: bool) -> bool {
         Probe::Damaged => own_dir,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Which logs `destroy_db` removes, by what their first record says,
+    /// whether the database has an id, and where the log lies.
+    #[test]
+    fn only_logs_of_this_database_are_removed() {
+        let ours = DbId([1; 16]);
+        let theirs = DbId([2; 16]);
+        let start = |owner| Probe::Start(StartRecord { sequence: 1, owner });
+        let named_ours = start(Some((ours, 5)));
+        let named_theirs = start(Some((theirs, 5)));
+        let unnamed = start(None);
+        // (probe, the database's ids, in its own directory, removed)
+        let cases: [(&Probe, &[DbId], bool, bool); 14] = [
+            (&named_ours, &[ours], false, true),
+            (&named_ours, &[ours], true, true),
+            (&named_theirs, &[ours], false, false),
+            (&named_theirs, &[ours], true, false),
+            (&named_theirs, &[], false, false),
+            (&named_theirs, &[], true, false),
+            (&Probe::Empty, &[ours], false, true),
+            (&unnamed, &[ours], false, false),
+            (&unnamed, &[], false, true),
+            (&unnamed, &[ours], true, true),
+            (&Probe::Write, &[ours], false, false),
+            (&Probe::Write, &[], false, true),
+            (&Probe::Damaged, &[], false, false),
+            (&Probe::Damaged, &[ours], true, true),
+        ];
+        for (i, (probe, ids, own_dir, removed)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                log_belongs(probe, ids, own_dir),
+                removed,
+                "case {i}: {probe:?} ids {ids:?} own_dir {own_dir}"
+            );
+        }
+        assert!(is_unreplayed_log("000007.log.unreplayed"));
+        assert!(!is_unreplayed_log("notes.unreplayed"));
+    }
+}
