@@ -713,7 +713,7 @@ fn a_database_written_before_ids_opens_with_everything_and_gets_an_id() {
         !fs.exists(&dir.join("000006.log")),
         "the old log was replayed and deleted"
     );
-    let db = Db::open(opts, "/db").unwrap();
+    let db = Db::open(opts.clone(), "/db").unwrap();
     check(&db);
     assert_eq!(
         db.get(&ReadOptions::default(), b"after")
@@ -725,5 +725,16 @@ fn a_database_written_before_ids_opens_with_everything_and_gets_an_id() {
         String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap(),
         id,
         "the id is kept"
+    );
+    drop(db);
+    // The manifest holds the id too (it is the authority): with `IDENTITY`
+    // lost, the next open writes the same id back.
+    fs.remove_file(&dir.join("IDENTITY")).unwrap();
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    check(&db);
+    assert_eq!(
+        String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap(),
+        id,
+        "the manifest's id"
     );
 }
