@@ -25,6 +25,18 @@
 //!   never silently skipped; the one exception is the incomplete record a
 //!   crash leaves at the end of a log, which recovery drops and notes in the
 //!   info log. [`wal::WalRecoveryMode`] chooses what else recovery tolerates.
+//! - The manifest records every live write-ahead log, closed ones with
+//!   their synced size and last sequence (`db::wal_track`): a recorded log
+//!   missing or shorter than what was synced fails the open (default mode)
+//!   instead of passing for an unsynced tail; a log recovery did not replay
+//!   to its end is kept (`*.log.unreplayed`), never deleted.
+//! - Every file names the database it belongs to ([`identity`]): a table
+//!   copied in from another database (or over another table) is
+//!   `Corruption`, never read as the table the manifest means; a log
+//!   another database wrote into a shared `wal_dir` is neither replayed nor
+//!   deleted (nor by [`destroy_db`] of another database), and a second
+//!   database opening on a `wal_dir` in use fails with the IO error of a
+//!   held lock, naming the `wal_dir`.
 //! - A failed background write (WAL, flush, compaction, manifest) makes the
 //!   database read-only with that error until [`Db::resume`] or a reopen;
 //!   see `db/resume.rs` for what `resume()` does and why it is safe, and
@@ -104,6 +116,11 @@ pub mod compaction;
 #[allow(dead_code, unused_imports)]
 mod compaction;
 #[cfg(feature = "internals")]
+pub mod identity;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod identity;
+#[cfg(feature = "internals")]
 pub mod iterator;
 #[cfg(not(feature = "internals"))]
 #[allow(dead_code, unused_imports)]
@@ -148,6 +165,11 @@ pub mod write_controller;
 #[cfg(not(feature = "internals"))]
 #[allow(dead_code, unused_imports)]
 mod write_controller;
+#[cfg(feature = "internals")]
+pub mod xxh64;
+#[cfg(not(feature = "internals"))]
+#[allow(dead_code, unused_imports)]
+mod xxh64;
 
 pub use db::{Db, destroy_db};
 pub use error::{Code, Error, Result, SubCode};

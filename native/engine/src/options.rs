@@ -191,12 +191,20 @@ pub struct Options {
     /// Default true.
     ///
     /// - `true`: open fails with `Corruption` naming the file when a table
-    ///   the manifest names is missing or has another size; any failure of
+    ///   the manifest names is missing, has another size, or is not the
+    ///   table its manifest entry was made for (another database's, or
+    ///   another of this database's: its properties are read and compared),
+    ///   or when a write-ahead log the manifest records is missing or
+    ///   shorter than what was synced (with the default
+    ///   `wal_recovery_mode`: module docs of `db::recovery`); any failure of
     ///   a background job (flush, compaction, manifest write), a corruption
     ///   included, latches the background error: writes stop until
     ///   `Db::resume()` (IO errors) or a reopen (corruptions).
-    /// - `false`: open does not check the tables (a missing or short one
-    ///   is `Corruption` at the first read that needs it); a compaction that
+    /// - `false`: open does not check the tables (a missing, short or
+    ///   foreign one is `Corruption` at the first read that needs it); a
+    ///   missing or short recorded log is noted in the info log and replay
+    ///   keeps the prefix before it (later logs are kept, renamed
+    ///   `*.log.unreplayed`); a compaction that
     ///   meets a corruption is logged and counted in
     ///   `rocksdb.background-errors` but does not stop writes, and no
     ///   automatic compaction runs again until the set of tables changes.
@@ -209,6 +217,13 @@ pub struct Options {
     /// Use fsync instead of fdatasync. Default false.
     pub use_fsync: bool,
     /// Directory for write-ahead logs; `None` = the database directory.
+    ///
+    /// A database locks its `wal_dir` while open (`LOCK` there; a second
+    /// database opening on it fails with an IO error naming the `wal_dir`
+    /// and the lock, as for a database already open), and every log names its
+    /// database in its start record: a database never replays or deletes a
+    /// log another database wrote there. Still, give each database a
+    /// directory of its own.
     pub wal_dir: Option<PathBuf>,
     /// How recovery treats damaged logs. Default `TolerateCorruptedTailRecords`.
     pub wal_recovery_mode: WalRecoveryMode,

@@ -115,6 +115,13 @@ fn log_bytes() -> Vec<u8> {
         .new_writable(&path, WriteFileOptions::default())
         .expect("in memory");
     let mut w = LogWriter::new(f, 3);
+    // A log opens with its start record: its owner and first sequence.
+    w.add_record(&talus::wal::encode_start_record(
+        1,
+        talus::identity::DbId(*b"fuzz-database-id"),
+        3,
+    ))
+    .expect("in memory");
     let mut seq = 1;
     for n in [1usize, 3, 10] {
         let b = batch(n, seq);
@@ -164,6 +171,55 @@ fn edit_bytes(files: usize) -> Vec<u8> {
     out
 }
 
+/// A snapshot as a database writes it now: its id, tables with their
+/// checksums (`new_file2`), and the live logs it tracks.
+fn tracked_edit_bytes() -> Vec<u8> {
+    use talus::version::edit::WalMeta;
+    let mut e = VersionEdit {
+        comparator: Some(talus::version::COMPARATOR_NAME.to_string()),
+        db_id: Some(talus::identity::DbId(*b"fuzz-database-id")),
+        log_number: Some(9),
+        prev_log_number: Some(0),
+        next_file_number: Some(100),
+        last_sequence: Some(5000),
+        ..VersionEdit::default()
+    };
+    for i in 0..3u64 {
+        e.add_file(
+            i as usize * 2,
+            Arc::new(FileMetaData {
+                number: 20 + i,
+                file_size: 4096,
+                smallest: make_internal_key(format!("b{i}").as_bytes(), 10, ValueKind::Value),
+                largest: make_internal_key(format!("b{i}z").as_bytes(), 20, ValueKind::Value),
+                smallest_seq: 10,
+                largest_seq: 20,
+                num_entries: 50,
+                creation_time: 1_700_000_000,
+                file_checksum: Some(0x1234_5678_9abc_0000 + i),
+                ..FileMetaData::default()
+            }),
+        );
+    }
+    e.add_wal(
+        9,
+        WalMeta {
+            synced_size: Some(70_000),
+            last_sequence: Some(4000),
+        },
+    );
+    e.add_wal(
+        12,
+        WalMeta {
+            synced_size: Some(44),
+            last_sequence: None,
+        },
+    );
+    let mut out = Vec::new();
+    e.encode(&mut out);
+    out
+}
+
 /// Valid inputs for the target called `name`.
 pub fn for_target(name: &str) -> Vec<Vec<u8>> {
     match name {
@@ -184,7 +240,12 @@ pub fn for_target(name: &str) -> Vec<Vec<u8>> {
         ],
         "log" => vec![log_bytes()],
         "write_batch" => vec![batch(1, 1).data().to_vec(), batch(9, 77).data().to_vec()],
-        "manifest" => vec![edit_bytes(0), edit_bytes(1), edit_bytes(6)],
+        "manifest" => vec![
+            edit_bytes(0),
+            edit_bytes(1),
+            edit_bytes(6),
+            tracked_edit_bytes(),
+        ],
         _ => Vec::new(),
     }
 }

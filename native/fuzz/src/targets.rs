@@ -273,6 +273,11 @@ pub fn log(data: &[u8]) -> u64 {
         match r.next() {
             Ok(ReadEvent::Record { offset }) => {
                 assert!(offset < data.len() as u64, "record offset past the end");
+                // Recovery reads a log's first record as a start record
+                // (owner and sequence) before taking it as a batch.
+                if let Some(start) = talus::wal::decode_start_record(r.record()) {
+                    sig = mix(sig, 43 + u64::from(start.owner.is_some()));
+                }
                 sig = mix(sig, write_batch(r.record()));
             }
             Ok(ReadEvent::Eof) => return mix(sig, 17),
@@ -384,7 +389,17 @@ fn recover_manifest(record: &[u8]) -> u64 {
         Err(e) => mix(31, err_sig(&e)),
         Ok(mut vs) => {
             let v = vs.current();
-            let sig = mix(37, query(&v));
+            let mut sig = mix(37, query(&v));
+            // What recovery checks logs and tables against.
+            sig = mix(
+                sig,
+                bucket(vs.wals().len()) + u64::from(vs.db_id().is_some()),
+            );
+            let checksummed = (0..v.num_levels())
+                .flat_map(|l| v.files(l))
+                .filter(|f| f.file_checksum.is_some())
+                .count();
+            sig = mix(sig, bucket(checksummed));
             // Writing the recovered state back must work too.
             mix(
                 sig,

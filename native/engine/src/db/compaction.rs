@@ -129,7 +129,11 @@ impl<'a> OutputWriter<'a> {
                     .with_statistics(self.db.statistics.clone()),
             );
         }
-        let opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
+        let mut opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
+        // The table's binding to this database and this manifest entry
+        // (checked whenever it is opened: module docs of `table_cache`).
+        opts.db_id = Some(self.db.db_id);
+        opts.file_number = Some(number);
         self.current = Some((TableBuilder::new(file, opts), number));
         Ok(())
     }
@@ -229,6 +233,11 @@ impl<'a> OutputWriter<'a> {
 }
 
 /// Metadata of a finished table; the key range includes its tombstones.
+///
+/// Every field the manifest records is a function of what the table holds
+/// (its properties and range tombstones), so `table_cache::check_binding`
+/// recomputes it from an opened table and compares: a table that is not
+/// the one the manifest entry was made for differs.
 pub(crate) fn file_meta(
     number: u64,
     p: &TableProperties,
@@ -258,6 +267,7 @@ pub(crate) fn file_meta(
         raw_key_size: p.raw_key_size,
         raw_value_size: p.raw_value_size,
         creation_time: p.creation_time,
+        file_checksum: p.file_checksum,
         ..FileMetaData::default()
     }
 }
@@ -642,12 +652,16 @@ impl DbInner {
         }
     }
 
+    /// Every block of every live table against its checksum, each table
+    /// against its manifest entry (at its open, `table_cache`), and the
+    /// whole file against the checksum the manifest recorded for it.
     pub(crate) fn verify_checksum(&self) -> Result<()> {
         self.check_open()?;
         let v = self.super_version.load().version.clone();
         for level in 0..v.num_levels() {
             for f in v.files(level) {
                 self.table_cache.reader(f, level)?.verify_checksums()?;
+                self.table_cache.verify_file_checksum(f)?;
             }
         }
         Ok(())

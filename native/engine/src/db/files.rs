@@ -1,6 +1,13 @@
 //! Deleting files nothing needs any more: WALs older than the manifest's log
 //! number, tables no live version or running job references, manifests
 //! replaced by a newer one, and leftover temporary files.
+//!
+//! A WAL is deleted only if this database wrote it: it is in
+//! `DbState::own_logs` (started by this process, or found at recovery
+//! carrying this database's id). The directory is never swept for logs by
+//! number: a `wal_dir` may hold the logs of another database (one at a
+//! time: each open database locks its `wal_dir`), and deleting those by
+//! number cost that database its synced writes (issue 30).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
@@ -15,9 +22,10 @@ use crate::version::{FileType, parse_file_name};
 pub(crate) struct Obsolete {
     live_tables: HashSet<u64>,
     next_file_number: u64,
-    log_number: u64,
     manifest_number: u64,
     manifests: Vec<u64>,
+    /// This database's logs below the manifest's log number.
+    logs: Vec<u64>,
 }
 
 impl DbInner {
@@ -37,12 +45,18 @@ impl DbInner {
         needed.extend(st.pending_outputs.iter().copied());
         self.purge_pending
             .store(live_tables.len() > needed.len(), Ordering::Release);
+        // Taken out of the set: a log whose deletion fails is left for the
+        // next open, which finds it below the log number again.
+        let keep = st.own_logs.split_off(&st.versions.log_number());
+        let logs = std::mem::replace(&mut st.own_logs, keep)
+            .into_iter()
+            .collect();
         Obsolete {
             live_tables,
             next_file_number: st.versions.next_file_number(),
-            log_number: st.versions.log_number(),
             manifest_number: st.versions.manifest_file_number(),
             manifests: st.versions.take_obsolete_manifests(),
+            logs,
         }
     }
 
@@ -66,7 +80,7 @@ impl DbInner {
                         o.live_tables.contains(&n) || n >= o.next_file_number
                     }
                     Some(FileType::Manifest(n)) => n >= o.manifest_number,
-                    Some(FileType::Log(n)) if self.wal_dir == self.path => n >= o.log_number,
+                    // Logs go by `o.logs` below, never by listing.
                     Some(FileType::Temp) => false,
                     _ => true,
                 };
@@ -79,16 +93,12 @@ impl DbInner {
                 }
             }
         }
-        if self.wal_dir != self.path
-            && let Ok(names) = self.fs.list_dir(&self.wal_dir)
-        {
-            for name in names {
-                if let Some(FileType::Log(n)) = parse_file_name(&name)
-                    && n < o.log_number
-                {
-                    doomed.push((self.wal_dir.join(&name), None));
-                }
-            }
+        for &n in &o.logs {
+            doomed.push((
+                self.wal_dir
+                    .join(crate::version::filename::log_file_name(n)),
+                None,
+            ));
         }
         doomed.sort();
         doomed.dedup();

@@ -25,7 +25,10 @@
 //! 3. The memtable is switched only by the group leader, between groups,
 //!    so no insert is ever in flight into a memtable that became immutable.
 //! 4. A WAL file is deleted only after every memtable that held its writes
-//!    was flushed and the manifest records a newer log number. The next
+//!    was flushed and the manifest records a newer log number, and only if
+//!    this database wrote it (`files`: a log of another database sharing
+//!    the `wal_dir` is never deleted; a log recovery did not replay whole is
+//!    kept under another name, `recovery`). The next
 //!    WAL's file is made ahead on the WAL syncer thread; it stays empty,
 //!    numbered above every log, until the next switch starts it, and a
 //!    switch that does not start it removes it (`write::PreparedWal`).
@@ -69,6 +72,7 @@ mod table_cache;
 #[cfg(test)]
 pub(crate) mod test_hooks;
 mod wal_sync;
+mod wal_track;
 mod write;
 mod write_gate;
 mod write_thread;
@@ -85,6 +89,7 @@ use crate::compaction::PickerOptions;
 use crate::env::Priority;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
+use crate::identity::DbId;
 use crate::info_log;
 use crate::key::SequenceNumber;
 use crate::logger::{InfoLog, InfoLogOptions};
@@ -191,6 +196,10 @@ pub(crate) struct DbState {
     pub(crate) stats: stats::InternalStats,
     /// (log number, size) of the WALs of immutable memtables.
     pub(crate) imm_wal_bytes: Vec<(u64, u64)>,
+    /// Logs this database knows it wrote (found at recovery carrying its
+    /// id, or started since): the only logs the obsolete-file sweep may
+    /// delete, once below the manifest's log number (invariant 4).
+    pub(crate) own_logs: BTreeSet<u64>,
 }
 
 pub(crate) struct DbInner {
@@ -199,7 +208,12 @@ pub(crate) struct DbInner {
     pub(crate) opts: Options,
     pub(crate) picker_opts: PickerOptions,
     pub(crate) fs: Arc<dyn FileSystem>,
-    lock: Mutex<Option<Box<dyn FileLock>>>,
+    /// The database's id (`identity`): in its manifest, its tables' and
+    /// its logs' start records.
+    pub(crate) db_id: DbId,
+    /// The locks held while open: `LOCK` in the database directory, and in
+    /// the `wal_dir` when that is another directory.
+    lock: Mutex<Vec<Box<dyn FileLock>>>,
     pub(crate) info_log: InfoLog,
     pub(crate) table_cache: Arc<TableCache>,
     pub(crate) block_cache: Option<Arc<BlockCache>>,
@@ -257,6 +271,9 @@ pub(crate) struct DbInner {
     pub(crate) wal_syncer: wal_sync::WalSyncer,
     /// The next WAL's file, made ahead on the WAL syncer thread.
     pub(crate) prepared_wal: Arc<Mutex<write::PreparedWal>>,
+    /// What is known durable of the live logs, for the manifest
+    /// (`wal_track`).
+    pub(crate) wal_tracker: Arc<wal_track::WalTracker>,
     /// Wakes the periodic stats dumper at close.
     dump_stop: (Mutex<bool>, Condvar),
     dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -354,7 +371,36 @@ impl Db {
         let wal_dir = opts.wal_dir.clone().unwrap_or_else(|| path.to_path_buf());
         fs.create_dir_all(&wal_dir)?;
         // Take the lock before touching anything else in the directory.
-        let lock = fs.lock_file(&path.join(crate::version::filename::LOCK))?;
+        let mut locks = vec![fs.lock_file(&path.join(crate::version::filename::LOCK))?];
+        if !fs.same_dir(&wal_dir, path) {
+            // The directory of the logs is locked too: two databases open
+            // on one wal_dir would write logs of the same numbers over each
+            // other. Its `LOCK` is the database lock of a database that
+            // keeps its logs there, so a wal_dir naming another database's
+            // directory is refused as well while that one is open.
+            let wal_lock = wal_dir.join(crate::version::filename::LOCK);
+            // A held lock is an IO error whose message holds "lock" (as
+            // for the database's own `LOCK`); the context says which
+            // option made it conflict.
+            locks.push(fs.lock_file(&wal_lock).map_err(|e| match e {
+                Error::Io {
+                    context,
+                    kind,
+                    errno,
+                    message,
+                } => Error::Io {
+                    context: format!(
+                        "wal_dir {} is in use by another open database \
+                         (each database needs a wal_dir of its own): {context}",
+                        wal_dir.display()
+                    ),
+                    kind,
+                    errno,
+                    message,
+                },
+                e => e,
+            })?);
+        }
         let info_log = InfoLog::open(fs.clone(), path, log_opts)?;
         info_log!(
             info_log,
@@ -394,6 +440,37 @@ impl Db {
                 opts.statistics.clone(),
             )
         });
+        // The id the files of this database carry (`identity`): the
+        // manifest's; for a new database, or one written before ids, the
+        // one in `IDENTITY` if it holds one, else a new one.
+        let mut identity_file = read_identity(fs.as_ref(), path);
+        // Before the background threads start, so that a manifest that
+        // cannot be recovered (or files beyond `num_levels`) leaves none behind.
+        let mut versions = if exists {
+            VersionSet::recover(fs.clone(), path, &opts)?
+        } else {
+            let id = identity_file.unwrap_or_else(DbId::generate);
+            if identity_file != Some(id) {
+                // Before the manifest: a crash in between leaves an id that
+                // the next attempt reuses, never files naming two ids.
+                crate::fs::write_file_atomic(
+                    fs.as_ref(),
+                    path,
+                    crate::version::filename::IDENTITY,
+                    id.identity_file_contents().as_bytes(),
+                )?;
+                identity_file = Some(id);
+            }
+            VersionSet::create_new(fs.clone(), path, &opts, id)?
+        };
+        // A database written before ids: its logs carry none (recovery
+        // takes them as its own), and it gets its id with recovery's edit.
+        let legacy_logs = versions.db_id().is_none();
+        let db_id = versions
+            .db_id()
+            .or(identity_file)
+            .unwrap_or_else(DbId::generate);
+        versions.set_db_id(db_id);
         let table_cache = Arc::new(TableCache::new(
             fs.clone(),
             path,
@@ -401,14 +478,8 @@ impl Db {
             block_cache.clone(),
             sv_released.clone(),
             read_charger,
+            db_id,
         )?);
-        // Before the background threads start, so that a manifest that
-        // cannot be recovered (or files beyond `num_levels`) leaves none behind.
-        let versions = if exists {
-            VersionSet::recover(fs.clone(), path, &opts)?
-        } else {
-            VersionSet::create_new(fs.clone(), path, &opts)?
-        };
         let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
         let flush_pool = ThreadPool::new("talus-flush", flushes, opts.env.clone(), Priority::High)
@@ -441,7 +512,8 @@ impl Db {
             wal_dir,
             picker_opts,
             fs,
-            lock: Mutex::new(Some(lock)),
+            db_id,
+            lock: Mutex::new(locks),
             info_log,
             table_cache,
             block_cache,
@@ -484,6 +556,7 @@ impl Db {
                 stall: stall::StallControl::new(&opts),
                 stats: stats::InternalStats::new(opts.num_levels as usize),
                 imm_wal_bytes: Vec::new(),
+                own_logs: BTreeSet::new(),
             }),
             bg_cv: Condvar::new(),
             flush_pool,
@@ -506,6 +579,7 @@ impl Db {
             merger: crate::merge::Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
             wal_syncer,
             prepared_wal: Arc::default(),
+            wal_tracker: Arc::default(),
             dump_stop: (Mutex::new(false), Condvar::new()),
             dump_thread: Mutex::new(None),
             purge_pending: AtomicBool::new(false),
@@ -513,7 +587,7 @@ impl Db {
             sv_released,
             opts,
         });
-        if let Err(e) = recovery::recover(&inner) {
+        if let Err(e) = recovery::recover(&inner, legacy_logs, identity_file) {
             inner.shutdown_background();
             return Err(e);
         }
@@ -714,6 +788,11 @@ impl Db {
             Ok(()) => {
                 if sync {
                     wal.unsynced_bytes = 0;
+                    drop(wal);
+                    if self.inner.wal_tracker.closed_unrecorded() {
+                        // As a synced write does (module docs of `wal_track`).
+                        self.inner.record_closed_wals();
+                    }
                 }
                 Ok(())
             }
@@ -795,7 +874,10 @@ impl Db {
         self.inner.wal_syncer.completed()
     }
 
-    /// Reads every block of every live table and checks its checksum.
+    /// Reads every block of every live table and checks its checksum,
+    /// checks each table against its manifest entry (module docs of
+    /// `db::table_cache`), and compares each whole file with the checksum
+    /// the manifest recorded when it was written.
     pub fn verify_checksum(&self) -> Result<()> {
         self.inner.verify_checksum()
     }
@@ -987,6 +1069,11 @@ impl DbInner {
         // The WAL file made ahead holds nothing (its queued preparation ran
         // in the shutdown above).
         drop(self.take_prepared_wal(false));
+        // Every switch task has run: the closed logs are synced whole. One
+        // edit records them and the live log's synced size, so that a log
+        // lost or cut while the database is closed fails the next open
+        // instead of being taken for an unsynced tail (`wal_track`).
+        self.record_wals_at_close();
         // Tables left to readers that have let go since (those still
         // reading keep theirs: they are in live versions).
         let obsolete = self.collect_obsolete_files(&mut self.state.lock());
@@ -1006,7 +1093,7 @@ impl DbInner {
         drop(wal);
         info_log!(self.info_log, Info, "DB closed");
         self.info_log.sync();
-        self.lock.lock().take();
+        self.lock.lock().clear();
         result
     }
 
@@ -1121,17 +1208,28 @@ impl DbInner {
     /// current version, so the obsolete-file sweep touches neither; the
     /// caller's own bookkeeping (`pending_outputs`, `being_compacted`,
     /// `flush_running`) stays set until this returns.
+    ///
+    /// Every edit also carries what is new about the live logs
+    /// ([`wal_track::WalTracker::additions`]): WAL tracking costs no
+    /// manifest write of its own on this path.
     pub(crate) fn log_and_apply(
         &self,
         st: &mut parking_lot::MutexGuard<'_, DbState>,
-        edit: crate::version::VersionEdit,
+        mut edit: crate::version::VersionEdit,
     ) -> Result<Arc<Version>> {
         while st.versions.manifest_write_pending() {
             self.bg_cv.wait(st);
         }
+        let min_log = edit.log_number.unwrap_or(st.versions.log_number());
+        let additions = self.wal_tracker.additions(min_log, st.versions.wals());
+        edit.wal_additions.extend(additions.iter().copied());
         let mut pending = st.versions.prepare_edit(edit)?;
         let written = parking_lot::MutexGuard::unlocked(st, || pending.write());
         let r = st.versions.commit_edit(pending, written);
+        if r.is_ok() {
+            self.wal_tracker
+                .recorded(&additions, st.versions.log_number());
+        }
         // Wakes installers waiting above (and every other bg_cv waiter,
         // which re-checks its own condition).
         self.bg_cv.notify_all();
@@ -1237,6 +1335,13 @@ impl DbInner {
             self.bg_cv.wait(&mut st);
         }
     }
+}
+
+/// The id in the `IDENTITY` file of `dir`, if it holds a readable one.
+pub(super) fn read_identity(fs: &dyn FileSystem, dir: &Path) -> Option<DbId> {
+    let p = dir.join(crate::version::filename::IDENTITY);
+    let bytes = crate::fs::read_all(fs, &p).ok()?;
+    DbId::parse(std::str::from_utf8(&bytes).ok()?)
 }
 
 #[cfg(test)]

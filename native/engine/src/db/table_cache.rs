@@ -16,6 +16,21 @@
 //! later purge when a close is running on a dropping thread right then. A
 //! close sets the database's "something was released" flag, so the next
 //! foreground call schedules that purge.
+//!
+//! Every table opened is checked against the manifest entry it is opened
+//! for ([`check_binding`]), at no extra IO (the properties and range
+//! tombstones are read at open anyway): a table written for another
+//! database (its `db_id` property), or as another file number
+//! (`orig_file_number`), or whose contents do not give the entry the
+//! manifest recorded (key range, sequence range, counts, sizes, creation
+//! time: every field is a function of the table's contents, see
+//! `compaction::file_meta`), is `Corruption` naming the file — never read
+//! as if it were the table the manifest means. With `paranoid_checks` the
+//! open of the database runs the same check on every table
+//! ([`TableCache::check_files`], reading only footer, properties and range
+//! tombstones), and `verify_checksum()` also compares the XXH64 of the
+//! whole file with the one the manifest recorded when it was written
+//! ([`TableCache::verify_file_checksum`]).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -27,9 +42,12 @@ use parking_lot::Mutex;
 use crate::cache::{CacheKey, LruCache, Priority, new_cache_owner_id};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, RandomAccessFile};
+use crate::identity::DbId;
+use crate::key;
+use crate::memtable::RangeTombstone;
 use crate::options::Options;
 use crate::rate_limiter::ReadCharger;
-use crate::table::{BlockCache, TableReader, TableReaderOptions};
+use crate::table::{BlockCache, TableProperties, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
 
 /// A table the manifest names must exist with the recorded size: a missing
@@ -66,6 +84,97 @@ fn missing_as_corruption(e: Error, path: &Path) -> Error {
         ),
         e => e,
     }
+}
+
+/// Checks that the table at `path`, whose properties and range tombstones
+/// are `props` and `tombs`, is the one the manifest entry `f` was made for
+/// in database `db_id` (see the module docs). Tables written before the
+/// binding properties existed are checked on their contents alone.
+pub(crate) fn check_binding(
+    path: &Path,
+    f: &FileMetaData,
+    props: &TableProperties,
+    tombs: &[RangeTombstone],
+    db_id: DbId,
+) -> Result<()> {
+    let bad = |reason: String| Error::corruption(path.display(), 0, reason);
+    if let Some(id) = props.db_id
+        && id != db_id
+    {
+        return Err(bad(format!(
+            "table file belongs to another database (its id {id}, this database's {db_id})"
+        )));
+    }
+    if let Some(n) = props.orig_file_number
+        && n != f.number
+    {
+        return Err(bad(format!(
+            "table file was written as table #{n}, the manifest names it #{}",
+            f.number
+        )));
+    }
+    let got = super::compaction::file_meta(f.number, props, tombs);
+    let key = |k: &[u8]| {
+        if k.len() < key::TRAILER_LEN {
+            return "(none)".to_string();
+        }
+        let u = key::user_key(k);
+        format!(
+            "{:?}@{}",
+            String::from_utf8_lossy(&u[..u.len().min(32)]),
+            key::sequence(k)
+        )
+    };
+    let fields: [(&str, String, String); 9] = [
+        ("smallest key", key(&f.smallest), key(&got.smallest)),
+        ("largest key", key(&f.largest), key(&got.largest)),
+        (
+            "smallest sequence",
+            f.smallest_seq.to_string(),
+            got.smallest_seq.to_string(),
+        ),
+        (
+            "largest sequence",
+            f.largest_seq.to_string(),
+            got.largest_seq.to_string(),
+        ),
+        (
+            "entries",
+            f.num_entries.to_string(),
+            got.num_entries.to_string(),
+        ),
+        (
+            "deletions",
+            f.num_deletions.to_string(),
+            got.num_deletions.to_string(),
+        ),
+        (
+            "raw key bytes",
+            f.raw_key_size.to_string(),
+            got.raw_key_size.to_string(),
+        ),
+        (
+            "raw value bytes",
+            f.raw_value_size.to_string(),
+            got.raw_value_size.to_string(),
+        ),
+        (
+            "creation time",
+            f.creation_time.to_string(),
+            got.creation_time.to_string(),
+        ),
+    ];
+    let keys_differ = f.smallest != got.smallest || f.largest != got.largest;
+    for (i, (what, manifest, file)) in fields.iter().enumerate() {
+        let differs = if i < 2 { keys_differ } else { manifest != file };
+        if differs {
+            return Err(bad(format!(
+                "table file does not match its manifest entry: {what} is {file}, the manifest \
+                 recorded {manifest} (a table of another database, or another table copied over it?)"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Table files open for reading, by number. Opens and closes are rare
@@ -238,11 +347,14 @@ pub(crate) struct TableCache {
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
+    /// The database's id: every table opened must carry it (or none).
+    db_id: DbId,
 }
 
 impl TableCache {
     /// `closed` is set whenever a table file is closed; `read_charger` is
-    /// given to every reader (compaction reads are charged to it).
+    /// given to every reader (compaction reads are charged to it); `db_id`
+    /// is the database's id, which every table opened must carry (or none).
     pub(crate) fn new(
         fs: Arc<dyn FileSystem>,
         dir: &Path,
@@ -250,6 +362,7 @@ impl TableCache {
         block_cache: Option<Arc<BlockCache>>,
         closed: Arc<AtomicBool>,
         read_charger: Option<ReadCharger>,
+        db_id: DbId,
     ) -> Result<Self> {
         let lru = if opts.max_open_files > 0 {
             // Keep a few descriptors for logs, manifest and the info log.
@@ -273,6 +386,7 @@ impl TableCache {
             prefix_extractor: opts.prefix_extractor,
             lru,
             owner: new_cache_owner_id(),
+            db_id,
         })
     }
 
@@ -306,6 +420,13 @@ impl TableCache {
                 read_charger: self.read_charger.clone(),
                 prefix_extractor: self.prefix_extractor,
             },
+        )?;
+        check_binding(
+            &path,
+            f,
+            reader.properties(),
+            reader.range_tombstones(),
+            self.db_id,
         )?;
         Ok(Arc::new(reader))
     }
@@ -372,7 +493,10 @@ impl TableCache {
     }
 
     /// Checks that every table of `files` exists with the size the manifest
-    /// records (see [`check_table_file`]).
+    /// records (see [`check_table_file`]) and is the table its entry was
+    /// made for ([`check_binding`]): the open-time check of
+    /// `paranoid_checks`, three small reads per table (footer, properties,
+    /// range tombstones), never the whole file.
     pub(crate) fn check_files<'a>(
         &self,
         files: impl IntoIterator<Item = &'a Arc<FileMetaData>>,
@@ -380,6 +504,52 @@ impl TableCache {
         for f in files {
             let path = self.dir.join(filename::table_file_name(f.number));
             check_table_file(self.fs.as_ref(), &path, f)?;
+            let file = self
+                .fs
+                .new_random_access(&path)
+                .map_err(|e| missing_as_corruption(e, &path))?;
+            let (props, tombs) =
+                TableReader::read_metadata(file, f.file_size, &path.display().to_string())?;
+            check_binding(&path, f, &props, &tombs, self.db_id)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the whole of table `f` and compares its XXH64 with the one the
+    /// manifest recorded when it was written (nothing to compare for tables
+    /// recorded before checksums): part of `verify_checksum()`.
+    pub(crate) fn verify_file_checksum(&self, f: &FileMetaData) -> Result<()> {
+        let Some(want) = f.file_checksum else {
+            return Ok(());
+        };
+        let path = self.dir.join(filename::table_file_name(f.number));
+        let file = self
+            .fs
+            .new_random_access(&path)
+            .map_err(|e| missing_as_corruption(e, &path))?;
+        let size = file.size()?;
+        if size != f.file_size {
+            return Err(wrong_size(&path, size, f));
+        }
+        let mut sum = crate::xxh64::Xxh64::new();
+        let mut buf = vec![0u8; 1 << 20];
+        let mut at = 0u64;
+        while at < size {
+            let n = (size - at).min(buf.len() as u64) as usize;
+            file.read_exact_at(at, &mut buf[..n])?;
+            sum.update(&buf[..n]);
+            at += n as u64;
+        }
+        let got = sum.digest();
+        if got != want {
+            return Err(Error::corruption(
+                path.display(),
+                0,
+                format!(
+                    "table file checksum mismatch: the file's XXH64 is {got:016x}, the manifest \
+                     recorded {want:016x} when it was written"
+                ),
+            ));
         }
         Ok(())
     }

@@ -232,7 +232,7 @@ impl DbInner {
 
         // Assign sequence numbers and append to the WAL.
         let first_seq;
-        let last = {
+        let (last, synced) = {
             let mut wal = self.wal.lock();
             // Closing stops writes under this lock (DbInner::begin_close):
             // after the check, this group's numbers and unlogged mark are
@@ -371,8 +371,14 @@ impl DbInner {
             }
             wal.last_allocated = seq;
             wal.last_logged = last_logged;
-            seq
+            (seq, logged && need_sync)
         };
+        if synced && self.wal_tracker.closed_unrecorded() {
+            // The first sync since a log was closed: the closed logs go into
+            // the manifest before this group is acknowledged (module docs of
+            // `wal_track`), once per memtable switch.
+            self.record_closed_wals();
+        }
         phases.mark(2, Some(F::write_wal_time));
         let group_bytes: usize = group
             .iter()
@@ -497,7 +503,14 @@ impl DbInner {
         if !failed && self.super_version.load().mem.is_empty() {
             return Ok(());
         }
-        self.switch_memtable_inner(&mut st, failed)
+        self.switch_memtable_inner(&mut st, failed)?;
+        // The numbers a failed group burnt are published now (no entry has
+        // them): the new log starts past them, and the manifest edit of
+        // resume's flush, which names that log, must record a last sequence
+        // its start follows (recovery checks it: module docs of `recovery`).
+        let allocated = self.wal.lock().last_allocated;
+        self.last_sequence.fetch_max(allocated, Ordering::AcqRel);
+        Ok(())
     }
 
     /// Moves the active memtable to the immutable list and starts a new
@@ -518,6 +531,9 @@ impl DbInner {
             Some(p) => p.0,
             None => st.versions.new_file_number(),
         };
+        // This database's own log from now on: the obsolete-file sweep
+        // deletes only logs it knows it wrote (module docs of `files`).
+        st.own_logs.insert(number);
         let old = if abandon_wal {
             OldWal::Abandon
         } else {
@@ -704,8 +720,15 @@ impl DbInner {
         let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
         let mut switched = WalSwitch::default();
         let t = std::time::Instant::now();
+        let old_number = wal.writer.as_ref().map(LogWriter::number);
         if let Some(w) = wal.writer.as_mut() {
             switched.old_size = w.file_size();
+            match old {
+                OldWal::Abandon => self.wal_tracker.abandoned(w.number()),
+                _ => self
+                    .wal_tracker
+                    .closed(w.number(), switched.old_size, wal.last_logged),
+            }
             match old {
                 OldWal::SyncNow => {
                     // The old log must be durable before writes land in the
@@ -742,16 +765,28 @@ impl DbInner {
         let mut writer = LogWriter::new(file, number);
         // The start record: one past the last sequence number logged before
         // this log. After a failed WAL (`Abandon`), one past every number
-        // handed out: the failed group may be in the old log, whole.
-        let mut start = WriteBatch::new();
-        start.set_sequence(
-            1 + match old {
-                OldWal::Abandon => wal.last_allocated,
-                _ => wal.last_logged,
-            },
-        );
-        writer.add_record(start.data())?;
+        // handed out: the failed group may be in the old log, whole. It
+        // names the log's owner: this database, and this log's number
+        // (module docs of `wal`).
+        let start_seq = 1 + match old {
+            OldWal::Abandon => wal.last_allocated,
+            _ => wal.last_logged,
+        };
+        writer.add_record(&crate::wal::encode_start_record(
+            start_seq, self.db_id, number,
+        ))?;
         writer.flush()?;
+        // The next log starts one past this one's start at least: after
+        // `Abandon` the start skips the numbers of the failed group, and a
+        // switch before any logged write must not start below it (logs
+        // replay in order and their starts never go back). Regression test
+        // `io_errors::regression_the_log_after_a_resumed_wal_failure_*`.
+        wal.last_logged = wal.last_logged.max(start_seq - 1);
+        let start_size = writer.file_size();
+        self.wal_tracker.started(number, start_size, false);
+        // What the switch makes durable, for the manifest's WAL tracking:
+        // the old log whole (unless abandoned), this log's start.
+        let synced_old = old_number.filter(|_| old != OldWal::Abandon);
         switched.create_ms = ms_since(t);
         let t = std::time::Instant::now();
         let handle = writer.sync_handle();
@@ -760,6 +795,7 @@ impl DbInner {
                 let old_writer = wal.writer.take();
                 let fs = self.fs.clone();
                 let dir = self.wal_dir.clone();
+                let tracker = self.wal_tracker.clone();
                 let ticket = self.wal_syncer.enqueue(Box::new(move || {
                     // Order: the old log's tail, then this log's start record,
                     // then the directory entry naming this log (the old log's
@@ -768,7 +804,10 @@ impl DbInner {
                         w.sync()?;
                     }
                     handle.sync()?;
-                    fs.sync_dir(&dir)
+                    fs.sync_dir(&dir)?;
+                    // Only now may the manifest record them (`wal_track`).
+                    tracker.switch_done(synced_old, number, start_size);
+                    Ok(())
                 }));
                 let done = self.wal_syncer.tasks_done();
                 wal.switch_syncs.retain(|&(_, t)| t > done);
@@ -788,6 +827,7 @@ impl DbInner {
                 // the history. The same sync makes the entry durable before
                 // the manifest names this log.
                 self.fs.sync_dir(&self.wal_dir)?;
+                self.wal_tracker.switch_done(synced_old, number, start_size);
             }
         }
         switched.dir_sync_ms = ms_since(t);
@@ -804,7 +844,11 @@ impl DbInner {
             self.wal_syncer.wait_for(ticket)?;
         }
         match wal.writer.as_mut() {
-            Some(w) => w.sync(),
+            Some(w) => {
+                w.sync()?;
+                self.wal_tracker.synced(w.number(), w.file_size());
+                Ok(())
+            }
             None => Ok(()),
         }
     }

@@ -132,6 +132,12 @@ pub trait FileSystem: Send + Sync + 'static {
     /// an IO error (RocksDB's status for it) whose message holds "lock"
     /// when another process or another open in this process holds it.
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>>;
+    /// Whether the existing directories `a` and `b` are the same one. The
+    /// default compares the paths as written (component by component);
+    /// [`StdFileSystem`] resolves links and `..` first.
+    fn same_dir(&self, a: &Path, b: &Path) -> bool {
+        a == b
+    }
     /// Removes the empty directory `path` (used by `destroy_db`, which
     /// ignores the failure of a directory that is not empty). The default,
     /// for file systems that wrap another, fails with `NotSupported`.

@@ -402,6 +402,13 @@ impl FileSystem for StdFileSystem {
         f.sync_all().map_err(|e| Error::io_path("sync", path, &e))
     }
 
+    fn same_dir(&self, a: &Path, b: &Path) -> bool {
+        match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => a == b,
+        }
+    }
+
     fn lock_file(&self, path: &Path) -> Result<Box<dyn FileLock>> {
         perf_timer!(env_lock_file_nanos);
         let file = OpenOptions::new()

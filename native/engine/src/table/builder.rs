@@ -20,6 +20,7 @@ use super::properties::TableProperties;
 use super::range_del;
 use crate::error::{Error, Result};
 use crate::fs::WritableFile;
+use crate::identity::DbId;
 use crate::key::{
     MAX_SEQUENCE, ValueKind, append_internal_key, compare_internal, parse_internal_key, user_key,
 };
@@ -46,6 +47,10 @@ pub struct TableBuildOptions {
     pub file_name: String,
     /// Where compression tickers go, if anywhere.
     pub statistics: Option<std::sync::Arc<crate::statistics::Statistics>>,
+    /// The database the table is written for: recorded in its properties.
+    pub db_id: Option<DbId>,
+    /// The file number the table is written as: recorded in its properties.
+    pub file_number: Option<u64>,
 }
 
 impl Default for TableBuildOptions {
@@ -59,6 +64,8 @@ impl Default for TableBuildOptions {
             prefix_extractor: None,
             file_name: String::new(),
             statistics: None,
+            db_id: None,
+            file_number: None,
         }
     }
 }
@@ -75,14 +82,19 @@ impl TableBuildOptions {
             prefix_extractor: opts.prefix_extractor,
             file_name: file_name.into(),
             statistics: opts.statistics.clone(),
+            db_id: None,
+            file_number: None,
         }
     }
 }
 
-/// Appends blocks with their trailers and tracks the file offset.
+/// Appends blocks with their trailers and tracks the file offset and the
+/// checksum of everything appended.
 struct BlockWriter {
     file: Box<dyn WritableFile>,
     offset: u64,
+    /// XXH64 of every byte appended (the whole file: it starts empty).
+    crc: crate::xxh64::Xxh64,
     compression: CompressionType,
     scratch: Vec<u8>,
     stats: Option<std::sync::Arc<crate::statistics::Statistics>>,
@@ -123,6 +135,8 @@ impl BlockWriter {
         let trailer = block_trailer(stored, ty);
         self.file.append(stored)?;
         self.file.append(&trailer)?;
+        self.crc.update(stored);
+        self.crc.update(&trailer);
         let handle = BlockHandle {
             offset: self.offset,
             size: stored.len() as u64,
@@ -178,6 +192,7 @@ impl TableBuilder {
         TableBuilder {
             writer: BlockWriter {
                 offset: file.len(),
+                crc: crate::xxh64::Xxh64::new(),
                 file,
                 compression: opts.compression,
                 scratch: Vec::new(),
@@ -195,6 +210,8 @@ impl TableBuilder {
                 format_version: FORMAT_VERSION,
                 whole_key_filtering: opts.whole_key_filtering,
                 prefix_extractor: opts.prefix_extractor.map(|p| p.name()),
+                db_id: opts.db_id,
+                orig_file_number: opts.file_number,
                 ..TableProperties::default()
             },
             separator: Vec::new(),
@@ -325,8 +342,8 @@ impl TableBuilder {
     }
 
     /// Writes the remaining data, the meta blocks, the index and the footer,
-    /// then syncs the file. Returns the table's properties, `file_size`
-    /// included.
+    /// then syncs the file. Returns the table's properties, `file_size` and
+    /// `file_checksum` included.
     pub fn finish(mut self) -> Result<TableProperties> {
         self.check_failed()?;
         if !self.data_block.is_empty() {
@@ -371,9 +388,11 @@ impl TableBuilder {
         let w = &mut self.writer;
         let footer = footer.encode();
         w.file.append(&footer)?;
+        w.crc.update(&footer);
         w.offset += footer.len() as u64;
         w.file.sync()?;
         self.props.file_size = w.offset;
+        self.props.file_checksum = Some(w.crc.digest());
         Ok(self.props)
     }
 

@@ -19,9 +19,17 @@
 //! as true), and the name of the prefix extractor whose prefixes it holds
 //! (`prefix_extractor`; absent: no prefixes). A reader probes the filter
 //! with a prefix only when its own extractor has that name.
+//!
+//! Two properties bind a table to the database and the manifest entry it
+//! was written for (tables written before they existed have neither): the
+//! database's id (`db_id`, 16 bytes, [`crate::identity`]) and the file
+//! number the table was written as (`orig_file_number`). A table copied in
+//! from another database, or over another table of the same database, is
+//! refused at open (module docs of `db::table_cache`).
 
 use crate::coding::{Reader, put_length_prefixed, put_varint32, put_varint64, varint_len};
 use crate::error::{Error, Result};
+use crate::identity::DbId;
 use crate::key::SequenceNumber;
 use crate::options::CompressionType;
 
@@ -59,8 +67,10 @@ pub mod tag {
     pub const COMPRESSION: u32 = 15;
     /// Format version.
     pub const FORMAT_VERSION: u32 = 16;
-    // 17 and 18 are taken: the database id and the original file number
-    // that bind a table to its database.
+    /// Id of the database the table was written for: 16 bytes.
+    pub const DB_ID: u32 = 17;
+    /// File number the table was written as.
+    pub const ORIG_FILE_NUMBER: u32 = 18;
     /// Whether the filter holds whole user keys: varint64 0 or 1. Absent
     /// means 1.
     pub const WHOLE_KEY_FILTERING: u32 = 19;
@@ -107,6 +117,15 @@ pub struct TableProperties {
     pub compression: CompressionType,
     /// Format version of the file.
     pub format_version: u32,
+    /// The database the table was written for (`None`: written before ids,
+    /// or outside a database).
+    pub db_id: Option<DbId>,
+    /// The file number the table was written as (`None`: as for `db_id`).
+    pub orig_file_number: Option<u64>,
+    /// XXH64 of the whole file ([`crate::xxh64`]). Not stored in the properties block
+    /// (it covers that block): set by the builder when it finishes, `None`
+    /// from the reader.
+    pub file_checksum: Option<u64>,
     /// The filter (if any) holds whole user keys. True for tables written
     /// before this property existed.
     pub whole_key_filtering: bool,
@@ -140,6 +159,9 @@ impl Default for TableProperties {
             // What a table without the property holds (module docs).
             whole_key_filtering: true,
             prefix_extractor: None,
+            db_id: None,
+            orig_file_number: None,
+            file_checksum: None,
             file_size: 0,
         }
     }
@@ -157,7 +179,7 @@ fn put_bytes(dst: &mut Vec<u8>, tag: u32, v: &[u8]) {
 }
 
 impl TableProperties {
-    /// The properties block (everything but `file_size`).
+    /// The properties block (everything but `file_size` and `file_checksum`).
     pub fn encode(&self) -> Vec<u8> {
         let mut b = Vec::with_capacity(128 + self.smallest_key.len() + self.largest_key.len());
         put_u64(&mut b, tag::NUM_ENTRIES, self.num_entries);
@@ -183,6 +205,12 @@ impl TableProperties {
         );
         if let Some(name) = &self.prefix_extractor {
             put_bytes(&mut b, tag::PREFIX_EXTRACTOR, name.as_bytes());
+        }
+        if let Some(id) = &self.db_id {
+            put_bytes(&mut b, tag::DB_ID, &id.0);
+        }
+        if let Some(n) = self.orig_file_number {
+            put_u64(&mut b, tag::ORIG_FILE_NUMBER, n);
         }
         b
     }
@@ -230,6 +258,13 @@ impl TableProperties {
                     p.format_version = u32::try_from(int()?)
                         .map_err(|_| bad("format version out of range".into()))?;
                 }
+                tag::DB_ID => {
+                    p.db_id =
+                        Some(DbId::from_bytes(v).ok_or_else(|| {
+                            bad(format!("database id of {} bytes, not 16", v.len()))
+                        })?);
+                }
+                tag::ORIG_FILE_NUMBER => p.orig_file_number = Some(int()?),
                 tag::WHOLE_KEY_FILTERING => {
                     p.whole_key_filtering = match int()? {
                         0 => false,
@@ -276,6 +311,9 @@ mod tests {
             creation_time: 1_700_000_000,
             compression: CompressionType::Lz4,
             format_version: 1,
+            db_id: None,
+            orig_file_number: None,
+            file_checksum: None,
             whole_key_filtering: true,
             prefix_extractor: None,
             file_size: 0,
@@ -294,6 +332,39 @@ mod tests {
         let mut bad = Vec::new();
         put_u64(&mut bad, tag::COMPRESSION, 1);
         assert!(TableProperties::decode(&bad, "f", 0).is_err());
+    }
+
+    /// The binding properties (issue 30): golden bytes, a round trip, and
+    /// a table without them (written before them) decodes with `None`.
+    #[test]
+    fn db_id_and_file_number_golden_bytes_and_round_trip() {
+        let id = DbId(*b"0123456789abcdef");
+        let bound = TableProperties {
+            db_id: Some(id),
+            orig_file_number: Some(300),
+            ..TableProperties::default()
+        };
+        let b = bound.encode();
+        let plain = TableProperties::default().encode();
+        assert_eq!(
+            &b[..plain.len()],
+            &plain[..],
+            "new tags go after the old ones"
+        );
+        #[rustfmt::skip]
+        let tail: Vec<u8> = [
+            &[17, 16][..], b"0123456789abcdef", // db_id
+            &[18, 2, 0xac, 0x02],               // orig_file_number 300
+        ]
+        .concat();
+        assert_eq!(&b[plain.len()..], &tail[..]);
+        assert_eq!(TableProperties::decode(&b, "f", 0).unwrap(), bound);
+        let old = TableProperties::decode(&plain, "f", 0).unwrap();
+        assert_eq!((old.db_id, old.orig_file_number), (None, None));
+        let mut short = plain.clone();
+        put_bytes(&mut short, tag::DB_ID, b"0123");
+        let e = TableProperties::decode(&short, "f", 0).unwrap_err();
+        assert!(e.to_string().contains("database id of 4 bytes"), "{e}");
     }
 
     #[test]

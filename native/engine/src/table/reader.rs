@@ -251,6 +251,62 @@ impl TableReader {
         file_size: u64,
         opts: TableReaderOptions,
     ) -> Result<TableReader> {
+        let pin_index_and_filter = opts.pin_index_and_filter;
+        let verify = opts.verify_checksums;
+        let mut t = Self::open_meta(file, file_size, opts)?;
+        // Load index and filter now, so a damaged one fails the open. Cached
+        // ones are inserted with high priority; held ones are kept.
+        let ro = TableReadOptions {
+            verify_checksums: verify,
+            fill_cache: true,
+            rate_limited: false,
+            no_io: false,
+        };
+        let index = t.index_block(ro)?;
+        let filter = t.filter_block(ro)?;
+        if !t.meta_in_cache || pin_index_and_filter {
+            t.index = Some(index);
+            t.filter = filter;
+        }
+        Ok(t)
+    }
+
+    /// What a table says about itself, read cheaply: the footer, the
+    /// properties block and the range tombstones (three small reads, the
+    /// checksums verified), not the index, filter or data. For checks of a
+    /// table against the manifest at open (`paranoid_checks`).
+    pub fn read_metadata(
+        file: Arc<dyn RandomAccessFile>,
+        file_size: u64,
+        file_name: &str,
+    ) -> Result<(TableProperties, Vec<RangeTombstone>)> {
+        let mut t = Self::open_meta(
+            file,
+            file_size,
+            TableReaderOptions {
+                file_name: file_name.to_string(),
+                block_cache: None,
+                cache_index_and_filter_blocks: false,
+                pin_index_and_filter: false,
+                verify_checksums: true,
+                statistics: None,
+                read_charger: None,
+                prefix_extractor: None,
+            },
+        )?;
+        Ok((
+            std::mem::take(&mut t.props),
+            std::mem::take(&mut t.range_dels),
+        ))
+    }
+
+    /// The part of [`Self::open`] that reads the footer, properties and
+    /// range-deletion blocks.
+    fn open_meta(
+        file: Arc<dyn RandomAccessFile>,
+        file_size: u64,
+        opts: TableReaderOptions,
+    ) -> Result<TableReader> {
         let file_name: Arc<str> = Arc::from(opts.file_name.as_str());
         let Some(footer_offset) = file_size.checked_sub(FOOTER_LEN as u64) else {
             return Err(Error::corruption(
@@ -298,20 +354,6 @@ impl TableReader {
             let raw =
                 t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify, false)?;
             t.range_dels = range_del::decode(&raw, &t.file_name, footer.range_del.offset)?;
-        }
-        // Load index and filter now, so a damaged one fails the open. Cached
-        // ones are inserted with high priority; held ones are kept.
-        let ro = TableReadOptions {
-            verify_checksums: verify,
-            fill_cache: true,
-            rate_limited: false,
-            no_io: false,
-        };
-        let index = t.index_block(ro)?;
-        let filter = t.filter_block(ro)?;
-        if !meta_in_cache || opts.pin_index_and_filter {
-            t.index = Some(index);
-            t.filter = filter;
         }
         Ok(t)
     }

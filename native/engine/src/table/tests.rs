@@ -95,6 +95,7 @@ impl RandomAccessFile for CountingFile {
 const FILE: &str = "/db/000042.sst";
 
 /// A table's contents, sorted in internal-key order.
+#[derive(Clone)]
 struct Model {
     entries: Vec<(Vec<u8>, Vec<u8>)>,
     tombstones: Vec<RangeTombstone>,
@@ -202,6 +203,8 @@ fn build_opts(
         prefix_extractor: None,
         file_name: FILE.into(),
         statistics: None,
+        db_id: None,
+        file_number: None,
     }
 }
 
@@ -264,6 +267,12 @@ fn check_round_trip(seed: u64, compression: CompressionType, block_size: usize, 
     let mut rng = SmallRng::seed_from_u64(seed);
     let m = Model::random(&mut rng, 8000);
     let (data, built) = build(&m, build_opts(compression, block_size, restart));
+    // The builder's checksum covers every byte of the file.
+    assert_eq!(built.file_checksum, Some(crate::xxh64::hash(&data)));
+    let built = TableProperties {
+        file_checksum: None,
+        ..built
+    };
     let cache = Arc::new(LruCache::new(1 << 20, 2, false, 0.5).unwrap());
     let (t, _) = open(
         data,
@@ -1121,4 +1130,32 @@ fn strict_limit_cache_still_serves_reads() {
     it.status().unwrap();
     assert_eq!(n, m.entries.len());
     assert!(cache.usage() <= 64);
+}
+
+/// Why the manifest's file checksum is not a CRC-32 (`crate::xxh64`): every
+/// block of a table (and its footer) ends with the CRC-32 of its bytes, and
+/// a CRC register that has read a message followed by that message's CRC
+/// has forgotten the message: the CRC-32 of a whole table depends on the
+/// lengths of its blocks, not on their bytes. Two tables of the same shape
+/// and different contents have the same CRC-32, and different XXH64s.
+#[test]
+fn whole_file_crc32_is_blind_but_xxh64_is_not() {
+    let mut rng = SmallRng::seed_from_u64(30);
+    let m = Model::random(&mut rng, 500);
+    let mut other = m.clone();
+    let v = other
+        .entries
+        .iter_mut()
+        .map(|(_, v)| v)
+        .find(|v| !v.is_empty())
+        .unwrap();
+    v[0] ^= 0x20;
+    let opts = || build_opts(CompressionType::None, 1024, 16);
+    let (a, pa) = build(&m, opts());
+    let (b, pb) = build(&other, opts());
+    assert_eq!(a.len(), b.len());
+    assert_ne!(a, b);
+    assert_eq!(crc32fast::hash(&a), crc32fast::hash(&b));
+    assert_ne!(pa.file_checksum, pb.file_checksum);
+    assert_eq!(pa.file_checksum, Some(crate::xxh64::hash(&a)));
 }

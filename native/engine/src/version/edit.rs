@@ -18,9 +18,11 @@
 //! Every field carries its length, so a reader can step over a field it does
 //! not know. Whether it *may* is said by bit 6 of the tag
 //! ([`TAG_SAFE_TO_IGNORE`] = `0x40`): set, an unknown field is skipped (it
-//! only carries hints); clear, an unknown field means the manifest was
-//! written by a newer Talus whose state this one cannot reproduce, and
-//! decoding fails with `Corruption`. Known tags have bit 6 clear.
+//! only carries what an older reader can do without: checks, identity);
+//! clear, an unknown field means the manifest was written by a newer Talus
+//! whose state this one cannot reproduce, and decoding fails with
+//! `Corruption`. Known fields use the bit the same way: a Talus that did not
+//! know `db_id` and `wal_addition` (tags 65, 66) skips them.
 //!
 //! | tag | field              | payload                                                        |
 //! |-----|--------------------|----------------------------------------------------------------|
@@ -32,21 +34,45 @@
 //! | 6   | compact_cursor     | varint32 level, internal key (rest of payload; empty = none)   |
 //! | 7   | deleted_file       | varint32 level, varint64 file number                           |
 //! | 8   | new_file           | see below                                                      |
+//! | 9   | new_file2          | `new_file`, then custom fields (below)                         |
+//! | 65  | db_id              | the database's 16-byte id ([`crate::identity`])                |
+//! | 66  | wal_addition       | see below                                                      |
 //!
 //! ```text
-//! new_file := level: varint32 | number: varint64 | file_size: varint64
-//!           | smallest: varint len + internal key | largest: varint len + internal key
-//!           | smallest_seq: varint64 | largest_seq: varint64
-//!           | num_entries: varint64 | num_deletions: varint64
-//!           | raw_key_size: varint64 | raw_value_size: varint64 | creation_time: varint64
+//! new_file  := level: varint32 | number: varint64 | file_size: varint64
+//!            | smallest: varint len + internal key | largest: varint len + internal key
+//!            | smallest_seq: varint64 | largest_seq: varint64
+//!            | num_entries: varint64 | num_deletions: varint64
+//!            | raw_key_size: varint64 | raw_value_size: varint64 | creation_time: varint64
+//! new_file2 := new_file | custom*          (to the end of the payload)
+//! custom    := tag: varint32 | len: varint64 | value: len bytes
+//!     tag 1 = file_checksum: u64 LE, XXH64 (seed 0) of the whole table
+//!             file ([`crate::xxh64`])
+//!     an unknown custom tag is skipped, unless its bit 6 (0x40) is set: Corruption
+//! wal_addition := number: varint64 | (subtag: varint32 | value: varint64)*
+//!     subtag 1 = synced_size: bytes of the log known durable
+//!     subtag 2 = last_sequence: the log is closed and synced whole; the
+//!                sequence number of its last write (its start record's
+//!                sequence − 1 when it holds none)
+//!     an unknown subtag is skipped (every value is one varint64)
 //! ```
 //!
-//! Fields are written in the order of the table (cursors, deletions and new
-//! files in the order they were added); a reader accepts any order, and a
-//! repeated scalar field keeps its last value. A known field whose payload is
-//! not consumed exactly, a level ≥ [`MAX_LEVELS`], an internal key shorter
-//! than its 8-byte trailer, `smallest > largest` or
-//! `smallest_seq > largest_seq` is `Corruption`. The decoder never panics.
+//! A table is written as `new_file2` when it has a checksum, as `new_file`
+//! otherwise (tables recorded before checksums existed keep their bytes).
+//!
+//! `wal_addition` is RocksDB's `WalAddition` (`track_and_verify_wals_in_manifest`):
+//! the log with that number is live and must exist at recovery, at least
+//! `synced_size` bytes long; a later addition for the same log replaces the
+//! earlier one. RocksDB's `WalDeletion` is `log_number`: every tracked log
+//! below it is forgotten (see `VersionSet` for who records what, when).
+//!
+//! Fields are written in the order of the table, `db_id` right after the
+//! comparator (cursors, deletions, new files and WAL additions in the order
+//! they were added); a reader accepts any order, and a repeated scalar field
+//! keeps its last value. A known field whose payload is not consumed
+//! exactly, a level ≥ [`MAX_LEVELS`], an internal key shorter than its
+//! 8-byte trailer, `smallest > largest`, `smallest_seq > largest_seq` or a
+//! `db_id` not 16 bytes long is `Corruption`. The decoder never panics.
 
 use std::cmp::Ordering;
 use std::sync::Arc;
@@ -54,6 +80,7 @@ use std::sync::Arc;
 use super::file_meta::FileMetaData;
 use crate::coding::{Reader, put_length_prefixed, put_varint32, put_varint64};
 use crate::error::{Error, Result};
+use crate::identity::{DB_ID_LEN, DbId};
 use crate::key::{self, SequenceNumber, TRAILER_LEN};
 
 /// Tag bit: an unknown field with this bit set may be skipped.
@@ -77,6 +104,39 @@ pub mod tag {
     pub const DELETED_FILE: u32 = 7;
     /// A table file added to a level.
     pub const NEW_FILE: u32 = 8;
+    /// A table file added to a level, with custom fields (its checksum).
+    pub const NEW_FILE2: u32 = 9;
+    /// The database's id (safe to ignore).
+    pub const DB_ID: u32 = super::TAG_SAFE_TO_IGNORE | 1;
+    /// A live write-ahead log and what is known durable of it (safe to ignore).
+    pub const WAL_ADDITION: u32 = super::TAG_SAFE_TO_IGNORE | 2;
+}
+
+/// Custom-field tags of `new_file2` (part of the format).
+pub mod file_tag {
+    /// XXH64 of the whole table file: u64 LE.
+    pub const FILE_CHECKSUM: u32 = 1;
+}
+
+/// Subtags of `wal_addition` (part of the format).
+pub mod wal_tag {
+    /// Bytes of the log known durable.
+    pub const SYNCED_SIZE: u32 = 1;
+    /// The log is closed and synced whole: the sequence number of its last write.
+    pub const LAST_SEQUENCE: u32 = 2;
+}
+
+/// What the manifest knows of one live write-ahead log (RocksDB's
+/// `WalMetadata`). Recovery checks it: module docs of `db::recovery`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WalMeta {
+    /// Bytes of the log known durable: recovery fails when the file is
+    /// shorter. `None`: none known yet (the log must exist, nothing more).
+    pub synced_size: Option<u64>,
+    /// Set once the log is closed and synced whole (then `synced_size` is
+    /// its final size): the sequence number of its last write, which replay
+    /// must reach.
+    pub last_sequence: Option<SequenceNumber>,
 }
 
 /// Upper bound on levels in the format (options allow 1..=64).
@@ -87,6 +147,8 @@ pub const MAX_LEVELS: usize = 64;
 pub struct VersionEdit {
     /// Comparator name; recovery refuses a database written with another.
     pub comparator: Option<String>,
+    /// The database's id: in every snapshot (the first record of a manifest).
+    pub db_id: Option<DbId>,
     /// WALs with numbers below this are no longer needed.
     pub log_number: Option<u64>,
     /// An older WAL still needed (0 = none); kept for format parity.
@@ -102,6 +164,8 @@ pub struct VersionEdit {
     pub deleted_files: Vec<(usize, u64)>,
     /// `(level, file)` added.
     pub new_files: Vec<(usize, Arc<FileMetaData>)>,
+    /// `(log number, what is known of it)`: live write-ahead logs.
+    pub wal_additions: Vec<(u64, WalMeta)>,
 }
 
 impl VersionEdit {
@@ -118,6 +182,11 @@ impl VersionEdit {
     /// Records that `file` joins `level`.
     pub fn add_file(&mut self, level: usize, file: Arc<FileMetaData>) {
         self.new_files.push((level, file));
+    }
+
+    /// Records that WAL `number` is live, with what is known durable of it.
+    pub fn add_wal(&mut self, number: u64, meta: WalMeta) {
+        self.wal_additions.push((number, meta));
     }
 
     /// Sets the round-robin cursor of `level`.
@@ -143,6 +212,10 @@ impl VersionEdit {
         if let Some(c) = &self.comparator {
             p.extend_from_slice(c.as_bytes());
             field(dst, tag::COMPARATOR, &mut p);
+        }
+        if let Some(id) = &self.db_id {
+            p.extend_from_slice(&id.0);
+            field(dst, tag::DB_ID, &mut p);
         }
         let scalars = [
             (tag::LOG_NUMBER, self.log_number),
@@ -183,7 +256,26 @@ impl VersionEdit {
             ] {
                 put_varint64(&mut p, v);
             }
-            field(dst, tag::NEW_FILE, &mut p);
+            match f.file_checksum {
+                Some(crc) => {
+                    put_varint32(&mut p, file_tag::FILE_CHECKSUM);
+                    put_length_prefixed(&mut p, &crc.to_le_bytes());
+                    field(dst, tag::NEW_FILE2, &mut p);
+                }
+                None => field(dst, tag::NEW_FILE, &mut p),
+            }
+        }
+        for (number, meta) in &self.wal_additions {
+            put_varint64(&mut p, *number);
+            if let Some(size) = meta.synced_size {
+                put_varint32(&mut p, wal_tag::SYNCED_SIZE);
+                put_varint64(&mut p, size);
+            }
+            if let Some(seq) = meta.last_sequence {
+                put_varint32(&mut p, wal_tag::LAST_SEQUENCE);
+                put_varint64(&mut p, seq);
+            }
+            field(dst, tag::WAL_ADDITION, &mut p);
         }
     }
 
@@ -237,6 +329,27 @@ impl VersionEdit {
                     let (level, f) = decode_new_file(&mut p).map_err(&bad)?;
                     edit.new_files.push((level, Arc::new(f)));
                 }
+                tag::NEW_FILE2 => {
+                    let (level, mut f) = decode_new_file(&mut p).map_err(&bad)?;
+                    decode_file_custom_fields(&mut p, &mut f).map_err(&bad)?;
+                    edit.new_files.push((level, Arc::new(f)));
+                }
+                tag::DB_ID => {
+                    let id = p
+                        .bytes(p.remaining())
+                        .and_then(DbId::from_bytes)
+                        .ok_or_else(|| {
+                            bad(format!(
+                                "version edit: db_id of {} bytes, not {DB_ID_LEN}",
+                                payload.len()
+                            ))
+                        })?;
+                    edit.db_id = Some(id);
+                }
+                tag::WAL_ADDITION => {
+                    let addition = decode_wal_addition(&mut p).map_err(&bad)?;
+                    edit.wal_additions.push(addition);
+                }
                 t if t & TAG_SAFE_TO_IGNORE != 0 => {
                     // A hint from a newer writer: skip it.
                     continue;
@@ -268,6 +381,60 @@ fn decode_level(p: &mut Reader<'_>) -> Result<usize, String> {
         ));
     }
     Ok(level)
+}
+
+/// The custom fields of `new_file2`, to the end of its payload.
+fn decode_file_custom_fields(p: &mut Reader<'_>, f: &mut FileMetaData) -> Result<(), String> {
+    while !p.is_empty() {
+        let t = p.varint32().ok_or_else(|| {
+            format!(
+                "version edit: file {}: truncated custom field tag",
+                f.number
+            )
+        })?;
+        let v = p.length_prefixed().ok_or_else(|| {
+            format!(
+                "version edit: file {}: custom field {t} overruns the field",
+                f.number
+            )
+        })?;
+        match t {
+            file_tag::FILE_CHECKSUM => {
+                let sum: [u8; 8] = v.try_into().map_err(|_| {
+                    format!(
+                        "version edit: file {}: checksum of {} bytes, not 8",
+                        f.number,
+                        v.len()
+                    )
+                })?;
+                f.file_checksum = Some(u64::from_le_bytes(sum));
+            }
+            t if t & TAG_SAFE_TO_IGNORE != 0 => {
+                return Err(format!(
+                    "version edit: file {}: unknown required custom field {t} (written by a newer Talus?)",
+                    f.number
+                ));
+            }
+            _ => {} // a hint from a newer writer
+        }
+    }
+    Ok(())
+}
+
+fn decode_wal_addition(p: &mut Reader<'_>) -> Result<(u64, WalMeta), String> {
+    let short = || "version edit: wal addition is truncated".to_string();
+    let number = p.varint64().ok_or_else(short)?;
+    let mut meta = WalMeta::default();
+    while !p.is_empty() {
+        let t = p.varint32().ok_or_else(short)?;
+        let v = p.varint64().ok_or_else(short)?;
+        match t {
+            wal_tag::SYNCED_SIZE => meta.synced_size = Some(v),
+            wal_tag::LAST_SEQUENCE => meta.last_sequence = Some(v),
+            _ => {} // every subfield is one varint64: skipped
+        }
+    }
+    Ok((number, meta))
 }
 
 fn decode_new_file(p: &mut Reader<'_>) -> Result<(usize, FileMetaData), String> {
@@ -382,6 +549,96 @@ mod tests {
         assert_eq!(VersionEdit::decode(&got, "M", 0).unwrap(), e);
     }
 
+    /// The fields added for database identity, WAL tracking and table
+    /// checksums (issue 30): their bytes are part of the format.
+    #[test]
+    fn golden_bytes_of_identity_wal_additions_and_checksummed_files() {
+        let id = DbId(*b"0123456789abcdef");
+        let mut e = VersionEdit {
+            db_id: Some(id),
+            ..VersionEdit::default()
+        };
+        let mut f = file(10, b"a", b"b").clone_metadata();
+        f.file_checksum = Some(0x0123_4567_dead_beef);
+        e.add_file(2, Arc::new(f));
+        e.add_wal(7, WalMeta::default());
+        e.add_wal(
+            8,
+            WalMeta {
+                synced_size: Some(300),
+                last_sequence: None,
+            },
+        );
+        e.add_wal(
+            9,
+            WalMeta {
+                synced_size: Some(5),
+                last_sequence: Some(4),
+            },
+        );
+        let mut got = Vec::new();
+        e.encode(&mut got);
+        #[rustfmt::skip]
+        let want: Vec<u8> = [
+            &[0x41, 16][..], b"0123456789abcdef",             // db_id
+            &[9, 40,                                          // new_file2, 40 payload bytes:
+              2, 10, 100,                                     //   L2, #10, 100 bytes
+              9, b'a', 1, 1, 0, 0, 0, 0, 0, 0,                //   smallest "a"@1 Value
+              9, b'b', 1, 2, 0, 0, 0, 0, 0, 0,                //   largest "b"@2 Value
+              1, 2, 2, 0, 18, 5, 0,                           //   seqs, counts, sizes, ctime
+              1, 8, 0xef, 0xbe, 0xad, 0xde, 0x67, 0x45, 0x23, 0x01], // file_checksum
+            &[0x42, 1, 7],                                    // wal 7: live, nothing synced known
+            &[0x42, 4, 8, 1, 0xac, 0x02],                     // wal 8: 300 bytes synced
+            &[0x42, 5, 9, 1, 5, 2, 4],                        // wal 9: closed, 5 bytes, last seq 4
+        ]
+        .concat();
+        assert_eq!(got, want);
+        assert_eq!(VersionEdit::decode(&got, "M", 0).unwrap(), e);
+
+        // A file without a checksum is still written as `new_file` (tag 8).
+        let mut plain = VersionEdit::new();
+        plain.add_file(2, file(10, b"a", b"b"));
+        let mut b = Vec::new();
+        plain.encode(&mut b);
+        assert_eq!(&b[..2], &[8, 30]);
+    }
+
+    #[test]
+    fn custom_fields_and_wal_subtags_from_a_newer_writer() {
+        let mut e = VersionEdit::new();
+        e.add_file(1, file(4, b"a", b"b"));
+        let mut b = Vec::new();
+        e.encode(&mut b);
+        // Rewrite as new_file2 with an unknown optional custom field (tag 2).
+        let mut payload = b[2..].to_vec();
+        payload.extend_from_slice(&[2, 3, 1, 2, 3]);
+        let mut rec = vec![9, payload.len() as u8];
+        rec.extend_from_slice(&payload);
+        let got = VersionEdit::decode(&rec, "M", 0).unwrap();
+        assert_eq!(got.new_files[0].1.file_checksum, None);
+        assert_eq!(*got.new_files[0].1, *e.new_files[0].1);
+        // A required unknown custom field (bit 6 set) fails.
+        let mut payload = b[2..].to_vec();
+        payload.extend_from_slice(&[0x42, 0]);
+        let mut rec = vec![9, payload.len() as u8];
+        rec.extend_from_slice(&payload);
+        let err = VersionEdit::decode(&rec, "M", 0).unwrap_err();
+        assert!(err.to_string().contains("custom field 66"), "{err}");
+        // A WAL addition with an unknown subtag keeps what it knows.
+        let rec = [0x42, 5, 9, 7, 1, 1, 44];
+        let got = VersionEdit::decode(&rec, "M", 0).unwrap();
+        assert_eq!(
+            got.wal_additions,
+            [(
+                9,
+                WalMeta {
+                    synced_size: Some(44),
+                    last_sequence: None
+                }
+            )]
+        );
+    }
+
     #[test]
     fn empty_edit_round_trips() {
         let mut b = Vec::new();
@@ -399,7 +656,7 @@ mod tests {
         }
         .encode(&mut b);
         let mut ignorable = b.clone();
-        ignorable.extend_from_slice(&[0x41, 3, 1, 2, 3]);
+        ignorable.extend_from_slice(&[0x45, 3, 1, 2, 3]);
         assert_eq!(
             VersionEdit::decode(&ignorable, "M", 0).unwrap().log_number,
             Some(7)
@@ -410,12 +667,12 @@ mod tests {
         assert!(VersionEdit::decode(&wide, "M", 0).is_ok());
 
         let mut required = b.clone();
-        required.extend_from_slice(&[9, 1, 0]);
+        required.extend_from_slice(&[10, 1, 0]);
         let err = VersionEdit::decode(&required, "MANIFEST-000004", 100).unwrap_err();
         assert!(err.is_corruption());
         let s = err.to_string();
         assert!(
-            s.contains("unknown field tag 9") && s.contains("MANIFEST-000004"),
+            s.contains("unknown field tag 10") && s.contains("MANIFEST-000004"),
             "{s}"
         );
         assert!(s.contains("offset 103"), "{s}");
@@ -431,6 +688,9 @@ mod tests {
             ("short cursor key", vec![6, 3, 1, b'k', 0]),
             ("non-UTF-8 comparator", vec![1, 1, 0xff]),
             ("truncated new file", vec![8, 2, 1, 1]),
+            ("short db id", vec![0x41, 3, 1, 2, 3]),
+            ("truncated wal addition", vec![0x42, 2, 9, 1]),
+            ("wal addition without a number", vec![0x42, 0]),
         ];
         for (what, bytes) in cases {
             let r = VersionEdit::decode(&bytes, "M", 0);
@@ -466,7 +726,21 @@ mod tests {
             let lo = vec![b'a' + i as u8; rng.random_range(0..20)];
             let mut hi = lo.clone();
             hi.push(b'z');
-            e.add_file(rng.random_range(0..7), file(rng.random(), &lo, &hi));
+            let mut f = file(rng.random(), &lo, &hi).clone_metadata();
+            f.file_checksum = rng.random_bool(0.5).then(|| rng.random());
+            e.add_file(rng.random_range(0..7), Arc::new(f));
+        }
+        if rng.random_bool(0.3) {
+            e.db_id = Some(DbId(rng.random()));
+        }
+        for _ in 0..rng.random_range(0..3) {
+            e.add_wal(
+                rng.random_range(0..1 << 20),
+                WalMeta {
+                    synced_size: rng.random_bool(0.5).then(|| rng.random_range(0..1 << 30)),
+                    last_sequence: rng.random_bool(0.3).then(|| rng.random_range(0..1 << 56)),
+                },
+            );
         }
         e
     }

@@ -41,6 +41,11 @@ pub struct FileMetaData {
     pub raw_value_size: u64,
     /// When the file was written, seconds since the Unix epoch (0 = unknown).
     pub creation_time: u64,
+    /// XXH64 of the whole file ([`crate::xxh64`]), computed as it was written; `None`
+    /// for tables recorded before checksums were (the manifest's `new_file`
+    /// field, where `new_file2` carries it). Checked by
+    /// `Db::verify_checksum`, which reads the whole file.
+    pub file_checksum: Option<u64>,
     /// Runtime only, never persisted: the file is an input of a running
     /// compaction and must not be picked by another one.
     pub being_compacted: AtomicBool,
@@ -148,6 +153,7 @@ impl FileMetaData {
             raw_key_size: self.raw_key_size,
             raw_value_size: self.raw_value_size,
             creation_time: self.creation_time,
+            file_checksum: self.file_checksum,
             being_compacted: AtomicBool::new(false),
             // The same file: an open reader stays valid.
             table_reader: self.table_reader.clone(),
@@ -169,6 +175,7 @@ impl PartialEq for FileMetaData {
             && self.raw_key_size == o.raw_key_size
             && self.raw_value_size == o.raw_value_size
             && self.creation_time == o.creation_time
+            && self.file_checksum == o.file_checksum
     }
 }
 

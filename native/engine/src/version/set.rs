@@ -4,16 +4,17 @@
 //! Thread-safety: single owner, `&mut self` for every change; see the
 //! concurrency contract in [`super`].
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Weak};
 
 use super::builder::VersionBuilder;
-use super::edit::VersionEdit;
+use super::edit::{VersionEdit, WalMeta};
 use super::filename::{self, CURRENT, FileType};
 use super::levels::Version;
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, WriteFileOptions, read_all, write_file_atomic};
+use crate::identity::DbId;
 use crate::key::SequenceNumber;
 use crate::options::Options;
 use crate::wal::{LogReader, LogWriter, ReadEvent};
@@ -35,6 +36,14 @@ pub struct VersionSet {
     log_number: u64,
     prev_log_number: u64,
     manifest_number: u64,
+    /// The database's id as the manifest records it (`None`: a database
+    /// from before ids, until [`Self::set_db_id`]).
+    db_id: Option<DbId>,
+    /// The id is not in the live manifest yet: the next edit carries it.
+    db_id_unrecorded: bool,
+    /// The live write-ahead logs the manifest records (all ≥ `log_number`),
+    /// with what it knows of each: see [`Self::wals`].
+    wals: BTreeMap<u64, WalMeta>,
     /// `None` after recovery and after a failed manifest write: the next
     /// [`Self::log_and_apply`] then starts a new manifest with a snapshot
     /// rather than appending after a possibly torn record.
@@ -93,6 +102,9 @@ impl VersionSet {
             log_number: 0,
             prev_log_number: 0,
             manifest_number: 0,
+            db_id: None,
+            db_id_unrecorded: false,
+            wals: BTreeMap::new(),
             manifest: None,
             max_manifest_file_size: DEFAULT_MAX_MANIFEST_FILE_SIZE,
             compact_cursors: vec![Vec::new(); levels],
@@ -104,14 +116,21 @@ impl VersionSet {
         }
     }
 
-    /// Creates the manifest of a new, empty database: `MANIFEST-000001`
-    /// holding one snapshot edit (comparator, log number 0, next file
-    /// number 2, last sequence 0), then `CURRENT` naming it.
+    /// Creates the manifest of a new, empty database with id `db_id`:
+    /// `MANIFEST-000001` holding one snapshot edit (comparator, the id, log
+    /// number 0, next file number 2, last sequence 0), then `CURRENT` naming
+    /// it.
     ///
     /// Preconditions: `dbname` exists and holds no database (the DB checks
     /// `create_if_missing` / `error_if_exists` and holds the `LOCK`).
-    pub fn create_new(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
+    pub fn create_new(
+        fs: Arc<dyn FileSystem>,
+        dbname: &Path,
+        opts: &Options,
+        db_id: DbId,
+    ) -> Result<Self> {
         let mut vs = Self::empty(fs, dbname, opts);
+        vs.db_id = Some(db_id);
         let number = 1;
         let edit = vs.snapshot_edit(number + 1);
         let writer = vs
@@ -195,6 +214,10 @@ impl VersionSet {
                         )));
                     }
                     builder.apply(&edit, offset)?;
+                    if let Some(id) = edit.db_id {
+                        vs.db_id = Some(id);
+                    }
+                    vs.wals.extend(edit.wal_additions.iter().copied());
                     next_file = edit.next_file_number.or(next_file);
                     log_number = edit.log_number.or(log_number);
                     last_seq = edit.last_sequence.or(last_seq);
@@ -223,6 +246,8 @@ impl VersionSet {
         vs.next_file_number = next_file.ok_or_else(|| missing("next_file_number"))?;
         vs.log_number = log_number.ok_or_else(|| missing("log_number"))?;
         vs.last_sequence = last_seq.ok_or_else(|| missing("last_sequence"))?;
+        let min_log = vs.log_number;
+        vs.wals.retain(|&n, _| n >= min_log);
         let version = builder.finish()?;
         vs.manifest_number = number;
         // Never hand out a number some file may already carry.
@@ -236,6 +261,30 @@ impl VersionSet {
         }
         vs.install(version);
         Ok(vs)
+    }
+
+    /// The database's id, as the manifest records it; `None` for a database
+    /// written before ids existed, until [`Self::set_db_id`].
+    pub fn db_id(&self) -> Option<DbId> {
+        self.db_id
+    }
+
+    /// Gives a database without an id its id: the next edit records it.
+    /// An id already recorded is never replaced.
+    pub fn set_db_id(&mut self, id: DbId) {
+        if self.db_id.is_none() {
+            self.db_id = Some(id);
+            self.db_id_unrecorded = true;
+        }
+    }
+
+    /// The live write-ahead logs the manifest records, by number, with
+    /// what it knows of each (RocksDB's `WalSet`): every one must exist at
+    /// recovery, no shorter than its `synced_size`. All are at or above
+    /// [`Self::log_number`]: an edit moving the log number forgets the logs
+    /// below it (RocksDB's `WalDeletion`).
+    pub fn wals(&self) -> &BTreeMap<u64, WalMeta> {
+        &self.wals
     }
 
     /// Notes from recovery about damage that was tolerated (for the info log).
@@ -407,6 +456,11 @@ impl VersionSet {
         edit.prev_log_number.get_or_insert(self.prev_log_number);
         edit.last_sequence.get_or_insert(self.last_sequence);
         edit.comparator = None;
+        edit.db_id = if self.db_id_unrecorded {
+            self.db_id
+        } else {
+            None
+        };
 
         let mut builder = VersionBuilder::new(&self.current, "version edit");
         builder.apply(&edit, 0)?;
@@ -433,7 +487,7 @@ impl VersionSet {
         let target = match roll_to {
             Some(number) => ManifestTarget::New {
                 number,
-                snapshot: self.snapshot_edit(next),
+                snapshot: Box::new(self.snapshot_edit(next)),
                 writer: None,
             },
             None => ManifestTarget::Append(self.manifest.take().expect("checked above")),
@@ -510,7 +564,13 @@ impl VersionSet {
         if rolled {
             self.uncertain_files.clear();
         }
+        // The id is in the manifest now: in this edit, or in the snapshot
+        // of a roll.
+        self.db_id_unrecorded = false;
         self.log_number = edit.log_number.unwrap_or(self.log_number);
+        self.wals.extend(edit.wal_additions.iter().copied());
+        let min_log = self.log_number;
+        self.wals.retain(|&n, _| n >= min_log);
         self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
         // The owner may have published a later sequence while the edit was
         // written; the edit's is a lower bound, never a step back.
@@ -542,6 +602,7 @@ impl VersionSet {
     fn snapshot_edit(&self, next_file_number: u64) -> VersionEdit {
         let mut e = VersionEdit {
             comparator: Some(COMPARATOR_NAME.to_string()),
+            db_id: self.db_id,
             log_number: Some(self.log_number),
             prev_log_number: Some(self.prev_log_number),
             next_file_number: Some(next_file_number),
@@ -557,6 +618,9 @@ impl VersionSet {
             for f in self.current.files(level) {
                 e.add_file(level, f.clone());
             }
+        }
+        for (&number, &meta) in &self.wals {
+            e.add_wal(number, meta);
         }
         e
     }
@@ -580,7 +644,7 @@ enum ManifestTarget {
     /// that succeeded.
     New {
         number: u64,
-        snapshot: VersionEdit,
+        snapshot: Box<VersionEdit>,
         writer: Option<LogWriter>,
     },
 }

@@ -26,7 +26,22 @@
 //! first record of every WAL is its *start record*: a batch of no entries
 //! whose sequence number is the one the log's first write gets, so recovery
 //! can tell a log that follows the one before it from one after a hole
-//! (module docs of `db::recovery`). It is [`START_RECORD_LEN`] bytes.
+//! (module docs of `db::recovery`), followed by the log's owner: the id of
+//! the database that wrote it and its own file number, so recovery never
+//! replays (nor deletes) a log another database wrote into a shared
+//! `wal_dir`, nor a log copied or renamed from another number:
+//!
+//! ```text
+//! start record := sequence: u64 LE | count: u32 LE = 0      (an empty batch)
+//!               | owner kind: u8 = 1 | db id: 16 bytes | log number: u64 LE
+//! ```
+//!
+//! It is [`START_RECORD_LEN`] bytes with its fragment header. Logs written
+//! before owners existed start with the bare empty batch
+//! ([`LEGACY_START_RECORD_LEN`] bytes), or, older still, with a write;
+//! [`decode_start_record`] tells them apart. A Talus that does not know
+//! owners fails on the new start record (its batch has bytes after its
+//! zero records).
 
 pub mod reader;
 pub mod writer;
@@ -34,12 +49,70 @@ pub mod writer;
 pub use reader::{LogReader, ReadEvent};
 pub use writer::LogWriter;
 
+use crate::identity::{DB_ID_LEN, DbId};
+
 /// Block size of the log format.
 pub const BLOCK_SIZE: usize = 32 * 1024;
 /// Fragment header length: crc (4) + length (2) + type (1).
 pub const HEADER_LEN: usize = 7;
-/// Size of a WAL's start record: one fragment holding an empty batch.
-pub const START_RECORD_LEN: u64 = (HEADER_LEN + crate::write_batch::HEADER_LEN) as u64;
+/// Payload bytes of a WAL's start record (see the module docs).
+pub const START_PAYLOAD_LEN: usize = crate::write_batch::HEADER_LEN + 1 + DB_ID_LEN + 8;
+/// Size of a WAL's start record: one fragment holding the empty batch and
+/// the log's owner.
+pub const START_RECORD_LEN: u64 = (HEADER_LEN + START_PAYLOAD_LEN) as u64;
+/// Size of the start record of a log written before owners: one fragment
+/// holding an empty batch.
+pub const LEGACY_START_RECORD_LEN: u64 = (HEADER_LEN + crate::write_batch::HEADER_LEN) as u64;
+
+/// Owner kind byte of a start record: a database id and a log number follow.
+const OWNER_DB_AND_NUMBER: u8 = 1;
+
+/// A decoded start record (see the module docs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StartRecord {
+    /// The sequence number the log's first write gets.
+    pub sequence: u64,
+    /// `(database id, log number)`; `None` in a log written before owners.
+    pub owner: Option<(DbId, u64)>,
+}
+
+/// The payload of the start record of log `number` of database `db_id`,
+/// whose first write gets sequence number `sequence`.
+pub fn encode_start_record(sequence: u64, db_id: DbId, number: u64) -> Vec<u8> {
+    let mut b = Vec::with_capacity(START_PAYLOAD_LEN);
+    b.extend_from_slice(&sequence.to_le_bytes());
+    b.extend_from_slice(&0u32.to_le_bytes());
+    b.push(OWNER_DB_AND_NUMBER);
+    b.extend_from_slice(&db_id.0);
+    b.extend_from_slice(&number.to_le_bytes());
+    b
+}
+
+/// Decodes the first record of a log as a start record: `None` when it is
+/// not one (a log older than start records begins with a write; anything
+/// else is damage or not a log of ours).
+pub fn decode_start_record(payload: &[u8]) -> Option<StartRecord> {
+    const H: usize = crate::write_batch::HEADER_LEN;
+    if payload.len() < H || payload[8..H] != [0, 0, 0, 0] {
+        return None;
+    }
+    let sequence = u64::from_le_bytes(payload[..8].try_into().ok()?);
+    match &payload[H..] {
+        [] => Some(StartRecord {
+            sequence,
+            owner: None,
+        }),
+        [OWNER_DB_AND_NUMBER, rest @ ..] if rest.len() == DB_ID_LEN + 8 => {
+            let id = DbId::from_bytes(&rest[..DB_ID_LEN])?;
+            let number = u64::from_le_bytes(rest[DB_ID_LEN..].try_into().ok()?);
+            Some(StartRecord {
+                sequence,
+                owner: Some((id, number)),
+            })
+        }
+        _ => None,
+    }
+}
 
 /// Fragment types (part of the format).
 pub mod fragment {

@@ -202,3 +202,57 @@ fn a_record_cut_short_by_a_crash_is_still_a_torn_tail() {
         );
     }
 }
+
+/// The start record with the log's owner (issue 30): its bytes are part of
+/// the format; the legacy form and other first records decode as such.
+#[test]
+fn start_record_golden_bytes_and_legacy_forms() {
+    let id = crate::identity::DbId(*b"0123456789abcdef");
+    let b = encode_start_record(0x0102, id, 7);
+    #[rustfmt::skip]
+    let want: Vec<u8> = [
+        &[2, 1, 0, 0, 0, 0, 0, 0][..], // sequence 0x0102
+        &[0, 0, 0, 0],                  // count 0
+        &[1],                           // owner: database id and log number
+        b"0123456789abcdef",
+        &[7, 0, 0, 0, 0, 0, 0, 0],      // log 7
+    ]
+    .concat();
+    assert_eq!(b, want);
+    assert_eq!(b.len(), START_PAYLOAD_LEN);
+    assert_eq!(
+        decode_start_record(&b),
+        Some(StartRecord {
+            sequence: 0x0102,
+            owner: Some((id, 7))
+        })
+    );
+    // The start record of a log written before owners: a bare empty batch.
+    let mut legacy = crate::write_batch::WriteBatch::new();
+    legacy.set_sequence(9);
+    assert_eq!(
+        decode_start_record(legacy.data()),
+        Some(StartRecord {
+            sequence: 9,
+            owner: None
+        })
+    );
+    // A write (a log older than start records), a truncated or padded
+    // owner, another owner kind: not start records.
+    let mut write = crate::write_batch::WriteBatch::new();
+    write.put(b"k", b"v");
+    assert_eq!(decode_start_record(write.data()), None);
+    assert_eq!(decode_start_record(&b[..b.len() - 1]), None);
+    let mut longer = b.clone();
+    longer.push(0);
+    assert_eq!(decode_start_record(&longer), None);
+    let mut other = b.clone();
+    other[12] = 2;
+    assert_eq!(decode_start_record(&other), None);
+    assert_eq!(decode_start_record(&[]), None);
+    // Written as a log record, it is START_RECORD_LEN bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("000007.log");
+    write_log(&p, &[b]);
+    assert_eq!(std::fs::metadata(&p).unwrap().len(), START_RECORD_LEN);
+}

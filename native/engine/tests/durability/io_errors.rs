@@ -444,6 +444,43 @@ fn a_failed_wal_sync_stops_writes_until_resume_switches_the_wal() {
     exp.check(&db, "after a power loss").unwrap();
 }
 
+/// Regression (power-loss seed 1672, found while issue 30 was fixed): the
+/// log `resume()` starts after a failed WAL write begins one past every
+/// sequence number handed out (the failed group's included), but the next
+/// switch started its log one past the last *logged* write, below that:
+/// with no logged write in between (here a write without the WAL), a crash
+/// before the flush moved the log number past both left two logs whose
+/// starts went backwards, and every open failed with `Corruption`.
+#[test]
+fn regression_the_log_after_a_resumed_wal_failure_does_not_start_behind_the_log_resume_started() {
+    let fs = FaultFs::new(8);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let opts = small_options(&fs);
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    let mut exp = Expect::default();
+    run_step(&db, Step::Put(1, true), &mut exp).unwrap();
+    fs.inject(FaultRule::new(&[FaultOp::Write]).path(".log").times(1));
+    db.put(&wo(false, false), &key(2), &val(2)).unwrap_err();
+    exp.record(key(2), Some(val(2)), false);
+    db.resume().unwrap();
+    // Not logged: it takes a sequence number, and the memtable is not empty.
+    db.put(&wo(false, true), &key(3), &val(3)).unwrap();
+    exp.record(key(3), Some(val(3)), false);
+    // A switch, and no flush after it.
+    db.pause_background_work().unwrap();
+    db.flush(&talus::db::FlushOptions {
+        wait: false,
+        ..talus::db::FlushOptions::default()
+    })
+    .unwrap();
+    run_step(&db, Step::Put(4, true), &mut exp).unwrap();
+    fs.freeze();
+    drop(db);
+    fs.crash(Crash::ProcessKill);
+    let db = Db::open(opts, "/db").unwrap();
+    exp.check(&db, "after the kill").unwrap();
+}
+
 #[test]
 fn resume_without_an_error_is_a_no_op() {
     let fs = FaultFs::new(6);
@@ -465,6 +502,31 @@ fn closed_db_with_logs(fs: &FaultFs) -> (Options, Expect) {
     }
     db.close().unwrap();
     (opts, exp)
+}
+
+/// Regression (found by the sweep below while issue 30 was fixed, never on
+/// main): an open that failed removed the tables its replay wrote — also
+/// when the failure was the directory sync after `CURRENT` was renamed to a
+/// manifest naming them, so the next open found that manifest naming
+/// deleted tables. Each directory sync of an open fails in turn here.
+#[test]
+fn regression_a_failed_open_never_deletes_tables_a_manifest_may_name() {
+    for skip in 0..12 {
+        let fs = FaultFs::new(40 + skip);
+        let (opts, exp) = closed_db_with_logs(&fs);
+        fs.inject(
+            FaultRule::new(&[FaultOp::SyncDir])
+                .path("/db")
+                .skip(skip)
+                .times(1),
+        );
+        let _ = Db::open(opts.clone(), "/db");
+        fs.clear_faults();
+        let db = Db::open(opts, "/db")
+            .unwrap_or_else(|e| panic!("directory sync {skip} of the open failed: reopen: {e}"));
+        exp.check(&db, &format!("directory sync {skip} failed"))
+            .unwrap();
+    }
 }
 
 /// Every mutating call of an open (WAL replay, its tables, the new WAL, the

@@ -7,3 +7,4 @@ mod corruption;
 mod io_errors;
 mod power_loss;
 mod recovery_modes;
+mod shared_wal_dir;

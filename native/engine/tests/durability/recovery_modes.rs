@@ -34,6 +34,20 @@ fn val(i: usize) -> Vec<u8> {
 /// second one (the first memtable is switched out but not flushed), then
 /// closes. Returns the file system and the logs, oldest first.
 fn build(two_logs: bool) -> (FaultFs, Vec<String>) {
+    build_then(two_logs, End::Close)
+}
+
+/// How [`build_then`] ends the database.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum End {
+    /// A clean close: the manifest records every log, closed ones whole.
+    Close,
+    /// A process kill: the manifest records what the edits before it did
+    /// (here: the first log, at the size of its start record).
+    Kill,
+}
+
+fn build_then(two_logs: bool, end: End) -> (FaultFs, Vec<String>) {
     let (fs, opts) = fault_db(21);
     let db = Db::open(opts, "/db").unwrap();
     for i in 0..100 {
@@ -50,7 +64,14 @@ fn build(two_logs: bool) -> (FaultFs, Vec<String>) {
             db.put(&wo(false, false), &key(i), &val(i)).unwrap();
         }
     }
-    db.close().unwrap();
+    match end {
+        End::Close => db.close().unwrap(),
+        End::Kill => {
+            fs.freeze();
+            drop(db);
+            fs.crash(talus::fs::Crash::ProcessKill);
+        }
+    }
     let logs = logs(&fs, |len| len > 0);
     assert_eq!(logs.len(), if two_logs { 2 } else { 1 }, "{logs:?}");
     (fs, logs)
@@ -219,7 +240,10 @@ fn skip_any_corrupted_records_skips_the_damage_and_keeps_the_rest() {
 /// and lose the end of the older one. Each log's start record names the
 /// sequence number it follows; recovery stops at the hole instead of
 /// replaying the newer log across it. The older log is cut at a record
-/// boundary too, where it shows no damage at all.
+/// boundary too, where it shows no damage at all. The database was killed,
+/// not closed: the manifest records the older log only at the size of its
+/// start record (what a power loss leaves is what was synced), and the
+/// newer log, not replayed, is kept as `*.unreplayed`.
 #[test]
 fn regression_recovery_stops_at_a_hole_where_an_older_log_lost_its_end() {
     for mode in [
@@ -227,7 +251,7 @@ fn regression_recovery_stops_at_a_hole_where_an_older_log_lost_its_end() {
         WalRecoveryMode::PointInTimeRecovery,
     ] {
         for cut in [CutAt::InsideARecord, CutAt::RecordBoundary] {
-            let (fs, logs) = build(true);
+            let (fs, logs) = build_then(true, End::Kill);
             let mut kept = 0;
             edit(&fs, &logs[0], |b| kept = cut_log(b, cut));
             let db = open(&fs, mode).unwrap();
@@ -243,10 +267,16 @@ fn regression_recovery_stops_at_a_hole_where_an_older_log_lost_its_end() {
             {
                 assert!(text.contains("Recovery stops at a hole"), "{text}");
             }
+            let kept = format!("{}.unreplayed", logs[1]);
+            assert!(
+                fs.exists(&Path::new("/db").join(&kept)),
+                "{mode:?} {cut:?}: the newer log is kept: {:?}",
+                fs.list_dir(Path::new("/db")).unwrap()
+            );
         }
     }
     // AbsoluteConsistency promises every write: a hole fails the open.
-    let (fs, logs) = build(true);
+    let (fs, logs) = build_then(true, End::Kill);
     edit(&fs, &logs[0], |b| {
         cut_log(b, CutAt::RecordBoundary);
     });
@@ -294,15 +324,18 @@ fn cut_log(b: &mut Vec<u8>, at: CutAt) -> usize {
 fn regression_an_empty_batch_at_sequence_zero_in_a_log_does_not_wrap_the_sequence() {
     use talus::wal::{LogReader, LogWriter, ReadEvent};
     let (fs, logs) = build(false);
-    // The log rewritten with that batch first.
+    // The log rewritten with that batch right after its start record.
     let log = Path::new("/db").join(&logs[0]);
     let scratch = Path::new("/scratch.log");
     let mut w = LogWriter::new(fs.new_writable(scratch, Default::default()).unwrap(), 0);
-    w.add_record(&[0u8; talus::write_batch::HEADER_LEN])
-        .unwrap();
     let mut r = LogReader::new(fs.new_sequential(&log).unwrap());
+    let mut first = true;
     while let ReadEvent::Record { .. } = r.next().unwrap() {
         w.add_record(r.record()).unwrap();
+        if std::mem::take(&mut first) {
+            w.add_record(&[0u8; talus::write_batch::HEADER_LEN])
+                .unwrap();
+        }
     }
     w.flush().unwrap();
     fs.set_contents(&log, fs.contents(scratch).unwrap())
@@ -357,4 +390,351 @@ fn a_crash_leaves_the_next_log_made_ahead_and_the_open_after_it_deletes_it() {
             ahead[0]
         );
     }
+}
+
+/// 1,500 synced writes, 500 in each of three logs (the memtables are
+/// switched out, not flushed: background work is paused), then `end`.
+/// Returns the file system and the three logs, oldest first.
+fn three_synced_logs(end: End) -> (FaultFs, Vec<String>) {
+    let (fs, mut opts) = fault_db(31);
+    opts.max_write_buffer_number = 4;
+    let db = Db::open(opts, "/db").unwrap();
+    db.pause_background_work().unwrap();
+    for i in 0..1500 {
+        if i == 500 || i == 1000 {
+            db.flush(&FlushOptions {
+                wait: false,
+                ..FlushOptions::default()
+            })
+            .unwrap();
+        }
+        db.put(&wo(true, false), &key(i), &val(i)).unwrap();
+    }
+    match end {
+        End::Close => db.close().unwrap(),
+        End::Kill => {
+            fs.freeze();
+            drop(db);
+            fs.crash(talus::fs::Crash::ProcessKill);
+        }
+    }
+    let logs = logs(&fs, |len| len > 0);
+    assert_eq!(logs.len(), 3, "{logs:?}");
+    (fs, logs)
+}
+
+/// Every file of /db but the info logs, with its bytes.
+fn files(fs: &FaultFs) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fs.list_dir(Path::new("/db"))
+        .unwrap()
+        .into_iter()
+        .filter(|n| !n.starts_with("LOG"))
+        .map(|n| {
+            let b = fs.contents(&Path::new("/db").join(&n)).unwrap();
+            (n, b)
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum LogDamage {
+    Deleted,
+    Truncated,
+}
+
+/// Deletes (moves aside) or halves log `name`; returns how to undo it.
+fn damage_log(fs: &FaultFs, name: &str, how: LogDamage) -> impl FnOnce() + use<> {
+    let path = Path::new("/db").join(name);
+    let saved = fs.contents(&path).unwrap();
+    let aside = Path::new("/aside.log");
+    match how {
+        LogDamage::Deleted => fs.rename(&path, aside).unwrap(),
+        LogDamage::Truncated => fs
+            .set_contents(&path, saved[..saved.len() / 2].to_vec())
+            .unwrap(),
+    }
+    let fs = fs.clone();
+    move || match how {
+        LogDamage::Deleted => fs.rename(aside, &path).unwrap(),
+        LogDamage::Truncated => fs.set_contents(&path, saved).unwrap(),
+    }
+}
+
+/// Regression (issue 30): deleting or truncating a log that is not the
+/// newest, while the database was closed (or after a kill), made open
+/// succeed without a word, drop every write from that log on — 1,000 of
+/// these 1,500 synced, acknowledged writes, those of the intact newest log
+/// included — and delete the later logs, which the `LOG` called unsynced:
+/// the hole rule (written for the unsynced tails a power loss leaves) could
+/// not tell a lost file from one. The manifest now records every live log,
+/// closed ones with their size; under the default mode and
+/// `AbsoluteConsistency` the open fails with `Corruption` naming the log,
+/// and a failed open changes nothing on disk: with the log put back, every
+/// write is there.
+#[test]
+fn regression_a_missing_or_truncated_log_in_the_middle_fails_open_instead_of_dropping_synced_writes()
+ {
+    for end in [End::Close, End::Kill] {
+        for how in [LogDamage::Deleted, LogDamage::Truncated] {
+            let (fs, logs) = three_synced_logs(end);
+            let undo = damage_log(&fs, &logs[1], how);
+            let before = files(&fs);
+            for mode in [
+                WalRecoveryMode::TolerateCorruptedTailRecords,
+                WalRecoveryMode::AbsoluteConsistency,
+            ] {
+                let e = open(&fs, mode).unwrap_err();
+                assert_eq!(e.code(), Code::Corruption, "{end:?} {how:?} {mode:?}: {e}");
+                let msg = e.to_string();
+                assert!(msg.contains(&logs[1]), "{msg}");
+                assert!(
+                    msg.contains(match how {
+                        LogDamage::Deleted => "missing",
+                        LogDamage::Truncated => "shorter",
+                    }),
+                    "{msg}"
+                );
+                assert!(
+                    files(&fs) == before,
+                    "{end:?} {how:?} {mode:?}: a failed open changed the directory"
+                );
+            }
+            undo();
+            let db = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap();
+            assert!(present(&db, 1500).iter().all(|&x| x), "{end:?} {how:?}");
+        }
+    }
+}
+
+/// The same damage in the modes that trade writes for an open: point-in-
+/// time recovery keeps the writes before the damaged log (and a truncated
+/// log as far as it goes) and nothing after; salvage skips the damage and
+/// keeps the rest; with `paranoid_checks` off the default mode keeps the
+/// prefix. None of them deletes a log it did not replay to its end: those
+/// are kept as `*.unreplayed`.
+#[test]
+fn a_missing_or_truncated_log_in_point_in_time_salvage_and_non_paranoid_recovery() {
+    for how in [LogDamage::Deleted, LogDamage::Truncated] {
+        for (mode, paranoid) in [
+            (WalRecoveryMode::PointInTimeRecovery, true),
+            (WalRecoveryMode::SkipAnyCorruptedRecords, true),
+            (WalRecoveryMode::TolerateCorruptedTailRecords, false),
+        ] {
+            let ctx = format!("{how:?} {mode:?} paranoid {paranoid}");
+            let (fs, logs) = three_synced_logs(End::Close);
+            let _undo = damage_log(&fs, &logs[1], how);
+            let db = Db::open(
+                Options {
+                    fs: std::sync::Arc::new(fs.clone()),
+                    stats_dump_period_sec: 0,
+                    wal_recovery_mode: mode,
+                    paranoid_checks: paranoid,
+                    ..Options::default()
+                },
+                "/db",
+            )
+            .unwrap_or_else(|e| panic!("{ctx}: {e}"));
+            let p = present(&db, 1500);
+            assert!(p[..500].iter().all(|&x| x), "{ctx}: the first log");
+            let middle = p[500..1000].iter().filter(|&&x| x).count();
+            match how {
+                LogDamage::Deleted => assert_eq!(middle, 0, "{ctx}"),
+                // Half of the log survives: about 250 records.
+                LogDamage::Truncated => {
+                    assert!((200..300).contains(&middle), "{ctx}: {middle}");
+                    assert!(p[500..500 + middle].iter().all(|&x| x), "{ctx}: a prefix");
+                }
+            }
+            let newest = p[1000..].iter().filter(|&&x| x).count();
+            if mode == WalRecoveryMode::SkipAnyCorruptedRecords {
+                assert_eq!(newest, 500, "{ctx}: salvage keeps the intact log");
+            } else {
+                assert_eq!(newest, 0, "{ctx}: nothing after the damage");
+                let kept = format!("{}.unreplayed", logs[2]);
+                assert!(
+                    fs.exists(&Path::new("/db").join(&kept)),
+                    "{ctx}: {kept} kept: {:?}",
+                    fs.list_dir(Path::new("/db")).unwrap()
+                );
+            }
+            assert!(log_text(&fs).contains(&logs[1]), "{ctx}: the LOG names it");
+            drop(db);
+            // The next open (default mode) finds a consistent database.
+            let db = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords)
+                .unwrap_or_else(|e| panic!("{ctx}: reopen: {e}"));
+            assert_eq!(present(&db, 1500), p, "{ctx}: reopen");
+        }
+    }
+}
+
+/// The newest log, deleted or truncated below what was synced while the
+/// database was closed, fails the open too: the manifest records it (the
+/// clean close records its synced size). Cut above that size it is the
+/// unsynced tail a power loss leaves, and its whole records are kept.
+#[test]
+fn a_missing_or_truncated_newest_log_fails_open_when_the_manifest_recorded_it() {
+    for how in [LogDamage::Deleted, LogDamage::Truncated] {
+        let (fs, logs) = three_synced_logs(End::Close);
+        let _undo = damage_log(&fs, &logs[2], how);
+        let e = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap_err();
+        assert_eq!(e.code(), Code::Corruption, "{how:?}: {e}");
+        assert!(e.to_string().contains(&logs[2]), "{e}");
+    }
+    // Unsynced writes past the recorded size: a tail cut there opens.
+    let (fs, opts) = fault_db(32);
+    let db = Db::open(opts, "/db").unwrap();
+    for i in 0..100 {
+        db.put(&wo(i < 50, false), &key(i), &val(i)).unwrap();
+    }
+    db.close().unwrap();
+    let log = logs(&fs, |len| len > 0).pop().unwrap();
+    // Record offsets: the start record, then write i at index i + 1.
+    let mut offsets = Vec::new();
+    let mut r =
+        talus::wal::LogReader::new(fs.new_sequential(&Path::new("/db").join(&log)).unwrap());
+    while let talus::wal::ReadEvent::Record { offset } = r.next().unwrap() {
+        offsets.push(offset as usize);
+    }
+    edit(&fs, &log, |b| b.truncate(offsets[81] + 300));
+    let db = open(&fs, WalRecoveryMode::TolerateCorruptedTailRecords).unwrap();
+    let p = present(&db, 100);
+    assert!(p[..80].iter().all(|&x| x) && !p[80], "{p:?}");
+}
+
+/// A database written before database ids, WAL owners, table bindings and
+/// WAL tracking (a manifest of `new_file` records and no id, a table
+/// without the binding properties, a log whose start record is a bare
+/// empty batch, no `IDENTITY`) opens with everything: its log is taken as
+/// its own and replayed, it gets an id (in the manifest and `IDENTITY`),
+/// and it opens again after that as a database with one.
+#[test]
+fn a_database_written_before_ids_opens_with_everything_and_gets_an_id() {
+    use std::sync::Arc;
+    use talus::key::{ValueKind, make_internal_key};
+    use talus::table::{TableBuildOptions, TableBuilder};
+    use talus::version::{COMPARATOR_NAME, FileMetaData, VersionEdit};
+    use talus::wal::LogWriter;
+
+    let fs = FaultFs::new(50);
+    let dir = Path::new("/db");
+    fs.create_dir_all(dir).unwrap();
+    // Table #5: t000..t099 at sequences 1..100, no binding properties.
+    let mut b = TableBuilder::new(
+        fs.new_writable(&dir.join("000005.sst"), Default::default())
+            .unwrap(),
+        TableBuildOptions::default(),
+    );
+    for i in 0..100u64 {
+        let k = make_internal_key(format!("t{i:03}").as_bytes(), i + 1, ValueKind::Value);
+        b.add(&k, format!("table-{i}").as_bytes()).unwrap();
+    }
+    let p = b.finish().unwrap();
+    assert_eq!(p.db_id, None);
+    let table = FileMetaData {
+        number: 5,
+        file_size: p.file_size,
+        smallest: p.smallest_key.clone(),
+        largest: p.largest_key.clone(),
+        smallest_seq: p.smallest_seqno,
+        largest_seq: p.largest_seqno,
+        num_entries: p.num_entries,
+        num_deletions: p.num_deletions,
+        raw_key_size: p.raw_key_size,
+        raw_value_size: p.raw_value_size,
+        creation_time: p.creation_time,
+        // Recorded before checksums: a `new_file` record.
+        file_checksum: None,
+        ..FileMetaData::default()
+    };
+    let mut edit = VersionEdit {
+        comparator: Some(COMPARATOR_NAME.into()),
+        log_number: Some(6),
+        prev_log_number: Some(0),
+        next_file_number: Some(8),
+        last_sequence: Some(100),
+        ..VersionEdit::default()
+    };
+    edit.add_file(0, Arc::new(table));
+    let mut rec = Vec::new();
+    edit.encode(&mut rec);
+    let mut m = LogWriter::new(
+        fs.new_writable(&dir.join("MANIFEST-000001"), Default::default())
+            .unwrap(),
+        1,
+    );
+    m.add_record(&rec).unwrap();
+    m.sync().unwrap();
+    let mut c = fs
+        .new_writable(&dir.join("CURRENT"), Default::default())
+        .unwrap();
+    c.append(b"MANIFEST-000001\n").unwrap();
+    c.sync().unwrap();
+    // Log #6: the bare empty batch at sequence 101, then w000..w049.
+    let mut l = LogWriter::new(
+        fs.new_writable(&dir.join("000006.log"), Default::default())
+            .unwrap(),
+        6,
+    );
+    let mut start = talus::WriteBatch::new();
+    start.set_sequence(101);
+    l.add_record(start.data()).unwrap();
+    for i in 0..50u64 {
+        let mut w = talus::WriteBatch::new();
+        w.put(format!("w{i:03}").as_bytes(), format!("log-{i}").as_bytes());
+        w.set_sequence(101 + i);
+        l.add_record(w.data()).unwrap();
+    }
+    l.sync().unwrap();
+
+    let check = |db: &Db| {
+        let ro = ReadOptions::default();
+        for i in 0..100 {
+            let v = db.get(&ro, format!("t{i:03}").as_bytes()).unwrap();
+            assert_eq!(v.as_deref(), Some(format!("table-{i}").as_bytes()));
+        }
+        for i in 0..50 {
+            let v = db.get(&ro, format!("w{i:03}").as_bytes()).unwrap();
+            assert_eq!(v.as_deref(), Some(format!("log-{i}").as_bytes()));
+        }
+        db.verify_checksum().unwrap();
+    };
+    let opts = Options {
+        fs: Arc::new(fs.clone()),
+        stats_dump_period_sec: 0,
+        ..Options::default()
+    };
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    check(&db);
+    db.put(&wo(true, false), b"after", b"x").unwrap();
+    drop(db);
+    let id = String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap();
+    assert!(talus::identity::DbId::parse(&id).is_some(), "{id:?}");
+    assert!(
+        !fs.exists(&dir.join("000006.log")),
+        "the old log was replayed and deleted"
+    );
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    check(&db);
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"after")
+            .unwrap()
+            .as_deref(),
+        Some(&b"x"[..])
+    );
+    assert_eq!(
+        String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap(),
+        id,
+        "the id is kept"
+    );
+    drop(db);
+    // The manifest holds the id too (it is the authority): with `IDENTITY`
+    // lost, the next open writes the same id back.
+    fs.remove_file(&dir.join("IDENTITY")).unwrap();
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    check(&db);
+    assert_eq!(
+        String::from_utf8(fs.contents(&dir.join("IDENTITY")).unwrap()).unwrap(),
+        id,
+        "the manifest's id"
+    );
 }

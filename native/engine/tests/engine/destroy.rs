@@ -107,3 +107,76 @@ fn destroy_of_a_directory_without_a_database_removes_only_database_names() {
     destroy_db(dir.path(), &Options::default()).unwrap();
     assert_eq!(names(dir.path()), vec!["data.csv".to_string()]);
 }
+
+/// The logs in `dir` and their bytes.
+fn logs(dir: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    names(dir)
+        .into_iter()
+        .filter(|n| n.ends_with(".log"))
+        .map(|n| {
+            let b = std::fs::read(dir.join(&n)).unwrap();
+            (n, b)
+        })
+        .collect()
+}
+
+/// Regression (issue 30): `destroy_db` removed every log in `wal_dir`, so
+/// destroying one of two databases sharing a `wal_dir` took the other's
+/// unflushed writes with it. Every log names the database that wrote it:
+/// only the destroyed database's go, the other's stay byte for byte and it
+/// opens with every write; a database whose `wal_dir` is the destroyed
+/// one's directory keeps its logs too.
+#[test]
+fn regression_destroy_with_a_shared_wal_dir_removes_only_its_own_logs() {
+    let dir = tempfile::tempdir().unwrap();
+    let (a_dir, b_dir, wal_dir) = (
+        dir.path().join("a"),
+        dir.path().join("b"),
+        dir.path().join("wal"),
+    );
+    make_db(&b_dir, Some(&wal_dir));
+    let b_logs = logs(&wal_dir);
+    assert!(!b_logs.is_empty());
+    make_db(&a_dir, Some(&wal_dir));
+    let both = logs(&wal_dir);
+    assert!(both.len() > b_logs.len(), "{both:?}");
+
+    let o = Options {
+        wal_dir: Some(wal_dir.clone()),
+        ..Options::default()
+    };
+    destroy_db(&a_dir, &o).unwrap();
+    assert!(!a_dir.exists(), "left {:?}", names(&a_dir));
+    assert_eq!(logs(&wal_dir), b_logs, "b's logs, and only those, remain");
+
+    // b has everything, including the write only its log holds.
+    let b = Db::open(o.clone(), &b_dir).unwrap();
+    let ro = Default::default();
+    assert_eq!(b.get(&ro, b"a").unwrap().as_deref(), Some(&b"1"[..]));
+    assert_eq!(b.get(&ro, b"b").unwrap().as_deref(), Some(&b"2"[..]));
+    b.close().unwrap();
+    drop(b);
+
+    // A database c whose wal_dir is b's directory: destroying b (its own
+    // logs in wal_dir) leaves c's logs in b's directory, and c opens whole.
+    let c_dir = dir.path().join("c");
+    make_db(&c_dir, Some(&b_dir));
+    let c_logs = logs(&b_dir);
+    assert!(!c_logs.is_empty());
+    destroy_db(&b_dir, &o).unwrap();
+    assert!(
+        !wal_dir.exists(),
+        "b's logs (the last there) gone, and the wal_dir"
+    );
+    assert_eq!(logs(&b_dir), c_logs, "c's logs stay");
+    let c = Db::open(
+        Options {
+            wal_dir: Some(b_dir.clone()),
+            ..Options::default()
+        },
+        &c_dir,
+    )
+    .unwrap();
+    assert_eq!(c.get(&ro, b"b").unwrap().as_deref(), Some(&b"2"[..]));
+    c.close().unwrap();
+}

@@ -153,7 +153,7 @@ fn flush_and_compact(vs: &mut VersionSet) -> (u64, u64, u64) {
 #[test]
 fn create_new_writes_manifest_and_current() {
     let dir = tempfile::tempdir().unwrap();
-    let vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     assert_eq!(read_current(dir.path()), "MANIFEST-000001\n");
     assert_eq!(vs.manifest_file_number(), 1);
     assert_eq!(vs.next_file_number(), 2);
@@ -168,7 +168,7 @@ fn create_new_writes_manifest_and_current() {
 #[test]
 fn recover_replays_every_edit() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     let (_, b, c) = flush_and_compact(&mut vs);
     let before = vs.current();
     let r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
@@ -189,7 +189,7 @@ fn recover_replays_every_edit() {
 #[test]
 fn first_apply_after_recovery_rolls_to_a_new_manifest() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     flush_and_compact(&mut vs);
     drop(vs);
     let mut r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
@@ -213,7 +213,7 @@ fn first_apply_after_recovery_rolls_to_a_new_manifest() {
 #[test]
 fn manifest_rolls_at_the_size_limit() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     vs.set_max_manifest_file_size(1);
     flush_and_compact(&mut vs);
     // Three edits, three rolls: 1 -> a -> b -> c.
@@ -233,7 +233,7 @@ fn manifest_rolls_at_the_size_limit() {
 #[test]
 fn torn_tail_is_dropped_but_corruption_fails() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     flush_and_compact(&mut vs);
     drop(vs);
     let path = dir.path().join("MANIFEST-000001");
@@ -269,7 +269,7 @@ fn missing_or_bad_current_and_manifest_are_corruption() {
         "{err}"
     );
 
-    VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     for contents in ["MANIFEST-000001", "000001.sst\n", "", "MANIFEST-x\n"] {
         std::fs::write(dir.path().join(CURRENT), contents).unwrap();
         let err = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap_err();
@@ -289,7 +289,7 @@ fn missing_or_bad_current_and_manifest_are_corruption() {
 #[test]
 fn incompatible_databases_are_invalid_argument() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     let mut e = VersionEdit::new();
     e.add_file(6, table(vs.new_file_number(), "a", "b", 1));
     vs.log_and_apply(e).unwrap();
@@ -362,7 +362,7 @@ fn manifest_without_counters_is_corruption() {
 #[test]
 fn inconsistent_edit_is_rejected_before_it_is_written() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     let size = std::fs::metadata(dir.path().join("MANIFEST-000001"))
         .unwrap()
         .len();
@@ -386,7 +386,8 @@ fn failed_manifest_writes_change_nothing_and_the_next_apply_rolls() {
     ] {
         let dir = tempfile::tempdir().unwrap();
         let fs = Arc::new(FaultyFs::default());
-        let mut vs = VersionSet::create_new(fs.clone(), dir.path(), &opts()).unwrap();
+        let mut vs =
+            VersionSet::create_new(fs.clone(), dir.path(), &opts(), DbId::generate()).unwrap();
         if fail != FAIL_SYNC {
             // Make the next apply roll, so the failure hits the roll steps.
             vs.set_max_manifest_file_size(1);
@@ -431,7 +432,7 @@ fn failed_manifest_writes_change_nothing_and_the_next_apply_rolls() {
 fn regression_tables_of_a_failed_edit_stay_live_until_the_next_success() {
     let dir = tempfile::tempdir().unwrap();
     let fs = Arc::new(FaultyFs::default());
-    let mut vs = VersionSet::create_new(fs.clone(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(fs.clone(), dir.path(), &opts(), DbId::generate()).unwrap();
     let n = vs.new_file_number();
     let mut e = VersionEdit::new();
     e.add_file(0, table(n, "a", "b", 5));
@@ -447,7 +448,7 @@ fn regression_tables_of_a_failed_edit_stay_live_until_the_next_success() {
 #[test]
 fn live_files_cover_versions_still_held() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     let n = vs.new_file_number();
     let mut e = VersionEdit::new();
     e.add_file(0, table(n, "a", "b", 1));
@@ -465,7 +466,7 @@ fn live_files_cover_versions_still_held() {
 #[test]
 fn file_numbers_are_never_reused() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     assert_eq!(vs.new_file_number(), 2);
     vs.mark_file_number_used(10);
     assert_eq!(vs.new_file_number(), 11);
@@ -497,7 +498,7 @@ fn shared_types_cross_threads() {
 #[test]
 fn a_pending_edit_holds_the_manifest_and_its_tables() {
     let dir = tempfile::tempdir().unwrap();
-    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts()).unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
     let n = vs.new_file_number();
     let mut e = VersionEdit::new();
     e.add_file(0, table(n, "a", "b", 3));
@@ -525,5 +526,103 @@ fn a_pending_edit_holds_the_manifest_and_its_tables() {
     assert!(
         r.next_file_number() <= later,
         "numbers handed out during the write lie above the persisted counter"
+    );
+}
+
+/// The id given at creation is in every manifest, survives rolls, and is
+/// never replaced; a database from before ids gets one with its next edit.
+#[test]
+fn the_db_id_is_recorded_kept_across_rolls_and_given_to_old_databases() {
+    let dir = tempfile::tempdir().unwrap();
+    let id = DbId::generate();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), id).unwrap();
+    vs.set_db_id(DbId::generate());
+    assert_eq!(vs.db_id(), Some(id), "an id is never replaced");
+    vs.set_max_manifest_file_size(1);
+    flush_and_compact(&mut vs);
+    let r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
+    assert_eq!(r.db_id(), Some(id));
+
+    // A manifest written before ids existed.
+    let old = dir.path().join("old");
+    std::fs::create_dir(&old).unwrap();
+    let mut w = LogWriter::new(
+        StdFileSystem
+            .new_writable(&old.join("MANIFEST-000001"), WriteFileOptions::default())
+            .unwrap(),
+        1,
+    );
+    let mut rec = Vec::new();
+    VersionEdit {
+        comparator: Some(COMPARATOR_NAME.into()),
+        log_number: Some(0),
+        next_file_number: Some(2),
+        last_sequence: Some(0),
+        ..VersionEdit::default()
+    }
+    .encode(&mut rec);
+    w.add_record(&rec).unwrap();
+    w.sync().unwrap();
+    std::fs::write(old.join(CURRENT), "MANIFEST-000001\n").unwrap();
+    let mut r = VersionSet::recover(std_fs(), &old, &opts()).unwrap();
+    assert_eq!(r.db_id(), None);
+    let given = DbId::generate();
+    r.set_db_id(given);
+    // The first edit after recovery rolls: the new snapshot carries it.
+    r.log_and_apply(VersionEdit::new()).unwrap();
+    r.log_and_apply(VersionEdit::new()).unwrap();
+    let again = VersionSet::recover(std_fs(), &old, &opts()).unwrap();
+    assert_eq!(again.db_id(), Some(given));
+}
+
+/// WAL additions accumulate, a later one replaces an earlier one for the
+/// same log, a log number past a log forgets it (RocksDB's WalDeletion),
+/// and a roll's snapshot keeps every tracked log.
+#[test]
+fn wal_additions_are_tracked_replaced_forgotten_below_the_log_number_and_rolled() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
+    let synced = |n: u64| WalMeta {
+        synced_size: Some(n),
+        last_sequence: None,
+    };
+    let closed = |n: u64, seq: u64| WalMeta {
+        synced_size: Some(n),
+        last_sequence: Some(seq),
+    };
+    let mut e = VersionEdit::new();
+    e.log_number = Some(5);
+    e.add_wal(5, synced(47));
+    vs.log_and_apply(e).unwrap();
+    let mut e = VersionEdit::new();
+    e.add_wal(5, closed(900, 20));
+    e.add_wal(7, WalMeta::default());
+    vs.log_and_apply(e).unwrap();
+    let want: BTreeMap<u64, WalMeta> = [(5, closed(900, 20)), (7, WalMeta::default())].into();
+    assert_eq!(vs.wals(), &want);
+    assert_eq!(
+        VersionSet::recover(std_fs(), dir.path(), &opts())
+            .unwrap()
+            .wals(),
+        &want
+    );
+
+    // The log number moves past log 5: forgotten, in memory and on disk.
+    let mut e = VersionEdit::new();
+    e.log_number = Some(7);
+    e.add_wal(7, synced(100));
+    vs.log_and_apply(e).unwrap();
+    let want: BTreeMap<u64, WalMeta> = [(7, synced(100))].into();
+    assert_eq!(vs.wals(), &want);
+    let mut r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
+    assert_eq!(r.wals(), &want);
+    // The first edit after recovery rolls: the snapshot carries the logs.
+    r.log_and_apply(VersionEdit::new()).unwrap();
+    assert!(r.manifest_file_number() > 1);
+    assert_eq!(
+        VersionSet::recover(std_fs(), dir.path(), &opts())
+            .unwrap()
+            .wals(),
+        &want
     );
 }

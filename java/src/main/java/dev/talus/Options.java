@@ -275,6 +275,11 @@ public class Options extends PlainCloseable {
   /**
    * Directory for the write-ahead logs; empty (the default) means the database directory.
    *
+   * <p>An open database locks this directory (a second database opening on it fails with an
+   * {@code IOError} status whose message names the directory and the lock, as for a database that
+   * is already open), and every log names the database that wrote it, so a database never
+   * replays or deletes another database's logs. Still, give each database a directory of its own.
+   *
    * @param walDir a directory path
    * @return this
    */

@@ -89,6 +89,12 @@ public class TalusDB extends NativeHandle {
    * database's are kept. A missing {@code path} is nothing to delete (RocksDB fails there with
    * {@code IOError}).
    *
+   * <p>Only this database's logs are deleted (RocksDB deletes every log in {@code walDir}): each
+   * log names the database that wrote it, and the logs of another database sharing the {@code
+   * walDir} (or using this directory as its {@code walDir}) are kept. In a separate {@code
+   * walDir}, a log that names no database (written before Talus named them) is deleted only for
+   * a database that has no id yet, and a log whose first record cannot be read is kept.
+   *
    * @param path the database directory
    * @param options the options the database was used with ({@code walDir} matters)
    * @throws TalusException {@code IOError} naming the {@code LOCK} when the database is open
@@ -1341,7 +1347,10 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * Reads every block of every table file and verifies its checksum.
+   * Reads every block of every table file and verifies its checksum, checks each table against
+   * the manifest's entry for it (the database it belongs to, its file number, key and sequence
+   * ranges, counts), and compares each whole file with the checksum recorded when it was
+   * written.
    *
    * @throws TalusException with {@code Corruption} naming the file on a mismatch
    */
