@@ -30,7 +30,8 @@
 #       except Maven's and Cargo's download caches.
 #   ./gradlew publishToMavenLocal
 #       mvn -B install -DskipTests
-#       Puts dev.talus:talus:0.1.0-SNAPSHOT in the local repository (~/.m2).
+#       Puts dev.talus:talus (with its sources and Javadoc jars) and dev.talus:talus-bom,
+#       version from .mvn/maven.config, in the local repository (~/.m2).
 #   ./gradlew :examples:NAME:run [--args="..."]
 #       mvn -B -q install -DskipTests                      (the library, quietly)
 #       mvn -B -q -f examples/NAME/pom.xml compile exec:exec -Dexample.args="..."
@@ -78,7 +79,9 @@ usage() {
 Usage: ./gradlew [flags] TASK...   (a Gradle-style front end for this project's Maven build)
 
 Tasks:
-  check                          Rust fmt/clippy/tests, build the jar, run the Java tests
+  check                          Rust fmt/clippy/tests, build the jar, run the Java tests,
+                                 stage the artifacts in target/staging-repo and build
+                                 examples/consumer-maven against them
   publishToMavenLocal            install dev.talus:talus into ~/.m2 (tests skipped)
   :examples:NAME:run [--args="..."]
                                  install the library, then run examples/NAME
