@@ -13,8 +13,13 @@ import java.util.Objects;
 public final class Status implements Serializable {
   private static final long serialVersionUID = 1L;
 
+  /** The status code; never null. Part of the serialized form. */
   private final Code code;
+
+  /** The sub-code, or null when there is none. Part of the serialized form. */
   private final SubCode subCode;
+
+  /** The engine's message without the code name, or null. Part of the serialized form. */
   private final String state;
 
   /**
