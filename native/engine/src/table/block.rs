@@ -425,8 +425,9 @@ impl BlockIter {
     /// [`InternalIterator::seek`] for a caller that read the thread's perf
     /// level for its operation (`level`, a point lookup's): counts
     /// `user_key_comparison_count` without reading the thread-local at
-    /// `Disable`.
-    #[inline]
+    /// `Disable`. Not inlined into its caller: it is as large as the trait's
+    /// seek, which the table reader's point lookup called out of line.
+    #[inline(never)]
     pub fn seek_at(&mut self, target: &[u8], level: u8) {
         self.seek_uncounted(target);
         crate::perf_count!(at level => user_key_comparison_count = self.seek_comparisons());
@@ -434,8 +435,11 @@ impl BlockIter {
 
     /// The seek itself. The perf context counts outside it, so that its loops
     /// stay exactly as without the perf context (counting in them changed
-    /// their inlining and showed in the cost of a cached get).
-    #[inline]
+    /// their inlining and showed in the cost of a cached get). Inlined into
+    /// both seeks, with `find_restart`, as it was into the one seek before
+    /// (kept out of line, the two cost about 80 instructions more per cached
+    /// get, in every build).
+    #[inline(always)]
     fn seek_uncounted(&mut self, target: &[u8]) {
         if self.err.is_some() {
             return;
@@ -459,6 +463,7 @@ impl BlockIter {
     }
 
     /// Index of the last restart point whose key is < `target`, or 0.
+    #[inline(always)]
     fn find_restart(&mut self, target: &[u8]) -> Option<usize> {
         let (mut lo, mut hi) = self.block.restart_window(target);
         while lo < hi {
