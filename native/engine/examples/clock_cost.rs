@@ -62,6 +62,9 @@ mod tsc {
     }
 }
 
+/// A clock to measure: its name and one reading.
+type Clock = (&'static str, Box<dyn Fn() -> u64>);
+
 fn median(v: &mut [f64]) -> f64 {
     v.sort_by(|a, b| a.total_cmp(b));
     v[v.len() / 2]
@@ -119,7 +122,7 @@ fn main() {
             .map_or_else(|_| "?".to_owned(), |s| s.trim().to_owned());
     let quanta = quanta::Clock::new();
     let base = Instant::now();
-    let mut clocks: Vec<(&str, Box<dyn Fn() -> u64>)> = vec![
+    let mut clocks: Vec<Clock> = vec![
         (
             "perf-context timer clock (quanta raw)",
             Box::new(move || quanta.raw()),

@@ -323,12 +323,8 @@ fn summarize(files: &[String]) {
             off.len()
         );
         println!(
-            "  {:<32} {:>9} {:>10} {:>13}  {}",
-            "build / level",
-            "Ir/op",
-            "Ir vs DIS.",
-            "median ops/s",
-            "time vs DISABLE: median [min .. max] over processes"
+            "  {:<32} {:>9} {:>10} {:>13}  time vs DISABLE: median [min .. max] over processes",
+            "build / level", "Ir/op", "Ir vs DIS.", "median ops/s"
         );
         let ir_of = |b: &str, l: &str| {
             ir.get(&(b.to_owned(), op.to_owned(), l.to_owned()))

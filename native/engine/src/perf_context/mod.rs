@@ -31,8 +31,13 @@
 //!
 //! # Cost
 //!
-//! Every instrumentation point reads the thread's level (one thread-local
-//! load) and branches; at `Disable` that is all it does. Counters are plain
+//! A database operation reads the thread's level once, when it starts
+//! ([`OpScope::level`]), and hands it down: the point lookup's table reads
+//! and block seeks ([`crate::table::TableReadOptions::perf_level`]), the
+//! write's timers. At `Disable` its instrumentation points are then
+//! branches on that local copy; points outside an operation's reach
+//! (iterators' children, background jobs) read the thread-local themselves
+//! (in the JNI library each read is a call to `__tls_get_addr`). Counters are plain
 //! thread-local integers (`Cell<u64>`, no atomics). Timers read the clock
 //! (`clock`: the TSC) only at the levels that ask for time,
 //! consecutive phases share readings ([`Laps`]), and timers add raw clock
