@@ -14,8 +14,8 @@
 //! fixed cost shows most. Puts go to a second database with a memtable large
 //! enough that no flush runs while measuring (WAL on, not synced).
 //!
-//! Samples are short (20 000 gets or 10 000 puts, tens of milliseconds) and
-//! rounds many (40), so the samples of one round lie close in time. Each
+//! Samples are short (5 000 gets or 2 500 puts, a few milliseconds) and
+//! rounds many (60), so the samples of one round lie close in time. Each
 //! round measures every level once, in an order rotated per round, so
 //! drift (page cache, other processes on the machine) spreads over all
 //! levels. The table reports, per level, the median ops/s of the rounds and
@@ -23,8 +23,9 @@
 //! sample (paired, which cancels slow drift). Between processes (the
 //! compiled-out build) only the medians can be compared.
 //!
-//! `summarize FILE...` reads raw sample lines of several runs (both builds,
-//! see `scripts/perf-overhead`) and prints the combined table.
+//! `summarize FILE...` reads raw sample lines of several processes (both
+//! builds, see `scripts/perf-overhead`) and callgrind counts, and prints the
+//! combined table with the spread over processes.
 //! `--only get|put --level L` runs one measurement and nothing else (for
 //! callgrind, whose counts are taken inside `measure_gets`/`measure_puts`).
 
@@ -236,29 +237,156 @@ fn print_table(samples: &Samples) {
     }
 }
 
+/// One process's samples (one raw file): (op, level) -> ops/s per round.
+type ProcessSamples = BTreeMap<(String, String), Vec<f64>>;
+
+/// The per-round overheads of `level` against `DISABLE` in one process
+/// (sample i of every level comes from round i), median over the rounds.
+fn process_overhead(p: &ProcessSamples, op: &str, level: &str) -> Option<f64> {
+    let d = p.get(&(op.to_owned(), "disable".to_owned()))?;
+    let l = p.get(&(op.to_owned(), level.to_owned()))?;
+    let paired: Vec<f64> = l
+        .iter()
+        .zip(d)
+        .map(|(l, d)| (d / l - 1.0) * 100.0)
+        .collect();
+    (!paired.is_empty()).then(|| median(&paired))
+}
+
+fn spread(v: &[f64]) -> String {
+    if v.is_empty() {
+        return "-".into();
+    }
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{:+.2}% [{:+.1} .. {:+.1}]", median(v), min, max)
+}
+
+/// Reads raw files of several processes (both builds, see
+/// `scripts/perf-overhead`) and `ir BUILD OP LEVEL INSTRUCTIONS_PER_OP`
+/// lines (callgrind), and prints per op and level: instructions per
+/// operation and against `DISABLE`; the time overhead against `DISABLE`,
+/// as the median over processes of each process's paired median, with the
+/// smallest and largest process value (the spread). The compiled-out build
+/// cannot share a process with `DISABLE`: its row pairs the k-th process of
+/// each build (run one after the other) and compares their median ops/s.
 fn summarize(files: &[String]) {
-    let mut samples = Samples::new();
+    let mut procs: BTreeMap<String, Vec<ProcessSamples>> = BTreeMap::new();
+    let mut ir: BTreeMap<(String, String, String), f64> = BTreeMap::new();
+    let mut header = Vec::new();
     for f in files {
         let text = std::fs::read_to_string(f).unwrap_or_else(|e| panic!("{f}: {e}"));
+        let mut samples = ProcessSamples::new();
+        let mut build = None;
         for line in text.lines() {
             let p: Vec<&str> = line.split_whitespace().collect();
-            if p.len() == 5 && p[0] == "sample" {
-                samples
-                    .entry((p[1].into(), p[2].into(), p[3].into()))
-                    .or_default()
-                    .push(p[4].parse().unwrap());
+            match p.as_slice() {
+                ["sample", b, op, level, v] => {
+                    build = Some(b.to_string());
+                    samples
+                        .entry((op.to_string(), level.to_string()))
+                        .or_default()
+                        .push(v.parse().unwrap());
+                }
+                ["ir", b, op, level, v] => {
+                    ir.insert(
+                        (b.to_string(), op.to_string(), level.to_string()),
+                        v.parse().unwrap(),
+                    );
+                }
+                _ if line.starts_with("# build:") && header.is_empty() => {
+                    header.push(line.to_owned());
+                }
+                _ if line.starts_with("# ") && line.contains("per sample") && header.len() < 2 => {
+                    header.push(line.to_owned());
+                }
+                _ => {}
             }
         }
+        if let Some(b) = build {
+            procs.entry(b).or_default().push(samples);
+        }
     }
-    print_table(&samples);
+    for h in &header {
+        println!("{h}");
+    }
+    let on = procs.get("on").cloned().unwrap_or_default();
+    let off = procs.get("off").cloned().unwrap_or_default();
+    for op in ["get", "put"] {
+        let rounds = on
+            .first()
+            .and_then(|p| p.get(&(op.to_owned(), "disable".to_owned())))
+            .map_or(0, Vec::len);
+        println!(
+            "\nrandom {op}: {} + {} processes (normal + compiled-out build), {rounds} rounds each",
+            on.len(),
+            off.len()
+        );
+        println!(
+            "  {:<32} {:>9} {:>10} {:>13}  time vs DISABLE: median [min .. max] over processes",
+            "build / level", "Ir/op", "Ir vs DIS.", "median ops/s"
+        );
+        let ir_of = |b: &str, l: &str| {
+            ir.get(&(b.to_owned(), op.to_owned(), l.to_owned()))
+                .copied()
+        };
+        let ir_cols = |b: &str, l: &str| match (ir_of(b, l), ir_of("on", "disable")) {
+            (Some(v), Some(d)) => format!("{v:>9.1} {:>+9.2}%", (v / d - 1.0) * 100.0),
+            (Some(v), None) => format!("{v:>9.1} {:>10}", "-"),
+            _ => format!("{:>9} {:>10}", "-", "-"),
+        };
+        let ops_median = |ps: &[ProcessSamples], l: &str| {
+            let all: Vec<f64> = ps
+                .iter()
+                .filter_map(|p| p.get(&(op.to_owned(), l.to_owned())))
+                .flatten()
+                .copied()
+                .collect();
+            if all.is_empty() { 0.0 } else { median(&all) }
+        };
+        if !off.is_empty() {
+            let pairs: Vec<f64> = on
+                .iter()
+                .zip(&off)
+                .filter_map(|(a, b)| {
+                    let k = (op.to_owned(), "disable".to_owned());
+                    Some((median(a.get(&k)?) / median(b.get(&k)?) - 1.0) * 100.0)
+                })
+                .collect();
+            println!(
+                "  {:<32} {} {:>13.0}  {} (DISABLE / compiled out - 1, per pair of processes)",
+                "perf-context-off (compiled out)",
+                ir_cols("off", "disable"),
+                ops_median(&off, "disable"),
+                spread(&pairs)
+            );
+        }
+        for (name, _) in LEVELS {
+            let per: Vec<f64> = on
+                .iter()
+                .filter_map(|p| process_overhead(p, op, name))
+                .collect();
+            println!(
+                "  {:<32} {} {:>13.0}  {}",
+                format!("on, {}", name.to_uppercase()),
+                ir_cols("on", name),
+                ops_median(&on, name),
+                if name == "disable" {
+                    "-".into()
+                } else {
+                    spread(&per)
+                }
+            );
+        }
+    }
 }
 
 fn parse_args() -> Result<Args, String> {
     let mut a = Args {
         keys: 200_000,
-        gets: 20_000,
-        puts: 10_000,
-        rounds: 40,
+        gets: 5_000,
+        puts: 2_500,
+        rounds: 60,
         raw: false,
         only: None,
         level: "disable".into(),
@@ -292,6 +420,14 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let mut rng = SmallRng::seed_from_u64(7);
     if let Some(op) = &a.only {
+        // Every level first goes through the highest one, so that the
+        // one-time work of the timing levels (clock calibration, the
+        // exit-fold registration) happens at every level, outside the
+        // measured loop, and the heap is laid out alike: otherwise the
+        // instruction counts of `memcmp` on block keys differ by address
+        // alignment, tens of instructions per get, with no cause in the
+        // perf context.
+        pc::set_perf_level(PerfLevel::EnableTime).unwrap();
         pc::set_perf_level(parse_level(&a.level)).unwrap();
         match op.as_str() {
             "get" => {

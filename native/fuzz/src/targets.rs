@@ -202,6 +202,7 @@ pub fn table(data: &[u8]) -> u64 {
             fill_cache: true,
             rate_limited: false,
             no_io: false,
+            perf_level: None,
         };
         let props = t.properties();
         let probes = vec![

@@ -456,6 +456,7 @@ impl DbInner {
             fill_cache: false,
             rate_limited: true,
             no_io: false,
+            perf_level: None,
         };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones = Vec::new();

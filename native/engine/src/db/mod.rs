@@ -328,6 +328,10 @@ impl Db {
             sink: opts.logger.clone(),
         };
         opts.validate()?;
+        // Every write group reads the perf-context clock (the slow-group
+        // check in `write.rs`, at any perf level): calibrate it here, once
+        // per process, rather than in the first write.
+        crate::perf_context::clock::warm_up();
         let notes = opts.sanitize();
         let fs = opts.fs.clone();
         if path.as_os_str().is_empty() {

@@ -196,12 +196,12 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         self.check_open()?;
         let _t = self.timer(Histogram::DbGet);
-        // The level is read once for the whole lookup (the table reader
-        // still checks it at each of its points).
-        let level = perf_context::level_u8();
+        // The level is read once for the whole lookup, table reader and
+        // block seeks included (through `TableReadOptions::perf_level`).
+        let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let sv = self.super_version.load();
@@ -209,7 +209,7 @@ impl DbInner {
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
-        let found = self.get_in(&sv, ro, snapshot, key, value_out, counting, &mut laps);
+        let found = self.get_in(&sv, ro, snapshot, key, value_out, level, &mut laps);
         if counting && let Ok(true) = found {
             perf_context::add_unchecked(F::get_read_bytes, value_out.len() as u64);
         }
@@ -228,7 +228,7 @@ impl DbInner {
 
     /// One point lookup. `laps` is on the phase that started at the
     /// snapshot; this ends the memtable phase, and the table-file phase when
-    /// the memtables miss. `counting`: the thread's level counts.
+    /// the memtables miss. `level`: the thread's level, read by the operation.
     #[expect(
         clippy::too_many_arguments,
         reason = "one lookup's inputs, passed down so the level is read once"
@@ -240,9 +240,10 @@ impl DbInner {
         snapshot: SequenceNumber,
         key: &[u8],
         value_out: &mut Vec<u8>,
-        counting: bool,
+        level: u8,
         laps: &mut Laps,
     ) -> Result<bool> {
+        let counting = level >= PerfLevel::EnableCount as u8;
         let mut tomb = None;
         let mut probed = 0u64;
         let tombstones = !ro.ignore_range_deletions;
@@ -271,7 +272,7 @@ impl DbInner {
         }
         self.tick(Ticker::MemtableMiss, 1);
         laps.lap(F::get_from_memtable_time);
-        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, counting);
+        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, level);
         laps.lap(F::get_from_output_files_time);
         found
     }
@@ -288,9 +289,13 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
         mut tomb: Option<SequenceNumber>,
-        counting: bool,
+        level: u8,
     ) -> Result<bool> {
-        let tro = TableReadOptions::from(ro);
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let tro = TableReadOptions {
+            perf_level: PerfLevel::from_u8(level),
+            ..TableReadOptions::from(ro)
+        };
         let tombstones = !ro.ignore_range_deletions;
         let stats = self.statistics.as_deref();
         let v = &sv.version;
@@ -437,10 +442,10 @@ impl DbInner {
         keys: &[&[u8]],
         mut each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         self.check_open()?;
         let _t = self.timer(Histogram::DbMultiget);
-        let level = perf_context::level_u8();
+        let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
         let sv = self.super_version.load_full();
@@ -451,7 +456,7 @@ impl DbInner {
         let (mut hits, mut bytes) = (0u64, 0u64);
         let mut v = Vec::new();
         for (i, k) in keys.iter().enumerate() {
-            let found = self.get_in(&sv, ro, snapshot, k, &mut v, counting, &mut laps)?;
+            let found = self.get_in(&sv, ro, snapshot, k, &mut v, level, &mut laps)?;
             if found && counting {
                 perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
             }

@@ -41,8 +41,8 @@ use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
 
 impl DbInner {
     pub(crate) fn write(self: &Arc<Self>, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
-        let _op = perf_context::op();
-        let _timer = perf_context::WriteOpTimer::start();
+        let op = perf_context::op();
+        let _timer = perf_context::WriteOpTimer::start_at(op.level());
         self.check_open()?;
         // Before the empty-batch shortcut, as RocksDB checks it: the options
         // are wrong whatever the batch holds.
@@ -944,6 +944,8 @@ pub(crate) struct WalSwitch {
 struct SlowGroupCheck {
     last: u64,
     ticks: [u64; 4],
+    /// The leader thread's perf level, read once per group.
+    perf_level: u8,
 }
 
 /// A write group at least this slow is logged (milliseconds).
@@ -954,6 +956,7 @@ impl SlowGroupCheck {
         SlowGroupCheck {
             last: perf_context::clock::now(),
             ticks: [0; 4],
+            perf_level: perf_context::level_u8(),
         }
     }
 
@@ -965,7 +968,7 @@ impl SlowGroupCheck {
         self.ticks[i] = now.saturating_sub(self.last);
         self.last = now;
         if let Some(f) = f
-            && perf_context::enabled(f.min_level())
+            && self.perf_level >= f.min_level() as u8
         {
             perf_context::add_unchecked(f, self.ticks[i]);
         }

@@ -5,9 +5,10 @@
 //! monotonic clock (whose ticks are nanoseconds). Timers accumulate raw ticks;
 //! a context is converted to nanoseconds when it is read.
 //!
-//! The calibration (a short busy wait) runs on the first use; setting a timing level
-//! with [`super::set_perf_level`] triggers it, so the first measured operation
-//! does not pay it.
+//! The calibration (a short busy wait, once per process) runs on the first
+//! use; opening a database and setting a timing level with
+//! [`super::set_perf_level`] trigger it, so no write or measured operation
+//! pays it.
 
 use std::sync::OnceLock;
 
@@ -19,7 +20,7 @@ fn clock() -> &'static quanta::Clock {
 }
 
 /// Calibrates the clock now (idempotent).
-pub(super) fn warm_up() {
+pub(crate) fn warm_up() {
     clock();
 }
 

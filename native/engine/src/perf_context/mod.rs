@@ -31,8 +31,13 @@
 //!
 //! # Cost
 //!
-//! Every instrumentation point reads the thread's level (one thread-local
-//! load) and branches; at `Disable` that is all it does. Counters are plain
+//! A database operation reads the thread's level once, when it starts
+//! ([`OpScope::level`]), and hands it down: the point lookup's table reads
+//! and block seeks ([`crate::table::TableReadOptions::perf_level`]), the
+//! write's timers. At `Disable` its instrumentation points are then
+//! branches on that local copy; points outside an operation's reach
+//! (iterators' children, background jobs) read the thread-local themselves
+//! (in the JNI library each read is a call to `__tls_get_addr`). Counters are plain
 //! thread-local integers (`Cell<u64>`, no atomics). Timers read the clock
 //! (`clock`: the TSC) only at the levels that ask for time,
 //! consecutive phases share readings ([`Laps`]), and timers add raw clock
@@ -749,6 +754,21 @@ pub fn with_counters(f: impl FnOnce(Counters<'_>)) {
     });
 }
 
+/// As [`with_counters`] with the thread's level already read by the caller
+/// (e.g. [`OpScope::level`]): at `Disable` this is one comparison, no
+/// thread-local access. Use `perf_count!(at level => ..)`.
+#[inline(always)]
+pub fn with_counters_at(level: u8, f: impl FnOnce(Counters<'_>)) {
+    #[cfg(feature = "perf-context-off")]
+    {
+        let _ = (level, f);
+    }
+    #[cfg(not(feature = "perf-context-off"))]
+    if level >= COUNT {
+        LOCAL.with(|l| f(Counters(l)));
+    }
+}
+
 /// The calling thread's counters, handed out by [`with_counters`] when it records.
 #[derive(Clone, Copy)]
 pub struct Counters<'a>(&'a Local);
@@ -776,11 +796,18 @@ pub fn add_unchecked(f: F, n: u64) {
 /// Adds to counters: `perf_count!(a)` adds 1 to field `a`;
 /// `perf_count!(a, b = n)` adds 1 to `a` and `n` to `b`, in one thread-local
 /// access. Does nothing below `EnableCount`; `n` is evaluated only when
-/// recording.
+/// recording. `perf_count!(at level => a, b = n)` takes the level the
+/// caller read for its operation ([`OpScope::level`](crate::perf_context::OpScope::level))
+/// and touches the thread-local only when that level counts.
 #[macro_export]
 macro_rules! perf_count {
     (@n) => { 1u64 };
     (@n $n:expr) => { ($n) as u64 };
+    (at $level:expr => $($f:ident $(= $n:expr)?),+ $(,)?) => {
+        $crate::perf_context::with_counters_at($level, |c| {
+            $( c.add($crate::perf_context::F::$f, $crate::perf_count!(@n $($n)?)); )+
+        })
+    };
     ($($f:ident $(= $n:expr)?),+ $(,)?) => {
         $crate::perf_context::with_counters(|c| {
             $( c.add($crate::perf_context::F::$f, $crate::perf_count!(@n $($n)?)); )+
@@ -893,25 +920,40 @@ impl Laps {
 }
 
 /// One database operation (see the module docs); ends when dropped.
+///
+/// It reads the thread's level once, when it starts ([`OpScope::level`]);
+/// the operation's own instrumentation points use that copy instead of
+/// reading the thread-local again (in the JNI library every thread-local
+/// access is a call to `__tls_get_addr`). The thread's level cannot change
+/// under an operation: only the thread itself sets it.
 #[must_use = "the operation ends when the scope is dropped"]
-pub struct OpScope(());
+pub struct OpScope {
+    level: u8,
+}
 
-/// Starts an operation of the calling thread. Costs nothing; its drop costs
-/// one thread-local load and a branch at `Disable`.
+/// Starts an operation of the calling thread: one thread-local load. Its
+/// drop costs a branch at `Disable`.
 #[inline(always)]
 pub fn op() -> OpScope {
-    OpScope(())
+    OpScope { level: level_u8() }
+}
+
+impl OpScope {
+    /// The thread's level when the operation started, as its C++ value
+    /// (`Disable` in a build with `perf-context-off`).
+    #[inline(always)]
+    pub fn level(&self) -> u8 {
+        self.level
+    }
 }
 
 impl Drop for OpScope {
     #[inline(always)]
     fn drop(&mut self) {
         #[cfg(not(feature = "perf-context-off"))]
-        LOCAL.with(|l| {
-            if l.level.get() > DISABLE {
-                l.finish_op();
-            }
-        });
+        if self.level > DISABLE {
+            LOCAL.with(Local::finish_op);
+        }
     }
 }
 
@@ -1121,19 +1163,22 @@ fn write_parts_sum(l: &Local) -> u64 {
 }
 
 impl WriteOpTimer {
-    /// Starts timing a write (reads the clock only at the field's level).
+    /// Starts timing a write of an operation that read the thread's level
+    /// `level` ([`OpScope::level`]); reads the clock, and touches the
+    /// thread-local, only at the field's level.
     #[inline(always)]
-    pub fn start() -> WriteOpTimer {
+    pub fn start_at(level: u8) -> WriteOpTimer {
         #[cfg(feature = "perf-context-off")]
         {
+            let _ = level;
             WriteOpTimer {
                 start: 0,
                 covered: 0,
             }
         }
         #[cfg(not(feature = "perf-context-off"))]
-        LOCAL.with(|l| {
-            if l.level.get() < F::write_pre_and_post_process_time.min_level() as u8 {
+        {
+            if level < F::write_pre_and_post_process_time.min_level() as u8 {
                 return WriteOpTimer {
                     start: 0,
                     covered: 0,
@@ -1141,9 +1186,9 @@ impl WriteOpTimer {
             }
             WriteOpTimer {
                 start: clock::now(),
-                covered: write_parts_sum(l),
+                covered: LOCAL.with(write_parts_sum),
             }
-        })
+        }
     }
 }
 

@@ -422,7 +422,48 @@ impl BlockIter {
         self.decode_at(at);
     }
 
+    /// [`InternalIterator::seek`] for a caller that read the thread's perf
+    /// level for its operation (`level`, a point lookup's): counts
+    /// `user_key_comparison_count` without reading the thread-local at
+    /// `Disable`. Not inlined into its caller: it is as large as the trait's
+    /// seek, which the table reader's point lookup called out of line.
+    #[inline(never)]
+    pub fn seek_at(&mut self, target: &[u8], level: u8) {
+        self.seek_uncounted(target);
+        crate::perf_count!(at level => user_key_comparison_count = self.seek_comparisons());
+    }
+
+    /// The seek itself. The perf context counts outside it, so that its loops
+    /// stay exactly as without the perf context (counting in them changed
+    /// their inlining and showed in the cost of a cached get). Inlined into
+    /// both seeks, with `find_restart`, as it was into the one seek before
+    /// (kept out of line, the two cost about 80 instructions more per cached
+    /// get, in every build).
+    #[inline(always)]
+    fn seek_uncounted(&mut self, target: &[u8]) {
+        if self.err.is_some() {
+            return;
+        }
+        let Some(r) = self.find_restart(target) else {
+            return;
+        };
+        self.seek_to_restart(r);
+        while self.valid && compare_internal(&self.key, target) == Ordering::Less {
+            let next = self.next;
+            self.decode_at(next);
+        }
+    }
+
+    /// `user_key_comparison_count` of a seek: the binary search's depth plus
+    /// the final comparison. The linear scan inside the restart interval (up
+    /// to `block_restart_interval - 1` more comparisons) is not counted.
+    #[inline]
+    fn seek_comparisons(&self) -> u64 {
+        u64::from(usize::BITS - (self.block.num_restarts - 1).leading_zeros()) + 1
+    }
+
     /// Index of the last restart point whose key is < `target`, or 0.
+    #[inline(always)]
     fn find_restart(&mut self, target: &[u8]) -> Option<usize> {
         let (mut lo, mut hi) = self.block.restart_window(target);
         while lo < hi {
@@ -463,26 +504,8 @@ impl InternalIterator for BlockIter {
     }
 
     fn seek(&mut self, target: &[u8]) {
-        if self.err.is_some() {
-            return;
-        }
-        let Some(r) = self.find_restart(target) else {
-            return;
-        };
-        self.seek_to_restart(r);
-        while self.valid && compare_internal(&self.key, target) == Ordering::Less {
-            let next = self.next;
-            self.decode_at(next);
-        }
-        // Perf context: the binary search's depth plus the final comparison,
-        // computed here so the loops above stay exactly as without the perf
-        // context (counting in them changed their inlining and showed in the
-        // cost of a cached get). The linear scan inside the restart interval (up to
-        // `block_restart_interval - 1` more comparisons) is not counted.
-        crate::perf_count!(
-            user_key_comparison_count =
-                u64::from(usize::BITS - (self.block.num_restarts - 1).leading_zeros()) + 1
-        );
+        self.seek_uncounted(target);
+        crate::perf_count!(user_key_comparison_count = self.seek_comparisons());
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) {

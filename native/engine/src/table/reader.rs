@@ -33,7 +33,7 @@ use crate::iterator::InternalIterator;
 use crate::key::{self, MAX_SEQUENCE, SequenceNumber, ValueKind};
 use crate::memtable::{Lookup, RangeTombstone, SeekKey};
 use crate::options::{PrefixExtractor, ReadOptions, ReadTier};
-use crate::perf_context::{F, Laps, PerfLevel};
+use crate::perf_context::{self, F, Laps, PerfLevel};
 use crate::perf_count;
 use crate::range_del::FragmentedRangeTombstoneList;
 use crate::rate_limiter::ReadCharger;
@@ -140,6 +140,22 @@ pub struct TableReadOptions {
     /// Read nothing from the file: a block not in the block cache (nor
     /// held by the reader) is `Incomplete` ([`ReadTier::BlockCache`]).
     pub no_io: bool,
+    /// The calling thread's perf level, read by the operation these reads
+    /// serve (a point lookup), so the reader's perf-context points need not
+    /// read the thread-local again; `None` (the default): read it at each
+    /// point, for readers that outlive one operation (iterators).
+    pub perf_level: Option<PerfLevel>,
+}
+
+impl TableReadOptions {
+    /// The thread's perf level for these reads (see [`Self::perf_level`]).
+    #[inline(always)]
+    fn perf_level_now(&self) -> u8 {
+        match self.perf_level {
+            Some(l) => l as u8,
+            None => perf_context::level_u8(),
+        }
+    }
 }
 
 impl Default for TableReadOptions {
@@ -149,6 +165,7 @@ impl Default for TableReadOptions {
             fill_cache: true,
             rate_limited: false,
             no_io: false,
+            perf_level: None,
         }
     }
 }
@@ -160,6 +177,7 @@ impl From<&ReadOptions> for TableReadOptions {
             fill_cache: ro.fill_cache,
             rate_limited: false,
             no_io: ro.read_tier == ReadTier::BlockCache,
+            perf_level: None,
         }
     }
 }
@@ -261,6 +279,7 @@ impl TableReader {
             fill_cache: true,
             rate_limited: false,
             no_io: false,
+            perf_level: None,
         };
         let index = t.index_block(ro)?;
         let filter = t.filter_block(ro)?;
@@ -423,26 +442,32 @@ impl TableReader {
             filter_checked: false,
             filter_rejected: false,
         };
-        if let Some(may) = self.check_filter(user_key, *ro)? {
+        // Read once for the lookup's counters here and in its block reads.
+        let level = ro.perf_level_now();
+        let ro = TableReadOptions {
+            perf_level: PerfLevel::from_u8(level),
+            ..*ro
+        };
+        if let Some(may) = self.check_filter(user_key, ro)? {
             out.filter_checked = true;
             if !may {
-                perf_count!(bloom_sst_miss_count);
+                perf_count!(at level => bloom_sst_miss_count);
                 out.filter_rejected = true;
                 return Ok(out);
             }
-            perf_count!(bloom_sst_hit_count);
+            perf_count!(at level => bloom_sst_hit_count);
         }
         let seek = SeekKey::new(user_key, snapshot.min(MAX_SEQUENCE));
         let seek = seek.ikey_bytes();
-        let mut index = BlockIter::new(self.index_block(*ro)?);
-        index.seek(seek);
+        let mut index = BlockIter::new(self.index_block(ro)?);
+        index.seek_at(seek, level);
         if !index.valid() {
             index.status()?;
             return Ok(out);
         }
         let handle = self.decode_index_value(&index)?;
-        let mut data = BlockIter::new(self.data_block(handle, *ro)?);
-        data.seek(seek);
+        let mut data = BlockIter::new(self.data_block(handle, ro)?);
+        data.seek_at(seek, level);
         if !data.valid() {
             data.status()?;
             return Ok(out);
@@ -663,19 +688,20 @@ impl TableReader {
                             1,
                         );
                     }
+                    let level = ro.perf_level_now();
                     match kind {
                         BlockKind::Index => {
-                            perf_count!(block_cache_hit_count, block_cache_index_hit_count)
+                            perf_count!(at level => block_cache_hit_count, block_cache_index_hit_count)
                         }
                         BlockKind::Filter => {
-                            perf_count!(block_cache_hit_count, block_cache_filter_hit_count)
+                            perf_count!(at level => block_cache_hit_count, block_cache_filter_hit_count)
                         }
-                        _ => perf_count!(block_cache_hit_count),
+                        _ => perf_count!(at level => block_cache_hit_count),
                     }
                     return Ok(b);
                 }
                 None => {
-                    perf_count!(block_cache_miss_count);
+                    perf_count!(at ro.perf_level_now() => block_cache_miss_count);
                     if let Some(st) = &self.stats {
                         st.record_tick(Ticker::BlockCacheMiss, 1);
                         st.record_tick(

@@ -889,6 +889,7 @@ fn flipped_data_byte_is_corruption_naming_file_and_block() {
         fill_cache: true,
         rate_limited: false,
         no_io: false,
+        perf_level: None,
     };
     let mut v = Vec::new();
     if let Err(e) = t.get(uk, MAX_SEQUENCE, &unverified, &mut v) {
@@ -905,6 +906,7 @@ fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
         fill_cache: true,
         rate_limited: false,
         no_io: false,
+        perf_level: None,
     };
     for i in 0..good.len() {
         let mut bad = good.clone();
@@ -982,6 +984,7 @@ fn block_cache_serves_repeated_reads() {
         fill_cache: false,
         rate_limited: false,
         no_io: false,
+        perf_level: None,
     };
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
