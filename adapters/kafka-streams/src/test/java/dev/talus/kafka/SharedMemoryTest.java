@@ -1,0 +1,78 @@
+package dev.talus.kafka;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import dev.talus.BlockBasedTableConfig;
+import dev.talus.LRUCache;
+import dev.talus.Options;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.apache.kafka.streams.processor.TaskId;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Many tasks open at once, configured by one TalusConfigSetter sharing one block cache. */
+class SharedMemoryTest {
+  static final long SHARED_CACHE = 8L << 20;
+  static final LRUCache CACHE = new LRUCache(SHARED_CACHE);
+  static final List<String> CONFIGURED = new ArrayList<>();
+
+  /** The setter an application names in its streams configuration. */
+  public static class BoundedMemory implements TalusConfigSetter {
+    @Override
+    public void setConfig(String storeName, Options options, Map<String, Object> configs) {
+      BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
+      table.setBlockCache(CACHE);
+      options.setWriteBufferSize(1L << 20);
+      options.setMaxWriteBufferNumber(2);
+      synchronized (CONFIGURED) {
+        CONFIGURED.add(storeName + "/" + configs.get("application.id"));
+      }
+    }
+  }
+
+  @TempDir Path dir;
+
+  @Test
+  void manyTasksShareOneBlockCache() {
+    int tasks = 12;
+    List<TalusKeyValueStore> stores = new ArrayList<>();
+    try {
+      for (int t = 0; t < tasks; t++) {
+        TestContext c = new TestContext(dir.resolve("0_" + t).toFile(), new TaskId(0, t));
+        c.configs.put(TalusStores.CONFIG_SETTER_CLASS_CONFIG, BoundedMemory.class.getName());
+        TalusKeyValueStore s = (TalusKeyValueStore) TalusStores.persistentKeyValueStore("s").get();
+        s.init(c, s);
+        stores.add(s);
+      }
+      assertEquals(tasks, CONFIGURED.size());
+      for (int t = 0; t < tasks; t++) {
+        TalusKeyValueStore s = stores.get(t);
+        for (int i = 0; i < 200; i++) {
+          s.put(TalusKeyValueStoreTest.b("key" + i), TalusKeyValueStoreTest.v("task" + t));
+        }
+        try (dev.talus.FlushOptions f = new dev.talus.FlushOptions()) {
+          s.database().flush(f); // so that reads go through table files and the cache
+        }
+      }
+      for (int t = 0; t < tasks; t++) {
+        assertEquals("task" + t, TalusKeyValueStoreTest.str(
+            stores.get(t).get(TalusKeyValueStoreTest.b("key7"))));
+        assertEquals(SHARED_CACHE,
+            stores.get(t).database().getLongProperty("rocksdb.block-cache-capacity"));
+      }
+      long usage = CACHE.getUsage();
+      assertTrue(usage > 0, "the stores' reads filled the shared cache");
+      assertEquals(usage, stores.get(0).database().getLongProperty("rocksdb.block-cache-usage"),
+          "every store reports the one shared cache");
+    } catch (dev.talus.TalusException e) {
+      throw new AssertionError(e);
+    } finally {
+      stores.forEach(TalusKeyValueStore::close);
+    }
+    assertTrue(CACHE.getCapacity() == SHARED_CACHE, "closing the stores leaves the cache");
+  }
+}
