@@ -28,6 +28,20 @@ public interface TalusConfigSetter {
   void setConfig(String storeName, Options options, Map<String, Object> configs);
 
   /**
+   * The memtable budget the store shares with others, or null (the default) for none: return
+   * one instance, kept in a static field, to bound the memtables of all stores of the process
+   * together, as a {@code WriteBufferManager} does for RocksDB stores. Called once per store,
+   * after {@link #setConfig}.
+   *
+   * @param storeName the store's name
+   * @param configs the streams configuration
+   * @return the shared budget, or null
+   */
+  default WriteBufferBudget writeBufferBudget(String storeName, Map<String, Object> configs) {
+    return null;
+  }
+
+  /**
    * Called when the store closes, after its database is closed: closes what {@link #setConfig}
    * made for this store alone. The default does nothing.
    *

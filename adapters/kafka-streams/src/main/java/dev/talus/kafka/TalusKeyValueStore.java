@@ -68,7 +68,7 @@ import org.apache.kafka.streams.state.internals.StoreQueryUtils;
  *
  * The store manages its changelog offsets ({@link #managesOffsets()} is true), as Kafka Streams'
  * RocksDB store does: {@link #commit(Map)} writes the offsets in the same database as the
- * records, without the write-ahead log. A crash loses records and offsets of the memtables not
+ * records, without the write-ahead log (at most once a second, and at close). A crash loses records and offsets of the memtables not
  * yet flushed together (memtables flush in sequence order, and each flush is atomic), so the
  * offsets found at the next open never claim records the store lost; Kafka Streams restores
  * from them. Under {@code exactly_once_v2} the store may also hold writes of a transaction that
@@ -94,6 +94,8 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   static final long BLOCK_SIZE = 4096;
   static final long WRITE_BUFFER_SIZE = 16L << 20;
   static final int MAX_WRITE_BUFFERS = 3;
+  /** Least time between two writes of the offsets by {@link #commit(Map)}: one second. */
+  static final long META_WRITE_INTERVAL_NANOS = 1_000_000_000L;
   /** The folder of the task directory holding Talus stores. */
   static final String DB_FILE_DIR = "talus";
 
@@ -101,6 +103,8 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   private final boolean timestamped;
   private final Set<StoreIterator> openIterators = ConcurrentHashMap.newKeySet();
   private final Map<TopicPartition, Long> committedOffsets = new HashMap<>();
+  /** The partitions whose offsets the database holds. */
+  private final Set<TopicPartition> offsetsOnDisk = new java.util.HashSet<>();
 
   private StateStoreContext context;
   private File dbDir;
@@ -109,7 +113,11 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   private TalusConfigSetter configSetter;
   private WriteOptions writeOptions;
   private TalusDB db;
+  private WriteBufferBudget.Account budget;
   private Position position = Position.emptyPosition();
+  /** Commits since the offsets were last written to the database. */
+  private boolean metaPending;
+  private long lastMetaWriteNanos = System.nanoTime() - META_WRITE_INTERVAL_NANOS;
   /** Whether the database holds a position entry (it counts in the key estimate). */
   private boolean positionStored;
   private volatile boolean open;
@@ -204,6 +212,11 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
       try (FlushOptions flush = new FlushOptions().setWaitForFlush(true)) {
         db.flush(flush);
       }
+      WriteBufferBudget shared =
+          configSetter == null ? null : configSetter.writeBufferBudget(name, configs);
+      if (shared != null) {
+        budget = shared.register(name, db);
+      }
     } catch (ProcessorStateException e) {
       closeNativeResources();
       throw e;
@@ -295,6 +308,8 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         committedOffsets.put(new TopicPartition(tp.substring(0, dash),
             Integer.parseInt(tp.substring(dash + 1))), ByteBuffer.wrap(it.value()).getLong());
       }
+      offsetsOnDisk.clear();
+      offsetsOnDisk.addAll(committedOffsets.keySet());
       it.status();
     }
     byte[] storedPosition = db.get(POSITION_KEY);
@@ -342,8 +357,16 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
       }
       db.write(writeOptions, batch);
+      charge(batch.getDataSize());
     } catch (TalusException e) {
       throw new ProcessorStateException("Error restoring batch to store " + name, e);
+    }
+  }
+
+  /** Counts bytes written against the shared write-buffer budget, if any. */
+  private void charge(long bytes) throws TalusException {
+    if (budget != null) {
+      budget.wrote(bytes);
     }
   }
 
@@ -382,6 +405,7 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
       } else {
         db.put(writeOptions, dataKey(key.get()), value);
       }
+      charge(key.get().length + 1 + (value == null ? 0 : value.length));
     } catch (TalusException e) {
       throw new ProcessorStateException("Error while putting key " + key + " into store " + name,
           e);
@@ -413,6 +437,7 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
         }
       }
       db.write(writeOptions, batch);
+      charge(batch.getDataSize());
     } catch (TalusException e) {
       throw new ProcessorStateException("Error while batch writing to store " + name, e);
     }
@@ -512,7 +537,7 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   public synchronized long approximateNumEntries() {
     validateStoreOpen();
     try {
-      long meta = FIXED_META_KEYS + committedOffsets.size() + (positionStored ? 1 : 0);
+      long meta = FIXED_META_KEYS + offsetsOnDisk.size() + (positionStored ? 1 : 0);
       return Math.max(0, db.getLongProperty("rocksdb.estimate-num-keys") - meta);
     } catch (TalusException e) {
       throw new ProcessorStateException("Error fetching property from store " + name, e);
@@ -533,31 +558,17 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   }
 
   /**
-   * Writes the changelog offsets (an empty map clears them) and the query position, in one
-   * write after every record they cover (see the class comment for why that is enough).
+   * Records the changelog offsets (an empty map clears them) and writes them, with the query
+   * position, to the database: at once when they are cleared, at close, and otherwise at most
+   * once per {@link #META_WRITE_INTERVAL_NANOS}. Offsets on disk that lag the records are safe:
+   * restoring a key-value store from an older offset replays upserts that end in the same state;
+   * only offsets ahead of the records would lose data, and the class comment explains why a
+   * crash cannot leave those. Writing them at every commit would, under Kafka Streams' test
+   * driver (which commits after each record), add two entries per record to the memtable.
    */
   @Override
   public synchronized void commit(Map<TopicPartition, Long> changelogOffsets) {
     validateStoreOpen();
-    try (WriteBatch batch = new WriteBatch()) {
-      if (changelogOffsets.isEmpty()) {
-        batch.deleteRange(OFFSETS_BEGIN, OFFSETS_END);
-      } else {
-        for (Map.Entry<TopicPartition, Long> e : changelogOffsets.entrySet()) {
-          byte[] key = offsetKey(e.getKey());
-          if (e.getValue() == null) {
-            batch.delete(key);
-          } else {
-            batch.put(key, ByteBuffer.allocate(8).putLong(e.getValue()).array());
-          }
-        }
-      }
-      batch.put(POSITION_KEY, encodePosition(position));
-      db.write(writeOptions, batch);
-      positionStored = true;
-    } catch (TalusException e) {
-      throw new ProcessorStateException("Error committing offsets of store " + name, e);
-    }
     if (changelogOffsets.isEmpty()) {
       committedOffsets.clear();
     } else {
@@ -568,6 +579,36 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
           committedOffsets.put(e.getKey(), e.getValue());
         }
       }
+    }
+    metaPending = true;
+    if (changelogOffsets.isEmpty()
+        || System.nanoTime() - lastMetaWriteNanos >= META_WRITE_INTERVAL_NANOS) {
+      writeMeta();
+    }
+  }
+
+  /** Replaces the offsets on disk by {@link #committedOffsets} and writes the position. */
+  private void writeMeta() {
+    try (WriteBatch batch = new WriteBatch()) {
+      // Single deletes and puts, no range deletion: the key estimate counts a deletion as
+      // removing keys, which would throw approximateNumEntries off.
+      for (TopicPartition gone : offsetsOnDisk) {
+        if (!committedOffsets.containsKey(gone)) {
+          batch.delete(offsetKey(gone));
+        }
+      }
+      for (Map.Entry<TopicPartition, Long> e : committedOffsets.entrySet()) {
+        batch.put(offsetKey(e.getKey()), ByteBuffer.allocate(8).putLong(e.getValue()).array());
+      }
+      batch.put(POSITION_KEY, encodePosition(position));
+      db.write(writeOptions, batch);
+      positionStored = true;
+      offsetsOnDisk.clear();
+      offsetsOnDisk.addAll(committedOffsets.keySet());
+      metaPending = false;
+      lastMetaWriteNanos = System.nanoTime();
+    } catch (TalusException e) {
+      throw new ProcessorStateException("Error committing offsets of store " + name, e);
     }
   }
 
@@ -596,7 +637,14 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
       it.close();
     }
     openIterators.clear();
+    if (budget != null) {
+      budget.close();
+      budget = null;
+    }
     try {
+      if (metaPending) {
+        writeMeta();
+      }
       // Clean close: the marker goes with the final flush of close (writes without the WAL are
       // flushed there).
       db.delete(writeOptions, OPEN_MARKER_KEY);
@@ -609,6 +657,10 @@ public class TalusKeyValueStore implements KeyValueStore<Bytes, byte[]> {
   }
 
   private void closeNativeResources() {
+    if (budget != null) {
+      budget.close();
+      budget = null;
+    }
     if (db != null) {
       db.close();
       db = null;

@@ -18,6 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 class SharedMemoryTest {
   static final long SHARED_CACHE = 8L << 20;
   static final LRUCache CACHE = new LRUCache(SHARED_CACHE);
+  static final long BUDGET = 2L << 20;
+  static final WriteBufferBudget WRITE_BUFFERS = new WriteBufferBudget(BUDGET);
   static final List<String> CONFIGURED = new ArrayList<>();
 
   /** The setter an application names in its streams configuration. */
@@ -26,18 +28,23 @@ class SharedMemoryTest {
     public void setConfig(String storeName, Options options, Map<String, Object> configs) {
       BlockBasedTableConfig table = (BlockBasedTableConfig) options.tableFormatConfig();
       table.setBlockCache(CACHE);
-      options.setWriteBufferSize(1L << 20);
-      options.setMaxWriteBufferNumber(2);
+      // Large enough that only the shared budget makes the stores flush.
+      options.setWriteBufferSize(64L << 20);
       synchronized (CONFIGURED) {
         CONFIGURED.add(storeName + "/" + configs.get("application.id"));
       }
+    }
+
+    @Override
+    public WriteBufferBudget writeBufferBudget(String storeName, Map<String, Object> configs) {
+      return WRITE_BUFFERS;
     }
   }
 
   @TempDir Path dir;
 
   @Test
-  void manyTasksShareOneBlockCache() {
+  void manyTasksShareOneBlockCacheAndWriteBufferBudget() {
     int tasks = 12;
     List<TalusKeyValueStore> stores = new ArrayList<>();
     try {
@@ -49,6 +56,22 @@ class SharedMemoryTest {
         stores.add(s);
       }
       assertEquals(tasks, CONFIGURED.size());
+      // 12 stores x ~1 MiB of writes: six times the budget.
+      byte[] filler = new byte[1000];
+      for (int i = 0; i < 1000; i++) {
+        for (int t = 0; t < tasks; t++) {
+          stores.get(t).put(TalusKeyValueStoreTest.b("big" + i), filler);
+        }
+      }
+      long memtables = 0;
+      for (TalusKeyValueStore s : stores) {
+        memtables += s.database().getLongProperty("rocksdb.cur-size-all-mem-tables");
+      }
+      assertTrue(WRITE_BUFFERS.forcedFlushes() > 0, "the budget flushed stores");
+      // Slack: one sample interval per store, plus the memtable the last flush started on.
+      long slack = tasks * (WriteBufferBudget.SAMPLE_BYTES + 64 * 1024);
+      assertTrue(memtables <= BUDGET + slack,
+          "memtables " + memtables + " within budget " + BUDGET + " + " + slack);
       for (int t = 0; t < tasks; t++) {
         TalusKeyValueStore s = stores.get(t);
         for (int i = 0; i < 200; i++) {
@@ -74,5 +97,6 @@ class SharedMemoryTest {
       stores.forEach(TalusKeyValueStore::close);
     }
     assertTrue(CACHE.getCapacity() == SHARED_CACHE, "closing the stores leaves the cache");
+    assertEquals(0, WRITE_BUFFERS.usage(), "closed stores hand their share back");
   }
 }
