@@ -58,7 +58,7 @@
 //! - [`Error`], [`Result`], [`Code`], [`SubCode`] ([`error`]): one error
 //!   type with RocksDB's status codes;
 //! - observability: [`statistics`], [`perf_context`] (and its macros),
-//!   [`logger`]; [`rate_limiter`]; [`env`] (thread priorities);
+//!   [`logger`]; [`rate_limiter`]; [`mod@env`] (thread priorities);
 //! - [`fs`]: the file-system seam (`FileSystem`, `StdFileSystem`), and
 //!   with the feature `fault-injection` the fault-injecting `FaultFs` the
 //!   durability tests run on.
