@@ -17,7 +17,8 @@
 #       Root pom: scripts/check-comments, cargo fmt --all -- --check, cargo clippy --workspace
 #       --all-targets -- -D warnings, cargo test --workspace. java/pom.xml: cargo
 #       build --release -p talus-jni, the jar with libtalusjni.so inside, JUnit 5
-#       tests against the packaged jar. Compiles the examples. Installs nothing
+#       tests against the packaged jar. Compiles the examples; builds and tests the
+#       adapters (adapters/slf4j, adapters/micrometer, adapters/kafka-streams). Installs nothing
 #       outside the project except Maven's and Cargo's download caches.
 #   ./gradlew publishToMavenLocal
 #       mvn -B install -DskipTests
