@@ -18,7 +18,8 @@
 #       --all-targets -- -D warnings, cargo test --workspace. java/pom.xml: scripts/check-versions,
 #       cargo build --release -p talus-jni, the jar with libtalusjni.so inside, its sources
 #       and Javadoc jars (a Javadoc warning fails), JUnit 5 tests against the packaged jar.
-#       bom/: dev.talus:talus-bom. Compiles the examples and runs their tests. Deploys
+#       bom/: dev.talus:talus-bom. Compiles the examples and runs their tests; builds and
+#       tests the adapters (adapters/slf4j, adapters/micrometer, adapters/kafka-streams). Deploys
 #       dev.talus:talus and dev.talus:talus-bom to the file repository target/staging-repo.
 #       Then the consumer check (check_consumer below):
 #       mvn -B -f examples/consumer-maven/pom.xml verify, a separate project that
