@@ -16,7 +16,7 @@
 //! buffer). Only the first entry of a batch is ever too big: a later one
 //! that does not fit ends the batch.
 //!
-//! Where the engine iterator is (invariant of [`Cursor`]): after a batch of
+//! Where the engine iterator is (invariant of `Cursor`): after a batch of
 //! direction `dir`, it is on the batch's last entry, or, when `pending`, on
 //! the entry after it in direction `dir` (the one that did not fit), or
 //! past the end or failed (not valid). Java passes `lag`, how many entries
