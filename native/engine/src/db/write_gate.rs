@@ -55,6 +55,13 @@
 //!   waits here cannot deadlock: its slot goes idle and is taken), sooner
 //!   when a slot is idle already.
 //!
+//! - A writer that has waited in line for [`MAX_WAIT`] leaves the line and
+//!   writes without a slot, so the gate's delay is bounded. A line stands
+//!   still that long only when slot holders are descheduled inside their
+//!   puts because other work on the machine has the cores: on a shared
+//!   machine the gate otherwise held every writer behind them, for as long
+//!   as the scheduler kept them off a core.
+//!
 //! A slot is never taken from a thread inside a put. A thread remembers its
 //! leases in the last [`LEASES`] gates it wrote through, so one that writes
 //! to a few databases in turn keeps a slot in each.
@@ -66,7 +73,8 @@
 //! Slot state, one `u64`: `token << 1 | inside`; `token` names the lease
 //! (unique among all gates, never reused), `inside` is set while its holder
 //! is in a put; 0 is a slot never leased. Invariant: at most `limit`
-//! threads are inside. The state changes only by the holder's own enter (a
+//! slot holders are inside (writers that waited [`MAX_WAIT`] come in
+//! besides them, without a slot). The state changes only by the holder's own enter (a
 //! compare-and-swap from its token, outside) and leave (a store, made while
 //! inside, when nobody else may change it), and by a taker's
 //! compare-and-swap from a state it saw outside, under the queue lock.
@@ -107,6 +115,12 @@ pub(crate) const QUANTUM: Duration = Duration::from_millis(1);
 pub(crate) const IDLE_STEAL: Duration = Duration::from_micros(50);
 /// How often the first waiter looks for an idle slot while none is.
 pub(crate) const STEAL_POLL: Duration = Duration::from_millis(1);
+/// The longest a writer waits in line: then it writes without a slot. A
+/// line that does not move for this long is not writers taking turns on
+/// the cores but slot holders descheduled inside their puts (the machine's
+/// other work has the cores); holding the line behind them would only add
+/// their wait to every writer's.
+pub(crate) const MAX_WAIT: Duration = Duration::from_millis(8);
 /// The first waiter's sleep when a slot is idle already (it lost the race
 /// for it, or was woken before taking it).
 const MIN_POLL: Duration = Duration::from_micros(50);
@@ -224,6 +238,13 @@ pub(crate) fn hands_on(waiting: usize, turn: Duration, quantum: Duration) -> boo
     waiting > 0 && turn >= quantum
 }
 
+/// Whether a writer that has waited in line for `waited` stops waiting and
+/// writes without a slot, the gate's longest wait being `max_wait`
+/// ([`MAX_WAIT`]).
+pub(crate) fn bypasses(waited: Duration, max_wait: Duration) -> bool {
+    waited >= max_wait
+}
+
 /// How long the first waiter sleeps before it looks at the slots again.
 pub(crate) fn first_waiter_sleep(slots: impl IntoIterator<Item = SlotSeen>) -> Duration {
     if slots.into_iter().any(is_idle) {
@@ -238,6 +259,8 @@ pub(crate) struct WriteGate {
     id: u64,
     epoch: Instant,
     quantum: Duration,
+    /// The longest wait in line ([`MAX_WAIT`]).
+    max_wait: Duration,
     slots: Box<[Slot]>,
     queue: Mutex<VecDeque<Arc<Waiter>>>,
     /// The queue's length, read without its lock when a put ends.
@@ -258,10 +281,16 @@ impl WriteGate {
     /// A gate of `limit` slots and turns of `quantum`; 0 slots lets every
     /// writer in.
     pub(crate) fn new(limit: usize, quantum: Duration) -> Self {
+        Self::with_max_wait(limit, quantum, MAX_WAIT)
+    }
+
+    /// [`Self::new`] with a longest wait in line of `max_wait`.
+    pub(crate) fn with_max_wait(limit: usize, quantum: Duration, max_wait: Duration) -> Self {
         WriteGate {
             id: NEXT_GATE.fetch_add(1, Ordering::Relaxed),
             epoch: Instant::now(),
             quantum,
+            max_wait,
             slots: (0..limit)
                 .map(|_| Slot {
                     state: AtomicU64::new(0),
@@ -326,10 +355,10 @@ impl WriteGate {
                 Err(_) => set_lease(self.id, None),
             }
         }
-        Some(self.enter_slow())
+        self.enter_slow()
     }
 
-    fn enter_slow(&self) -> Admission<'_> {
+    fn enter_slow(&self) -> Option<Admission<'_>> {
         let me = {
             let mut q = self.queue.lock();
             // Each round takes or hands on a slot, or ends: a slot that
@@ -338,7 +367,7 @@ impl WriteGate {
                 match on_arrival(q.len(), self.seen()) {
                     Arrival::Take(i) => {
                         if let Some(a) = self.take(i) {
-                            return a;
+                            return Some(a);
                         }
                     }
                     Arrival::HandOn(i) => self.hand_to_first(&mut q, i),
@@ -357,24 +386,45 @@ impl WriteGate {
             me
         };
         crate::perf_timer!(write_thread_wait_nanos);
+        let queued = Instant::now();
         loop {
             let slot = me.slot.load(Ordering::Acquire);
             if slot != usize::MAX {
                 let token = me.token.load(Ordering::Relaxed);
                 set_lease(self.id, Some((slot, token)));
-                return Admission {
+                return Some(Admission {
                     gate: self,
                     slot,
                     token,
-                };
+                });
             }
+            let waited = queued.elapsed();
+            if bypasses(waited, self.max_wait) {
+                let mut q = self.queue.lock();
+                // A slot handed to this waiter is set under this lock: if
+                // none was, leave the line and write without a slot.
+                if me.slot.load(Ordering::Acquire) == usize::MAX {
+                    if let Some(at) = q.iter().position(|w| Arc::ptr_eq(w, &me)) {
+                        q.remove(at);
+                        self.waiting.store(q.len(), Ordering::Relaxed);
+                        if at == 0
+                            && let Some(next) = q.front()
+                        {
+                            next.thread.unpark();
+                        }
+                    }
+                    return None;
+                }
+                continue;
+            }
+            let left = self.max_wait.saturating_sub(waited);
             let first = self
                 .queue
                 .lock()
                 .front()
                 .is_some_and(|f| Arc::ptr_eq(f, &me));
             if first {
-                std::thread::park_timeout(first_waiter_sleep(self.seen()));
+                std::thread::park_timeout(first_waiter_sleep(self.seen()).min(left));
                 let mut q = self.queue.lock();
                 // A slot handed to this waiter is set under this lock.
                 if me.slot.load(Ordering::Acquire) == usize::MAX
@@ -382,10 +432,10 @@ impl WriteGate {
                     && let Some(a) = self.take(i)
                 {
                     self.pop_first(&mut q);
-                    return a;
+                    return Some(a);
                 }
             } else {
-                std::thread::park();
+                std::thread::park_timeout(left);
             }
         }
     }
@@ -512,7 +562,7 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     /// Runs `threads` threads of `puts` gated puts each; returns the most
-    /// threads seen inside at once.
+    /// slot holders seen inside at once.
     fn hammer(gate: &Arc<WriteGate>, threads: usize, puts: usize) -> usize {
         let inside = Arc::new(AtomicUsize::new(0));
         let most = Arc::new(AtomicUsize::new(0));
@@ -521,7 +571,9 @@ mod tests {
                 let (gate, inside, most) = (gate.clone(), inside.clone(), most.clone());
                 std::thread::spawn(move || {
                     for _ in 0..puts {
-                        let _a = gate.enter().expect("the gate is on");
+                        // A writer that waited MAX_WAIT comes in without a
+                        // slot; the invariant is about slot holders.
+                        let Some(_a) = gate.enter() else { continue };
                         let n = inside.fetch_add(1, Ordering::SeqCst) + 1;
                         most.fetch_max(n, Ordering::SeqCst);
                         for _ in 0..50 {
@@ -536,6 +588,54 @@ mod tests {
             h.join().unwrap();
         }
         most.load(Ordering::SeqCst)
+    }
+
+    /// A longest wait no test reaches: tests of the line's order.
+    const FOREVER: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn a_writer_waits_in_line_at_most_max_wait() {
+        #[rustfmt::skip]
+        let rows: &[(&str, Duration, bool)] = &[
+            ("import: a turn's wait", QUANTUM * 3, false),
+            ("just under", MAX_WAIT - Duration::from_micros(1), false),
+            ("holders descheduled inside their puts", MAX_WAIT, true),
+            ("service on a loaded machine", MAX_WAIT * 20, true),
+        ];
+        for &(what, waited, want) in rows {
+            assert_eq!(bypasses(waited, MAX_WAIT), want, "{what}");
+        }
+    }
+
+    /// Regression: on a machine whose cores were busy with other work, slot
+    /// holders descheduled inside their puts held every writer in line for
+    /// as long as the scheduler kept them off a core.
+    #[test]
+    fn regression_a_line_behind_a_holder_that_does_not_leave_is_bounded() {
+        let gate = Arc::new(WriteGate::with_max_wait(
+            1,
+            QUANTUM,
+            Duration::from_millis(20),
+        ));
+        // This thread holds the slot, inside a put, until the others are in.
+        let held = gate.enter().expect("the gate is on");
+        let done = Arc::new(AtomicUsize::new(0));
+        let threads: Vec<_> = (0..3)
+            .map(|_| {
+                let (g, d) = (gate.clone(), done.clone());
+                std::thread::spawn(move || {
+                    assert!(g.enter().is_none(), "wrote without a slot");
+                    d.fetch_add(1, Ordering::SeqCst);
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        assert_eq!(done.load(Ordering::SeqCst), 3);
+        assert!(gate.queue.lock().is_empty(), "the line is left clean");
+        drop(held);
+        drop(gate.enter().expect("the holder's lease is still its own"));
     }
 
     fn slot(leased: bool, inside: bool, outside_us: u64) -> SlotSeen {
@@ -614,7 +714,7 @@ mod tests {
     /// gate alone made puts wait for many milliseconds.
     #[test]
     fn regression_writers_that_write_now_and_then_never_queue_behind_idle_leases() {
-        let gate = Arc::new(WriteGate::new(2, QUANTUM));
+        let gate = Arc::new(WriteGate::with_max_wait(2, QUANTUM, FOREVER));
         for round in 0..40 {
             let g = gate.clone();
             std::thread::spawn(move || drop(g.enter().expect("the gate is on")))
@@ -630,7 +730,7 @@ mod tests {
     /// Arrivals hand idle slots to the line in order, and every waiter gets in.
     #[test]
     fn arrivals_drain_the_line_when_leases_go_idle() {
-        let gate = Arc::new(WriteGate::new(1, QUANTUM));
+        let gate = Arc::new(WriteGate::with_max_wait(1, QUANTUM, FOREVER));
         // Holder A stays outside the engine (its lease idles) while B waits.
         let a = gate.enter();
         let g = gate.clone();
@@ -690,7 +790,7 @@ mod tests {
 
     #[test]
     fn waiters_get_in_in_arrival_order() {
-        let gate = Arc::new(WriteGate::new(1, Duration::ZERO));
+        let gate = Arc::new(WriteGate::with_max_wait(1, Duration::ZERO, FOREVER));
         let held = gate.enter().expect("the gate is on");
         let order = Arc::new(Mutex::new(Vec::new()));
         let mut threads = Vec::new();
