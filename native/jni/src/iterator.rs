@@ -1,13 +1,30 @@
-//! Bindings of `dev.talus.TalusIterator`: each movement is ONE JNI call that
+//! Bindings of `dev.talus.TalusIterator`: a movement is ONE JNI call that
 //! also copies the new entry into a direct buffer the Java object owns, so
 //! `key()`/`value()` read Java memory (RocksJava pays four crossings per
-//! step: move, isValid, key, value).
+//! step: move, isValid, key, value). A `next` or `prev` may copy a *batch*:
+//! the entry moved to and up to `batch - 1` more in the same direction, so
+//! that a scan crosses once per batch, not once per entry; the Java side
+//! then walks the batch without crossing.
 //!
-//! Entry layout in the buffer (part of the contract with `TalusIterator`):
-//! `[key_len: i32 LE][value_len: i32 LE][key][value]`. A movement returns
-//! the number of bytes written, `-1` when the iterator is not valid, or `-2`
-//! when valid but the entry does not fit (Java then fetches key and value
-//! with `nativeKey`/`nativeValue` and may grow the buffer).
+//! Buffer layout (part of the contract with `TalusIterator`): the batch's
+//! entries back to back from offset 0, each
+//! `[key_len: i32 LE][value_len: i32 LE][key][value]`, in the order of the
+//! movement (a `prev` batch holds descending keys). A movement returns the
+//! number of entries written (at least 1), `-1` when the iterator is not
+//! valid, or `-2` when valid but the first entry does not fit (Java then
+//! fetches key and value with `nativeKey`/`nativeValue` and may grow the
+//! buffer). Only the first entry of a batch is ever too big: a later one
+//! that does not fit ends the batch.
+//!
+//! Where the engine iterator is (invariant of `Cursor`): after a batch of
+//! direction `dir`, it is on the batch's last entry, or, when `pending`, on
+//! the entry after it in direction `dir` (the one that did not fit), or
+//! past the end or failed (not valid). Java passes `lag`, how many entries
+//! of the batch lie after its current one; a move computes from that where
+//! the engine iterator is relative to Java's entry and steps there, so the
+//! entries Java sees are exactly those a one-entry-per-call iterator shows
+//! (pinned by the Java test `TalusIteratorTest`'s random walks, which turn
+//! around inside batches).
 
 #![expect(
     unsafe_code,
@@ -28,20 +45,108 @@ use crate::handle::{borrow_handle, drop_handle};
 
 /// The native side of a `TalusIterator`.
 pub struct IterHandle {
-    it: Mutex<DbIterator>,
+    it: Mutex<Cursor>,
     /// The Java direct buffer entries are copied into: a global reference,
     /// which keeps it from being freed while its address is here, and its
     /// address and capacity.
     buf: Mutex<(Option<GlobalRef>, usize, usize)>,
 }
 
+/// The engine iterator and where it stands relative to the batch last
+/// copied to Java (module docs).
+struct Cursor {
+    it: DbIterator,
+    /// Direction of the last batch: 1 forward, -1 backward; 0 after a seek
+    /// or a buffer swap (the engine iterator is on Java's entry).
+    dir: i8,
+    /// The engine iterator is one entry beyond the batch's last (module docs).
+    pending: bool,
+    /// Key of the batch's last entry when `pending`: a `pending` iterator
+    /// that is not valid (past the end, or failed) cannot step back, so a
+    /// turn seeks to this key, which exists in the iterator's view.
+    last_key: Vec<u8>,
+}
+
 const NOT_VALID: jint = -1;
 const TOO_BIG: jint = -2;
+
+/// The most entries a batch may hold (and so the largest `lag`).
+const MAX_BATCH: jint = 4096;
+
+/// Movements of `nativeMove`.
+const SEEK_TO_FIRST: jint = 0;
+const SEEK_TO_LAST: jint = 1;
+const NEXT: jint = 2;
+const PREV: jint = 3;
+
+impl Cursor {
+    fn step(&mut self, dir: i8) {
+        if dir > 0 {
+            self.it.next();
+        } else {
+            self.it.prev();
+        }
+    }
+
+    /// After a seek: the engine iterator is on the entry Java shows.
+    fn at_entry(&mut self) {
+        self.dir = 0;
+        self.pending = false;
+    }
+
+    /// Moves the engine iterator to the entry one step in direction `dir`
+    /// from the entry Java shows, which lies `lag` entries of the last batch
+    /// behind the batch's last entry. Errors: Java's entry not valid, or a
+    /// `lag` the batch does not have (misuse from several threads).
+    fn move_from_java_entry(&mut self, dir: i8, lag: jint) -> JniResult<()> {
+        if self.dir == 0 {
+            if !self.it.valid() {
+                return Err(JniError::IllegalState(
+                    "the iterator is not positioned on an entry".into(),
+                ));
+            }
+            self.step(dir);
+            return Ok(());
+        }
+        if !(0..MAX_BATCH).contains(&lag) {
+            return Err(JniError::IllegalArgument(format!(
+                "iterator batch lag {lag} out of range (one iterator used from several threads?)"
+            )));
+        }
+        // Positions counted along the last batch's direction, Java's entry
+        // at 0: the engine iterator is at `lag + pending`, the target at +1
+        // (same direction) or -1 (a turn).
+        let mut at = i64::from(lag) + i64::from(self.pending);
+        let target: i64 = if dir == self.dir { 1 } else { -1 };
+        if at != target && self.pending && !self.it.valid() {
+            // Past the end or failed: back onto the batch's last entry.
+            let key = std::mem::take(&mut self.last_key);
+            self.it.seek(&key);
+            self.last_key = key;
+            at = i64::from(lag);
+        }
+        let along = self.dir;
+        while at < target && self.it.valid() {
+            self.step(along);
+            at += 1;
+        }
+        while at > target && self.it.valid() {
+            self.step(-along);
+            at -= 1;
+        }
+        Ok(())
+    }
+}
 
 impl IterHandle {
     pub fn new(env: &mut JNIEnv<'_>, it: DbIterator, buffer: &JByteBuffer<'_>) -> JniResult<Self> {
         let h = IterHandle {
-            it: Mutex::new(it),
+            it: Mutex::new(Cursor {
+                it,
+                dir: 0,
+                pending: false,
+                last_key: Vec::new(),
+            }),
             buf: Mutex::new((None, 0, 0)),
         };
         h.set_buffer(env, buffer)?;
@@ -62,47 +167,79 @@ impl IterHandle {
         Ok(())
     }
 
-    /// Copies the current entry into the buffer; the movement's return value.
-    fn publish(&self, it: &DbIterator) -> JniResult<jint> {
-        if !it.valid() {
+    /// Copies the current entry, and when `batch > 1` up to `batch - 1`
+    /// more in direction `dir`, into the buffer; the movement's return
+    /// value (module docs). Leaves `c` as the module docs say.
+    fn publish(&self, c: &mut Cursor, dir: i8, batch: jint) -> JniResult<jint> {
+        c.pending = false;
+        if !c.it.valid() {
             return Ok(NOT_VALID);
         }
-        let (k, v) = (it.key(), it.value());
-        let need = 8 + k.len() + v.len();
-        // Held through the copy: a thread misusing the iterator concurrently
-        // cannot swap the buffer (`set_buffer`) under it, and the Java side
-        // keeps the old buffer reachable until its swap returns.
+        // Held through the copies: a thread misusing the iterator
+        // concurrently cannot swap the buffer (`set_buffer`) under it, and
+        // the Java side keeps the old buffer reachable until its swap
+        // returns.
         let buf = self.buf.lock();
         let (_, ptr, cap) = *buf;
-        if need > cap || need > jint::MAX as usize {
-            return Ok(TOO_BIG);
+        let cap = cap.min(jint::MAX as usize);
+        let mut used = match copy_entry(ptr, cap, 0, c.it.key(), c.it.value()) {
+            Some(end) => end,
+            None => return Ok(TOO_BIG),
+        };
+        let mut n: jint = 1;
+        while n < batch {
+            c.last_key.clear();
+            c.last_key.extend_from_slice(c.it.key());
+            c.step(dir);
+            c.pending = true;
+            if !c.it.valid() {
+                break;
+            }
+            match copy_entry(ptr, cap, used, c.it.key(), c.it.value()) {
+                Some(end) => used = end,
+                None => break,
+            }
+            c.pending = false;
+            n += 1;
         }
-        let header = [
-            (k.len() as i32).to_le_bytes(),
-            (v.len() as i32).to_le_bytes(),
-        ];
-        let out = ptr as *mut u8;
-        // Raw copies, never a `&mut [u8]` of the Java buffer: a `&mut`
-        // asserts that nothing else reads or writes the bytes while it
-        // lives, and Java code may be reading them (an iterator misused
-        // from two threads).
-        for (at, part) in [
-            (0, &header[0][..]),
-            (4, &header[1]),
-            (8, k),
-            (8 + k.len(), v),
-        ] {
-            // SAFETY: (ptr, cap) describe the Java direct buffer held by the
-            // global reference next to them, so not freed while they are
-            // here; `set_buffer` replaces all three under this lock, which is
-            // held through the copies, and `at + part.len() <= need <= cap`.
-            // The sources are this function's locals and the engine's
-            // memory, never a Java buffer; no reference to the destination
-            // exists (the buffer is private to its `TalusIterator`).
-            unsafe { std::ptr::copy(part.as_ptr(), out.add(at), part.len()) };
-        }
-        Ok(need as jint)
+        Ok(n)
     }
+}
+
+/// Copies one entry (header, key, value) into the buffer `(ptr, cap)` at
+/// `at`; its end, or `None` when it does not fit.
+fn copy_entry(ptr: usize, cap: usize, at: usize, k: &[u8], v: &[u8]) -> Option<usize> {
+    let end = at
+        .checked_add(8)?
+        .checked_add(k.len())?
+        .checked_add(v.len())?;
+    if end > cap {
+        return None;
+    }
+    let header = [
+        (k.len() as i32).to_le_bytes(),
+        (v.len() as i32).to_le_bytes(),
+    ];
+    let out = ptr as *mut u8;
+    // Raw copies, never a `&mut [u8]` of the Java buffer: a `&mut` asserts
+    // that nothing else reads or writes the bytes while it lives, and Java
+    // code may be reading them (an iterator misused from two threads).
+    for (off, part) in [
+        (at, &header[0][..]),
+        (at + 4, &header[1]),
+        (at + 8, k),
+        (at + 8 + k.len(), v),
+    ] {
+        // SAFETY: (ptr, cap) describe the Java direct buffer held by the
+        // global reference next to them, so not freed while they are here;
+        // the caller holds the lock `set_buffer` replaces all three under,
+        // through the copies, and `off + part.len() <= end <= cap`. The
+        // sources are locals and the engine's memory, never a Java buffer;
+        // no reference to the destination exists (the buffer is private to
+        // its `TalusIterator`).
+        unsafe { std::ptr::copy(part.as_ptr(), out.add(off), part.len()) };
+    }
+    Some(end)
 }
 
 /// The iterator behind a `TalusIterator` handle, for the native call whose
@@ -115,34 +252,49 @@ fn iter<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l IterHandle> {
     unsafe { borrow_handle::<IterHandle>(handle) }
 }
 
-/// `op`: 0 seekToFirst, 1 seekToLast, 2 next, 3 prev.
+/// `op`: 0 seekToFirst, 1 seekToLast, 2 next, 3 prev. For next and prev,
+/// `lag` is how many entries of the last batch follow the one Java shows
+/// (0 after a seek) and `batch` the most entries to copy (module docs);
+/// seeks copy one entry.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusIterator_nativeMove<'l>(
     mut env: JNIEnv<'l>,
     _c: JClass<'l>,
     handle: jlong,
     op: jint,
+    lag: jint,
+    batch: jint,
 ) -> jint {
     guard(&mut env, |env| {
         let h = iter(env, handle)?;
-        let mut it = h.it.lock();
-        match op {
-            0 => it.seek_to_first(),
-            1 => it.seek_to_last(),
-            2 | 3 if !it.valid() => {
-                return Err(JniError::IllegalState(
-                    "the iterator is not positioned on an entry".into(),
-                ));
+        let mut c = h.it.lock();
+        let dir = match op {
+            SEEK_TO_FIRST => {
+                c.it.seek_to_first();
+                c.at_entry();
+                return h.publish(&mut c, 1, 1);
             }
-            2 => it.next(),
-            3 => it.prev(),
+            SEEK_TO_LAST => {
+                c.it.seek_to_last();
+                c.at_entry();
+                return h.publish(&mut c, -1, 1);
+            }
+            NEXT => 1,
+            PREV => -1,
             _ => {
                 return Err(JniError::IllegalArgument(format!(
                     "unknown iterator move {op}"
                 )));
             }
+        };
+        if !(1..=MAX_BATCH).contains(&batch) {
+            return Err(JniError::IllegalArgument(format!(
+                "iterator batch {batch} out of range 1..={MAX_BATCH}"
+            )));
         }
-        h.publish(&it)
+        c.move_from_java_entry(dir, lag)?;
+        c.dir = dir;
+        h.publish(&mut c, dir, batch)
     })
 }
 
@@ -162,13 +314,14 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSeek<'l>(
         let h = iter(env, handle)?;
         with_buffers(|k, _| {
             read_region(env, &key, "target", off, len, k)?;
-            let mut it = h.it.lock();
+            let mut c = h.it.lock();
             if for_prev != 0 {
-                it.seek_for_prev(k);
+                c.it.seek_for_prev(k);
             } else {
-                it.seek(k);
+                c.it.seek(k);
             }
-            h.publish(&it)
+            c.at_entry();
+            h.publish(&mut c, 1, 1)
         })
     })
 }
@@ -189,19 +342,22 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSeekDirect<'l>(
         let h = iter(env, handle)?;
         let (frame, env) = DirectFrame::new(env);
         let target = frame.region(env, &key, "target", pos, len)?;
-        let mut it = h.it.lock();
+        let mut c = h.it.lock();
         // The seek keeps no reference to the target: the view ends here,
         // before `publish` writes the entry buffer.
         if for_prev != 0 {
-            it.seek_for_prev(frame.read(target));
+            c.it.seek_for_prev(frame.read(target));
         } else {
-            it.seek(frame.read(target));
+            c.it.seek(frame.read(target));
         }
-        h.publish(&it)
+        c.at_entry();
+        h.publish(&mut c, 1, 1)
     })
 }
 
-/// Replaces the entry buffer (after Java grew it) and re-publishes the entry.
+/// Replaces the entry buffer (after Java grew it for a first entry too big
+/// for the old one, so the engine iterator is on that entry) and copies
+/// that entry alone.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusIterator_nativeSetBuffer<'l>(
     mut env: JNIEnv<'l>,
@@ -212,15 +368,26 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeSetBuffer<'l>(
     guard(&mut env, |env| {
         let h = iter(env, handle)?;
         h.set_buffer(env, &buffer)?;
-        let it = h.it.lock();
-        h.publish(&it)
+        let mut c = h.it.lock();
+        if c.pending {
+            return Err(JniError::IllegalState(
+                "the iterator's entry is not the one its buffer was grown for \
+                 (one iterator used from several threads?)"
+                    .into(),
+            ));
+        }
+        c.at_entry();
+        h.publish(&mut c, 1, 1)
     })
 }
 
 fn entry_part(env: &mut JNIEnv<'_>, handle: jlong, value: bool) -> JniResult<jbyteArray> {
     let h = iter(env, handle)?;
-    let it = h.it.lock();
-    if !it.valid() {
+    let c = h.it.lock();
+    let it = &c.it;
+    // Java asks only for the first entry of a batch that did not fit, on
+    // which the engine iterator stays (module docs).
+    if c.pending || !it.valid() {
         return Err(JniError::IllegalState(
             "the iterator is not positioned on an entry".into(),
         ));
@@ -254,7 +421,9 @@ pub extern "system" fn Java_dev_talus_TalusIterator_nativeStatus<'l>(
     _c: JClass<'l>,
     handle: jlong,
 ) {
-    guard(&mut env, |env| Ok(iter(env, handle)?.it.lock().status()?))
+    guard(&mut env, |env| {
+        Ok(iter(env, handle)?.it.lock().it.status()?)
+    })
 }
 
 #[unsafe(no_mangle)]

@@ -2,12 +2,14 @@ package dev.talus;
 
 import dev.talus.internal.NativeHandle;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * An open Talus database, with RocksJava's {@code RocksDB} API: a RocksJava program ports by
@@ -40,6 +42,8 @@ public class TalusDB extends NativeHandle {
   private final String path;
   private final int numLevels;
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
+  /** Spare iterator entry buffers (see {@link #takeIteratorBuffer()}). */
+  private final AtomicReferenceArray<ByteBuffer> iteratorBuffers = new AtomicReferenceArray<>(16);
 
   private TalusDB(long handle, Options options, String path) {
     super(handle);
@@ -1527,6 +1531,37 @@ public class TalusDB extends NativeHandle {
       }
     }
     close();
+  }
+
+  /**
+   * An entry buffer for a new iterator: one a closed iterator gave back, or a new one. Reusing
+   * them matters for short scans, which otherwise spend much of their time allocating and zeroing
+   * a direct buffer per iterator.
+   */
+  ByteBuffer takeIteratorBuffer() {
+    int n = iteratorBuffers.length();
+    int from = (int) (Thread.currentThread().getId() % n);
+    for (int i = 0; i < n; i++) {
+      ByteBuffer b = iteratorBuffers.getAndSet((from + i) % n, null);
+      if (b != null) {
+        return b;
+      }
+    }
+    return ByteBuffer.allocateDirect(TalusIterator.INITIAL_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+  }
+
+  /**
+   * Gives back the entry buffer of an iterator the native side no longer writes (disposed, or
+   * never created), for {@link #takeIteratorBuffer()}; dropped when the spares are full.
+   */
+  void returnIteratorBuffer(ByteBuffer b) {
+    int n = iteratorBuffers.length();
+    int from = (int) (Thread.currentThread().getId() % n);
+    for (int i = 0; i < n; i++) {
+      if (iteratorBuffers.compareAndSet((from + i) % n, null, b)) {
+        return;
+      }
+    }
   }
 
   void removeChild(NativeHandle child) {

@@ -10,25 +10,47 @@ import java.util.Objects;
  * Created by {@link TalusDB#newIterator(ReadOptions)}; close it when done (closing the database
  * closes it too). Not thread-safe: use one iterator from one thread at a time.
  *
- * <p>Each movement crosses into native code once; the engine copies the new entry into a direct
- * buffer this object owns, so {@link #key()}, {@link #value()} and {@link #isValid()} read Java
- * memory.
+ * <p>Each movement crosses into native code at most once; the engine copies the new entry into a
+ * direct buffer this object owns, so {@link #key()}, {@link #value()} and {@link #isValid()} read
+ * Java memory. A run of {@link #next()} (or of {@link #prev()}) fetches entries in batches that
+ * double in size from {@value #FIRST_BATCH} up to {@value #MAX_BATCH} entries (as many as fit the
+ * buffer), so a scan crosses once per batch; a seek fetches one entry. Entries fetched ahead are
+ * read from the iterator's snapshot, so they are the entries a one-at-a-time iterator would show;
+ * the engine's next/prev counters (statistics, perf context) count the entries fetched, which may
+ * run ahead of the calls made. A tailing iterator fetches one entry per movement.
  */
 public class TalusIterator extends NativeHandle {
   private static final int NOT_VALID = -1;
   private static final int TOO_BIG = -2;
-  private static final int INITIAL_BUFFER = 64 * 1024;
+  /** Capacity of the entry buffer an iterator starts with, and of those {@link TalusDB} reuses. */
+  static final int INITIAL_BUFFER = 64 * 1024;
   private static final int MAX_BUFFER = 16 * 1024 * 1024;
+  /** Entries fetched by the first next (or prev) after a seek or a turn; doubles per fetch. */
+  static final int FIRST_BATCH = 2;
+  /** The most entries one fetch asks for (the native side's limit is 4096). */
+  static final int MAX_BATCH = 256;
+  private static final int NEXT = 2;
+  private static final int PREV = 3;
 
   private final TalusDB db;
+  private final boolean tailing;
   private ByteBuffer buffer;
-  /** Bytes of the entry in the buffer, NOT_VALID, or TOO_BIG. */
+  /** Entries of the batch in the buffer, NOT_VALID, or TOO_BIG (then one entry, not copied). */
   private int state = NOT_VALID;
+  /** Index in the batch of the entry shown. */
+  private int index;
+  /** Buffer offset of the entry shown. */
+  private int pos;
+  /** Direction of the batch in the buffer: NEXT, PREV, or 0 after a seek. */
+  private int batchOp;
+  /** Entries the next fetch in direction batchOp asks for. */
+  private int nextBatch = FIRST_BATCH;
 
-  private TalusIterator(TalusDB db, long handle, ByteBuffer buffer) {
+  private TalusIterator(TalusDB db, long handle, ByteBuffer buffer, boolean tailing) {
     super(handle, true, 1);
     this.db = db;
     this.buffer = buffer;
+    this.tailing = tailing;
   }
 
   /**
@@ -37,15 +59,19 @@ public class TalusIterator extends NativeHandle {
    */
   static TalusIterator create(TalusDB db, long dbHandle, int flags, long snapshot,
       ReadOptions ro) {
-    ByteBuffer buf = ByteBuffer.allocateDirect(INITIAL_BUFFER).order(ByteOrder.LITTLE_ENDIAN);
+    ByteBuffer buf = db.takeIteratorBuffer();
     long h;
     try {
       h = TalusDB.nativeNewIterator(dbHandle, flags, snapshot, ro.lowerBound(), ro.upperBound(),
           buf);
     } catch (TalusException e) {
+      db.returnIteratorBuffer(buf);
       throw new IllegalStateException("newIterator: " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      db.returnIteratorBuffer(buf);
+      throw e;
     }
-    return new TalusIterator(db, h, buf);
+    return new TalusIterator(db, h, buf, ro.tailing());
   }
 
   /** @return the database this iterator reads */
@@ -64,12 +90,12 @@ public class TalusIterator extends NativeHandle {
 
   /** Moves to the first entry (at or after the lower bound). */
   public void seekToFirst() {
-    move(0);
+    seekTo(0);
   }
 
   /** Moves to the last entry (before the upper bound). */
   public void seekToLast() {
-    move(1);
+    seekTo(1);
   }
 
   /**
@@ -78,7 +104,7 @@ public class TalusIterator extends NativeHandle {
    * @throws IllegalStateException when not positioned on an entry
    */
   public void next() {
-    move(2);
+    step(NEXT);
   }
 
   /**
@@ -87,16 +113,54 @@ public class TalusIterator extends NativeHandle {
    * @throws IllegalStateException when not positioned on an entry
    */
   public void prev() {
-    move(3);
+    step(PREV);
   }
 
-  private void move(int op) {
+  private void seekTo(int op) {
     long h = acquire();
     try {
-      if ((op == 2 || op == 3) && state == NOT_VALID) {
+      shown(nativeMove(h, op, 0, 1), 0);
+    } finally {
+      release();
+    }
+  }
+
+  /** Shows the first entry of what a native movement returned ({@code state}). */
+  private void shown(int newState, int op) {
+    state = newState;
+    index = 0;
+    pos = 0;
+    if (op != batchOp) {
+      nextBatch = FIRST_BATCH;
+    }
+    batchOp = op;
+  }
+
+  private void step(int op) {
+    long h = acquire();
+    try {
+      int st = state;
+      if (st == NOT_VALID) {
         throw new IllegalStateException("the iterator is not positioned on an entry");
       }
-      state = nativeMove(h, op);
+      if (op == batchOp && index + 1 < st) {
+        // The next entry in this direction is in the buffer already.
+        int at = pos;
+        int end = at + 8 + buffer.getInt(at) + buffer.getInt(at + 4);
+        if (at < 0 || end <= at || end > buffer.capacity() - 8) {
+          throw new IllegalStateException(
+              "iterator batch out of step (one iterator used from several threads?)");
+        }
+        pos = end;
+        index++;
+        return;
+      }
+      // Entries of the batch after the one shown (a TOO_BIG entry is a batch of one).
+      int lag = st > 0 ? st - 1 - index : 0;
+      int batch = tailing ? 1 : (op == batchOp ? nextBatch : FIRST_BATCH);
+      int got = nativeMove(h, op, lag, batch);
+      shown(got, op);
+      nextBatch = Math.min(MAX_BATCH, batch * 2);
     } finally {
       release();
     }
@@ -145,7 +209,7 @@ public class TalusIterator extends NativeHandle {
   private void seek(boolean forPrev, byte[] target) {
     long h = acquire();
     try {
-      state = nativeSeek(h, forPrev, target, 0, target.length);
+      shown(nativeSeek(h, forPrev, target, 0, target.length), 0);
     } finally {
       release();
     }
@@ -156,7 +220,7 @@ public class TalusIterator extends NativeHandle {
     if (target.isDirect()) {
       long h = acquire();
       try {
-        state = nativeSeekDirect(h, forPrev, target, target.position(), target.remaining());
+        shown(nativeSeekDirect(h, forPrev, target, target.position(), target.remaining()), 0);
       } finally {
         release();
       }
@@ -184,9 +248,14 @@ public class TalusIterator extends NativeHandle {
     // The native side keeps a global reference to the buffer it writes, so the iterator (not
     // thread-safe) misused from two threads cannot leave it writing a freed buffer; it is handed
     // the local, never the field another thread may have replaced.
-    state = nativeSetBuffer(h, grown);
+    int st = nativeSetBuffer(h, grown);
     buffer = grown;
-    return state != TOO_BIG;
+    state = st;
+    index = 0;
+    pos = 0;
+    batchOp = 0;
+    nextBatch = FIRST_BATCH;
+    return st != TOO_BIG;
   }
 
   /**
@@ -200,8 +269,9 @@ public class TalusIterator extends NativeHandle {
       if (state == TOO_BIG && !growFor(h)) {
         return nativeKey(h);
       }
-      byte[] k = new byte[buffer.getInt(0)];
-      buffer.get(8, k);
+      int at = pos;
+      byte[] k = new byte[keyLength(at)];
+      buffer.get(at + 8, k);
       return k;
     } finally {
       release();
@@ -219,9 +289,10 @@ public class TalusIterator extends NativeHandle {
       if (state == TOO_BIG && !growFor(h)) {
         return nativeValue(h);
       }
-      int klen = buffer.getInt(0);
-      byte[] v = new byte[buffer.getInt(4)];
-      buffer.get(8 + klen, v);
+      int at = pos;
+      int klen = keyLength(at);
+      byte[] v = new byte[valueLength(at, klen)];
+      buffer.get(at + 8 + klen, v);
       return v;
     } finally {
       release();
@@ -265,9 +336,10 @@ public class TalusIterator extends NativeHandle {
       if (state == TOO_BIG && !growFor(h)) {
         return copyOut(value ? nativeValue(h) : nativeKey(h), dst);
       }
-      int klen = buffer.getInt(0);
-      int len = value ? buffer.getInt(4) : klen;
-      int from = value ? 8 + klen : 8;
+      int at = pos;
+      int klen = keyLength(at);
+      int len = value ? valueLength(at, klen) : klen;
+      int from = at + (value ? 8 + klen : 8);
       int n = Math.min(len, dst.remaining());
       dst.put(dst.position(), buffer, from, n);
       dst.limit(Math.min(dst.limit(), dst.position() + len));
@@ -275,6 +347,29 @@ public class TalusIterator extends NativeHandle {
     } finally {
       release();
     }
+  }
+
+  /**
+   * The key length of the entry at {@code at}, checked against the buffer: an iterator misused
+   * from several threads gets an IllegalStateException, never a garbage length.
+   */
+  private int keyLength(int at) {
+    int klen = buffer.getInt(at);
+    if (klen < 0 || klen > buffer.capacity() - at - 8) {
+      throw new IllegalStateException(
+          "iterator entry out of step (one iterator used from several threads?)");
+    }
+    return klen;
+  }
+
+  /** The value length of the entry at {@code at}, whose key is {@code klen} bytes; checked. */
+  private int valueLength(int at, int klen) {
+    int vlen = buffer.getInt(at + 4);
+    if (vlen < 0 || vlen > buffer.capacity() - at - 8 - klen) {
+      throw new IllegalStateException(
+          "iterator entry out of step (one iterator used from several threads?)");
+    }
+    return vlen;
   }
 
   private static int copyOut(byte[] src, ByteBuffer dst) {
@@ -292,6 +387,11 @@ public class TalusIterator extends NativeHandle {
   public void status() throws TalusException {
     long h = acquire();
     try {
+      if (state != NOT_VALID) {
+        // Positioned on an entry: no error (the native iterator may have met one while fetching
+        // ahead, which shows once the iterator moves past the entries fetched before it).
+        return;
+      }
       nativeStatus(h);
     } finally {
       release();
@@ -310,9 +410,14 @@ public class TalusIterator extends NativeHandle {
     } catch (TalusException e) {
       throw new IllegalStateException(e);
     }
+    // The native side no longer references the buffer, and every method of this closed object
+    // throws before reading it: the next iterator may reuse it.
+    if (buffer.capacity() == INITIAL_BUFFER) {
+      db.returnIteratorBuffer(buffer);
+    }
   }
 
-  private static native int nativeMove(long h, int op);
+  private static native int nativeMove(long h, int op, int lag, int batch);
 
   private static native int nativeSeek(long h, boolean forPrev, byte[] key, int off, int len);
 

@@ -235,6 +235,197 @@ class TalusIteratorTest {
     }
   }
 
+  /**
+   * Long runs of next (and of prev) fetch entries in batches; a turn at every position inside a
+   * batch, at the bounds and past the ends must land where a one-entry-at-a-time iterator does.
+   */
+  @Test
+  void turnsInsideFetchedBatchesMatchTheModel() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      String lower = key(300);
+      String upper = key(900);
+      NavigableMap<String, byte[]> bounded = model.subMap(lower, true, upper, false);
+      for (boolean bounds : new boolean[] {false, true}) {
+        NavigableMap<String, byte[]> m = bounds ? bounded : model;
+        try (ReadOptions ro = new ReadOptions()) {
+          if (bounds) {
+            ro.setIterateLowerBound(b(lower)).setIterateUpperBound(b(upper));
+          }
+          try (TalusIterator it = db.newIterator(ro)) {
+            for (int run = 1; run < 140; run += run < 20 ? 1 : 7) {
+              for (boolean forward : new boolean[] {true, false}) {
+                String what = (bounds ? "bounded " : "") + (forward ? "next" : "prev") + " x"
+                    + run;
+                String pos;
+                if (forward) {
+                  it.seekToFirst();
+                  pos = m.firstKey();
+                } else {
+                  it.seekToLast();
+                  pos = m.lastKey();
+                }
+                for (int i = 0; i < run && pos != null; i++) {
+                  if (forward) {
+                    it.next();
+                    pos = m.higherKey(pos);
+                  } else {
+                    it.prev();
+                    pos = m.lowerKey(pos);
+                  }
+                  assertAt(it, m, pos, what + " step " + i);
+                }
+                if (pos == null) {
+                  continue;
+                }
+                // Turn around, twice.
+                for (int i = 0; i < 3 && pos != null; i++) {
+                  if (forward) {
+                    it.prev();
+                    pos = m.lowerKey(pos);
+                  } else {
+                    it.next();
+                    pos = m.higherKey(pos);
+                  }
+                  assertAt(it, m, pos, what + " turned, step " + i);
+                }
+                for (int i = 0; i < 5 && pos != null; i++) {
+                  if (forward) {
+                    it.next();
+                    pos = m.higherKey(pos);
+                  } else {
+                    it.prev();
+                    pos = m.lowerKey(pos);
+                  }
+                  assertAt(it, m, pos, what + " turned again, step " + i);
+                }
+              }
+            }
+            // Run off each end inside a batch, then come back: seek to the last entries and
+            // step past the end, and from the end back.
+            it.seekForPrev(b(m.lastKey()));
+            it.prev();
+            it.prev();
+            it.next();
+            it.next();
+            assertAt(it, m, m.lastKey(), "back to the last");
+            it.next();
+            assertFalse(it.isValid(), "past the end");
+            assertThrows(IllegalStateException.class, it::prev);
+            // A batch that ran past the end while the iterator shows an earlier entry, then a
+            // turn: the native iterator must come back from past the end.
+            String last3 = m.lowerKey(m.lowerKey(m.lowerKey(m.lastKey())));
+            it.seek(b(last3));
+            it.next();
+            it.next();
+            it.next();
+            assertAt(it, m, m.lastKey(), "three nexts to the last");
+            it.prev();
+            assertAt(it, m, m.lowerKey(m.lastKey()), "turned after a batch ran off the end");
+            it.next();
+            it.next();
+            assertFalse(it.isValid(), "past the end again");
+            it.seek(b(m.firstKey()));
+            it.prev();
+            assertFalse(it.isValid(), "before the start");
+            it.seekToLast();
+            for (int i = 0; i < 40; i++) {
+              it.prev();
+            }
+            String pos = m.lastKey();
+            for (int i = 0; i < 40; i++) {
+              pos = m.lowerKey(pos);
+            }
+            assertAt(it, m, pos, "40 prevs");
+            for (int i = 0; i < 39; i++) {
+              it.next();
+            }
+            assertAt(it, m, m.lowerKey(m.lastKey()), "39 nexts back");
+            it.status();
+          }
+        }
+      }
+    }
+  }
+
+  /**
+   * A batch ends where an entry does not fit the buffer: values of mixed sizes, some larger than
+   * the buffer, scanned both ways with turns, read whole and into buffers.
+   */
+  @Test
+  void batchesOfMixedSizesAroundTheBufferSize() throws Exception {
+    try (Options o = new Options().setCreateIfMissing(true);
+        TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = new java.util.TreeMap<>();
+      int[] sizes = {10, 30_000, 20_000, 5, 70_000, 40, 64 * 1024 - 20, 3, 1, 200_000, 7};
+      for (int i = 0; i < 120; i++) {
+        String k = key(i);
+        byte[] v = Lsm.value("mixed", i, sizes[i % sizes.length]);
+        db.put(b(k), v);
+        model.put(k, v);
+      }
+      db.flush(new FlushOptions());
+      try (TalusIterator it = db.newIterator()) {
+        it.seekToFirst();
+        String pos = model.firstKey();
+        Random rnd = new Random(11);
+        for (int step = 0; step < 600; step++) {
+          boolean forward = rnd.nextInt(10) < 7 || pos.equals(model.firstKey());
+          if (pos.equals(model.lastKey())) {
+            forward = false;
+          }
+          if (forward) {
+            it.next();
+            pos = model.higherKey(pos);
+          } else {
+            it.prev();
+            pos = model.lowerKey(pos);
+          }
+          assertAt(it, model, pos, "step " + step);
+          ByteBuffer v = ByteBuffer.allocate(100);
+          assertEquals(model.get(pos).length, it.value(v));
+          assertEquals(pos, s(it.key()));
+        }
+      }
+    }
+  }
+
+  /**
+   * Iterators closed in the middle of a batch give their buffers to the next iterators, which
+   * must show only their own entries.
+   */
+  @Test
+  void iteratorsClosedMidScanLeaveNothingForTheNext() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      Random rnd = new Random(5);
+      for (int round = 0; round < 200; round++) {
+        TalusIterator it = db.newIterator();
+        String from = model.ceilingKey(key(rnd.nextInt(Lsm.BASE_KEYS)));
+        if (from == null) {
+          from = model.firstKey();
+        }
+        it.seek(b(from));
+        String pos = from;
+        int n = rnd.nextInt(100);
+        for (int i = 0; i < n && pos != null; i++) {
+          it.next();
+          pos = model.higherKey(pos);
+        }
+        assertAt(it, model, pos, "round " + round);
+        it.close();
+        assertThrows(IllegalStateException.class, it::key);
+        assertThrows(IllegalStateException.class, it::next);
+        assertThrows(IllegalStateException.class, it::isValid);
+        try (TalusIterator fresh = db.newIterator()) {
+          assertFalse(fresh.isValid(), "a new iterator is not positioned");
+          fresh.seekToLast();
+          assertAt(fresh, model, model.lastKey(), "round " + round + " fresh");
+        }
+      }
+    }
+  }
+
   @Test
   void valuesLargerThanTheTransferBuffer() throws Exception {
     try (Options o = new Options().setCreateIfMissing(true);
