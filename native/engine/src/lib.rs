@@ -100,76 +100,32 @@ pub mod write_batch;
 // check formats byte by byte; otherwise private to the crate. Some of their
 // items exist only for those users (decoders' helpers, test counters), so
 // without the feature they are allowed to be unused.
-#[cfg(feature = "internals")]
-pub mod cache;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod cache;
-#[cfg(feature = "internals")]
-pub mod coding;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod coding;
-#[cfg(feature = "internals")]
-pub mod compaction;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod compaction;
-#[cfg(feature = "internals")]
-pub mod identity;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod identity;
-#[cfg(feature = "internals")]
-pub mod iterator;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod iterator;
-#[cfg(feature = "internals")]
-pub mod key;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod key;
-#[cfg(feature = "internals")]
-pub mod memtable;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod memtable;
-#[cfg(feature = "internals")]
-pub mod range_del;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod range_del;
-#[cfg(feature = "internals")]
-pub mod striped;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod striped;
-#[cfg(feature = "internals")]
-pub mod table;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod table;
-#[cfg(feature = "internals")]
-pub mod version;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod version;
-#[cfg(feature = "internals")]
-pub mod wal;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod wal;
-#[cfg(feature = "internals")]
-pub mod write_controller;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod write_controller;
-#[cfg(feature = "internals")]
-pub mod xxh64;
-#[cfg(not(feature = "internals"))]
-#[allow(dead_code, unused_imports)]
-mod xxh64;
+macro_rules! internal_modules {
+    ($($name:ident),* $(,)?) => {$(
+        #[cfg(feature = "internals")]
+        pub mod $name;
+        #[cfg(not(feature = "internals"))]
+        #[allow(dead_code, unused_imports)]
+        mod $name;
+    )*};
+}
+
+internal_modules!(
+    cache,
+    coding,
+    compaction,
+    identity,
+    iterator,
+    key,
+    memtable,
+    range_del,
+    striped,
+    table,
+    version,
+    wal,
+    write_controller,
+    xxh64,
+);
 
 pub use db::{Db, destroy_db};
 pub use error::{Code, Error, Result, SubCode};
