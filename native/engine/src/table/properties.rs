@@ -25,6 +25,8 @@ use crate::error::{Error, Result};
 use crate::key::SequenceNumber;
 use crate::options::CompressionType;
 
+use super::format::BlockHandle;
+
 /// Property tags (part of the format; never reuse a number).
 pub mod tag {
     /// Point entries (values, merge operands and point tombstones).
@@ -67,6 +69,10 @@ pub mod tag {
     /// Name of the prefix extractor whose prefixes the filter holds, UTF-8.
     /// Absent: the filter holds no prefixes.
     pub const PREFIX_EXTRACTOR: u32 = 20;
+    /// Handle of the ZSTD compression dictionary block: varint64 offset ||
+    /// varint64 size (format in the docs of `table::codec`). Absent: the
+    /// table has no dictionary.
+    pub const COMPRESSION_DICT: u32 = 21;
 }
 
 /// What a table holds, recorded when it was written.
@@ -113,6 +119,9 @@ pub struct TableProperties {
     /// Name of the prefix extractor whose prefixes the filter holds
     /// ([`crate::options::PrefixExtractor::name`]); `None`: no prefixes.
     pub prefix_extractor: Option<String>,
+    /// Handle of the compression dictionary block; [`BlockHandle::NONE`]
+    /// when the table has none.
+    pub compression_dict: BlockHandle,
     /// Size of the file in bytes. Not stored in the properties block: set by
     /// the builder when it finishes and by the reader from the file size.
     pub file_size: u64,
@@ -140,6 +149,7 @@ impl Default for TableProperties {
             // What a table without the property holds (module docs).
             whole_key_filtering: true,
             prefix_extractor: None,
+            compression_dict: BlockHandle::NONE,
             file_size: 0,
         }
     }
@@ -184,6 +194,11 @@ impl TableProperties {
         if let Some(name) = &self.prefix_extractor {
             put_bytes(&mut b, tag::PREFIX_EXTRACTOR, name.as_bytes());
         }
+        if !self.compression_dict.is_none() {
+            let mut h = Vec::new();
+            self.compression_dict.encode_to(&mut h);
+            put_bytes(&mut b, tag::COMPRESSION_DICT, &h);
+        }
         b
     }
 
@@ -220,11 +235,21 @@ impl TableProperties {
                 tag::LARGEST_SEQNO => p.largest_seqno = int()?,
                 tag::CREATION_TIME => p.creation_time = int()?,
                 tag::COMPRESSION => {
+                    // A codec byte this build does not know comes from a
+                    // newer writer: not supported, rather than corrupt.
                     let c = int()?;
-                    p.compression = u8::try_from(c)
-                        .ok()
-                        .and_then(|c| CompressionType::from_u8(c).ok())
-                        .ok_or_else(|| bad(format!("unknown compression type {c}")))?;
+                    p.compression = CompressionType::from_u8(u8::try_from(c).unwrap_or(u8::MAX))
+                        .map_err(|_| {
+                            Error::NotSupported(format!(
+                                "table {file}: written with unknown compression type {c}"
+                            ))
+                        })?;
+                }
+                tag::COMPRESSION_DICT => {
+                    p.compression_dict = match BlockHandle::decode(v) {
+                        Some(h) if !h.is_none() => h,
+                        _ => return Err(bad("bad compression dictionary handle".into())),
+                    };
                 }
                 tag::FORMAT_VERSION => {
                     p.format_version = u32::try_from(int()?)
@@ -278,6 +303,7 @@ mod tests {
             format_version: 1,
             whole_key_filtering: true,
             prefix_extractor: None,
+            compression_dict: BlockHandle::NONE,
             file_size: 0,
         };
         let b = p.encode();
@@ -291,9 +317,43 @@ mod tests {
         for cut in 0..b.len() {
             let _ = TableProperties::decode(&b[..cut], "f", 0);
         }
+        let mut snappy = Vec::new();
+        put_u64(&mut snappy, tag::COMPRESSION, 1);
+        assert_eq!(
+            TableProperties::decode(&snappy, "f", 0)
+                .unwrap()
+                .compression,
+            CompressionType::Snappy
+        );
+        // A codec byte from a newer writer is NotSupported, not corruption.
+        let mut newer = Vec::new();
+        put_u64(&mut newer, tag::COMPRESSION, 0x42);
+        assert!(matches!(
+            TableProperties::decode(&newer, "f", 0),
+            Err(Error::NotSupported(_))
+        ));
+    }
+
+    #[test]
+    fn compression_dict_handle_golden_bytes() {
+        let p = TableProperties {
+            compression: CompressionType::Zstd,
+            compression_dict: BlockHandle {
+                offset: 300,
+                size: 5,
+            },
+            ..TableProperties::default()
+        };
+        let b = p.encode();
+        // tag 21, 3 bytes, varint 300, varint 5; last field of the block.
+        assert_eq!(&b[b.len() - 5..], &[21, 3, 0xac, 0x02, 5]);
+        assert_eq!(TableProperties::decode(&b, "f", 0).unwrap(), p);
         let mut bad = Vec::new();
-        put_u64(&mut bad, tag::COMPRESSION, 1);
-        assert!(TableProperties::decode(&bad, "f", 0).is_err());
+        put_bytes(&mut bad, tag::COMPRESSION_DICT, &[0xac]);
+        assert!(matches!(
+            TableProperties::decode(&bad, "f", 0),
+            Err(Error::Corruption { .. })
+        ));
     }
 
     #[test]
