@@ -133,14 +133,28 @@ impl Config {
             }
         }
         let num = non_negative(flags, "num")?;
+        // db_bench's names (`StringToCompressionType`).
         let compression = match flags.str("compression_type").to_ascii_lowercase().as_str() {
             "none" => CompressionType::None,
+            "snappy" => CompressionType::Snappy,
             "lz4" => CompressionType::Lz4,
-            other => {
+            "zstd" => CompressionType::Zstd,
+            other @ ("zlib" | "bzip2" | "lz4hc" | "xpress") => {
                 return Err(format!(
-                    "--compression_type={other} is not supported by Talus: it implements none and lz4"
+                    "--compression_type={other} is not supported by Talus: it implements none, \
+                     snappy, lz4 and zstd"
                 ));
             }
+            other => return Err(format!("--compression_type={other}: unknown codec")),
+        };
+        let u32_flag = |name: &str| {
+            u32::try_from(flags.int(name)).map_err(|_| format!("--{name} must be in 0..=2^32-1"))
+        };
+        let compression_opts = talus::options::CompressionOptions {
+            level: i32_flag(flags, "compression_level")?,
+            max_dict_bytes: u32_flag("compression_max_dict_bytes")?,
+            zstd_max_train_bytes: u32_flag("compression_zstd_max_train_bytes")?,
+            ..Default::default()
         };
         match flags.int("compaction_style") {
             0 => {}
@@ -227,6 +241,7 @@ impl Config {
             compaction_pri,
             disable_auto_compactions: flags.bool("disable_auto_compactions"),
             compression,
+            compression_opts,
             ..Options::default()
         };
         o.table.block_size = positive_usize(flags, "block_size")?;
@@ -401,9 +416,43 @@ mod tests {
     }
 
     #[test]
+    fn compression_flags_use_db_bench_names() {
+        for (name, want) in [
+            ("snappy", CompressionType::Snappy),
+            ("zstd", CompressionType::Zstd),
+            ("lz4", CompressionType::Lz4),
+            ("none", CompressionType::None),
+        ] {
+            let c = config(&[&format!("--compression_type={name}")]).unwrap();
+            assert_eq!(c.compression, want);
+            assert_eq!(c.open_options().unwrap().compression, want);
+        }
+        let c = config(&[
+            "--compression_type=zstd",
+            "--compression_level=9",
+            "--compression_max_dict_bytes=16384",
+            "--compression_zstd_max_train_bytes=1638400",
+        ])
+        .unwrap();
+        let o = c.open_options().unwrap().compression_opts;
+        assert_eq!(
+            (o.level, o.max_dict_bytes, o.zstd_max_train_bytes),
+            (9, 16384, 1_638_400)
+        );
+        let d = config(&[])
+            .unwrap()
+            .open_options()
+            .unwrap()
+            .compression_opts;
+        assert_eq!(d, talus::options::CompressionOptions::default());
+        assert!(config(&["--compression_type=brotli"]).is_err());
+        assert!(config(&["--compression_max_dict_bytes=-1"]).is_err());
+    }
+
+    #[test]
     fn what_talus_cannot_do_is_an_error_saying_so() {
         for args in [
-            &["--compression_type=snappy"][..],
+            &["--compression_type=zlib"][..],
             &["--compaction_style=1"],
             &["--cache_type=hyper_clock_cache"],
         ] {

@@ -428,7 +428,25 @@ pub const FLAGS: &[FlagDef] = &[
         "compression_type",
         Str,
         "lz4",
-        "none or lz4 (db_bench's default is snappy, which Talus does not implement)",
+        "none, snappy, lz4 or zstd (db_bench's default is snappy; Talus's is lz4)",
+    ),
+    f(
+        "compression_level",
+        Int,
+        "32767",
+        "Codec level (ZSTD's level; 32767: the codec's default)",
+    ),
+    f(
+        "compression_max_dict_bytes",
+        Int,
+        "0",
+        "Largest ZSTD dictionary per table in bytes (0: no dictionary)",
+    ),
+    f(
+        "compression_zstd_max_train_bytes",
+        Int,
+        "0",
+        "Bytes of samples the ZSTD dictionary trainer reads (0: samples are the dictionary)",
     ),
     f(
         "verify_checksum",

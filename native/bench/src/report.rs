@@ -123,9 +123,16 @@ pub fn header(c: &Config) -> String {
     let _ = writeln!(
         s,
         "Compression: {}",
+        // db_bench's names (`CompressionTypeToString`).
         match c.compression {
             talus::options::CompressionType::None => "NoCompression",
+            talus::options::CompressionType::Snappy => "Snappy",
+            talus::options::CompressionType::Zlib => "Zlib",
+            talus::options::CompressionType::Bzip2 => "BZip2",
             talus::options::CompressionType::Lz4 => "LZ4",
+            talus::options::CompressionType::Lz4hc => "LZ4HC",
+            talus::options::CompressionType::Xpress => "Xpress",
+            talus::options::CompressionType::Zstd => "ZSTD",
         }
     );
     let _ = writeln!(s, "Compression sampling rate: 0");

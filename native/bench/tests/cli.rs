@@ -274,7 +274,7 @@ mod flags {
     fn what_talus_cannot_honour_is_refused_by_name() {
         for args in [
             &["--use_direct_reads=true"][..],
-            &["--compression_type=zstd"],
+            &["--compression_type=zlib"],
             &["--compaction_style=1"],
         ] {
             let out = talus_bench(args);

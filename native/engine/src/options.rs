@@ -17,29 +17,162 @@ use crate::key::SequenceNumber;
 use crate::wal::WalRecoveryMode;
 
 /// Block compression. Byte values are RocksJava's `CompressionType` values
-/// and are stored in block trailers.
+/// and are stored in block trailers. Every RocksJava codec can be named;
+/// Talus implements [`None`](Self::None), [`Snappy`](Self::Snappy),
+/// [`Lz4`](Self::Lz4) and [`Zstd`](Self::Zstd), and open refuses the others
+/// with `NotSupported` naming them ([`Options::validate`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u8)]
 pub enum CompressionType {
     /// No compression.
     None = 0,
+    /// Snappy (raw format, via the pure-Rust `snap`).
+    Snappy = 1,
+    /// zlib: not implemented.
+    Zlib = 2,
+    /// bzip2: not implemented.
+    Bzip2 = 3,
     /// LZ4 (block format, via `lz4_flex`). Talus's default.
     #[default]
     Lz4 = 4,
+    /// LZ4HC: not implemented (`lz4_flex` has no high-compression mode).
+    Lz4hc = 5,
+    /// Xpress: not implemented.
+    Xpress = 6,
+    /// Zstandard (via `zstd`, the reference C library), with levels and
+    /// optional dictionary compression ([`CompressionOptions`]).
+    Zstd = 7,
 }
 
+/// RocksJava's `DISABLE_COMPRESSION_OPTION` byte: "no bottommost codec of
+/// its own" where a bottommost compression is expected.
+pub const DISABLE_COMPRESSION_OPTION: u8 = 0x7f;
+
 impl CompressionType {
-    /// Decodes a RocksJava `CompressionType` byte; other codecs are not supported.
+    /// Decodes a RocksJava `CompressionType` byte (0..=7). Unknown bytes are
+    /// `NotSupported`.
     pub fn from_u8(b: u8) -> Result<Self> {
-        match b {
-            0 => Ok(CompressionType::None),
-            4 => Ok(CompressionType::Lz4),
-            1 => Err(Error::NotSupported("compression SNAPPY_COMPRESSION: Talus implements NO_COMPRESSION and LZ4_COMPRESSION".into())),
-            other => Err(Error::NotSupported(format!(
-                "compression type {other}: Talus implements NO_COMPRESSION (0) and LZ4_COMPRESSION (4)"
-            ))),
+        Ok(match b {
+            0 => CompressionType::None,
+            1 => CompressionType::Snappy,
+            2 => CompressionType::Zlib,
+            3 => CompressionType::Bzip2,
+            4 => CompressionType::Lz4,
+            5 => CompressionType::Lz4hc,
+            6 => CompressionType::Xpress,
+            7 => CompressionType::Zstd,
+            other => {
+                return Err(Error::NotSupported(format!(
+                    "compression type {other:#04x}: not a RocksJava CompressionType"
+                )));
+            }
+        })
+    }
+
+    /// RocksJava's enum name (`ZSTD_COMPRESSION`, ...).
+    pub fn java_name(self) -> &'static str {
+        match self {
+            CompressionType::None => "NO_COMPRESSION",
+            CompressionType::Snappy => "SNAPPY_COMPRESSION",
+            CompressionType::Zlib => "ZLIB_COMPRESSION",
+            CompressionType::Bzip2 => "BZLIB2_COMPRESSION",
+            CompressionType::Lz4 => "LZ4_COMPRESSION",
+            CompressionType::Lz4hc => "LZ4HC_COMPRESSION",
+            CompressionType::Xpress => "XPRESS_COMPRESSION",
+            CompressionType::Zstd => "ZSTD_COMPRESSION",
         }
     }
+
+    /// Whether this build implements the codec.
+    pub fn is_supported(self) -> bool {
+        matches!(
+            self,
+            CompressionType::None
+                | CompressionType::Snappy
+                | CompressionType::Lz4
+                | CompressionType::Zstd
+        )
+    }
+
+    /// `Ok` when implemented; else `NotSupported` naming the codec and
+    /// `option`, the option that chose it.
+    pub fn check_supported(self, option: &str) -> Result<()> {
+        if self.is_supported() {
+            return Ok(());
+        }
+        Err(Error::NotSupported(format!(
+            "{option} {}: this build of Talus implements NO_COMPRESSION, SNAPPY_COMPRESSION, \
+             LZ4_COMPRESSION and ZSTD_COMPRESSION",
+            self.java_name()
+        )))
+    }
+}
+
+/// Codec parameters (RocksDB's `CompressionOptions`, RocksJava's names and
+/// defaults). What Talus does with each:
+///
+/// * `level`: the ZSTD level ([`Self::DEFAULT_LEVEL`] = zstd's default, 3;
+///   negative levels are zstd's fast levels; above 22 zstd uses 22). LZ4
+///   and Snappy have no levels and ignore it.
+/// * `max_dict_bytes` / `zstd_max_train_bytes`: dictionary compression for
+///   ZSTD tables (format in the docs of `table::codec`); other codecs ignore
+///   them, as RocksDB's Snappy does.
+/// * `window_bits` / `strategy`: zlib's parameters; zlib is not
+///   implemented, so they have no effect (as for RocksDB's other codecs).
+/// * `enabled`: for the bottommost options only, whether they replace
+///   [`Options::compression_opts`] at the bottommost level.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompressionOptions {
+    /// zlib window bits. Default -14.
+    pub window_bits: i32,
+    /// Codec level. Default [`Self::DEFAULT_LEVEL`].
+    pub level: i32,
+    /// zlib strategy. Default 0.
+    pub strategy: i32,
+    /// Largest dictionary in bytes; 0 (the default) disables dictionaries.
+    pub max_dict_bytes: u32,
+    /// Bytes of samples the ZSTD dictionary trainer reads; 0 (the default)
+    /// uses the samples themselves as the dictionary.
+    pub zstd_max_train_bytes: u32,
+    /// See the type's docs. Default false.
+    pub enabled: bool,
+}
+
+impl CompressionOptions {
+    /// RocksDB's `kDefaultCompressionLevel`: each codec's own default.
+    pub const DEFAULT_LEVEL: i32 = 32767;
+}
+
+impl Default for CompressionOptions {
+    fn default() -> Self {
+        CompressionOptions {
+            window_bits: -14,
+            level: Self::DEFAULT_LEVEL,
+            strategy: 0,
+            max_dict_bytes: 0,
+            zstd_max_train_bytes: 0,
+            enabled: false,
+        }
+    }
+}
+
+/// What a table is written for, to choose its codec
+/// ([`Options::compression_for`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OutputTarget {
+    /// A memtable flush (its table goes to L0).
+    Flush,
+    /// A compaction into `level`, with the tree's current `base_level` (the
+    /// level L0 compacts into) and `num_non_empty_levels` (one more than the
+    /// deepest level holding files; 0 when none does).
+    Compaction {
+        /// Output level.
+        level: usize,
+        /// Base level.
+        base_level: usize,
+        /// Deepest non-empty level + 1.
+        num_non_empty_levels: usize,
+    },
 }
 
 /// How the level compaction picker chooses a file within a level
@@ -335,8 +468,21 @@ pub struct Options {
     pub compaction_pri: CompactionPriority,
     /// Stop scheduling automatic compactions. Default false.
     pub disable_auto_compactions: bool,
-    /// Block compression. Default LZ4.
+    /// Block compression. Default LZ4. [`Self::compression_for`] says which
+    /// codec each table gets.
     pub compression: CompressionType,
+    /// Codec parameters. Default [`CompressionOptions::default`].
+    pub compression_opts: CompressionOptions,
+    /// Codec per level (RocksDB's `compression_per_level`); empty (the
+    /// default) uses `compression` everywhere. See [`Self::compression_for`].
+    pub compression_per_level: Vec<CompressionType>,
+    /// Codec of tables written to the bottommost level; `None` (RocksJava's
+    /// `DISABLE_COMPRESSION_OPTION`, the default) has no bottommost codec of
+    /// its own.
+    pub bottommost_compression: Option<CompressionType>,
+    /// Codec parameters at the bottommost level, used when their `enabled`
+    /// is set; else `compression_opts` apply there too.
+    pub bottommost_compression_opts: CompressionOptions,
     /// The prefix extractor: with a filter configured, tables add key
     /// prefixes to their filter, and iterators seek by prefix unless
     /// [`ReadOptions::total_order_seek`] (module docs of `db::db_iter`).
@@ -403,6 +549,10 @@ impl Default for Options {
             compaction_pri: CompactionPriority::default(),
             disable_auto_compactions: false,
             compression: CompressionType::default(),
+            compression_opts: CompressionOptions::default(),
+            compression_per_level: Vec::new(),
+            bottommost_compression: None,
+            bottommost_compression_opts: CompressionOptions::default(),
             prefix_extractor: None,
             table: BlockBasedTableOptions::default(),
             merge_operator: None,
@@ -505,11 +655,70 @@ impl Options {
                 t.block_size
             )));
         }
+        self.compression.check_supported("compression")?;
+        for (level, c) in self.compression_per_level.iter().enumerate() {
+            c.check_supported(&format!("compression_per_level[{level}]"))?;
+        }
+        if let Some(c) = self.bottommost_compression {
+            c.check_supported("bottommost_compression")?;
+        }
         // RocksDB also refuses cache_index_and_filter_blocks and
         // pin_l0_filter_and_index_blocks_in_cache with no_block_cache; Talus
         // keeps index and filter blocks in the table readers then (noted by
         // `sanitize`).
         Ok(())
+    }
+
+    /// The codec and codec parameters of a table written for `target`, by
+    /// RocksDB's rules:
+    ///
+    /// * A flush uses `compression_per_level[0]` when the list is set, else
+    ///   `compression`; never the bottommost codec.
+    /// * A compaction whose output level is at or below the deepest
+    ///   non-empty level (`level >= num_non_empty_levels - 1`) uses
+    ///   `bottommost_compression` when set.
+    /// * Otherwise, with `compression_per_level` set, L0 uses entry 0 and a
+    ///   level `L ≥ 1` uses entry `L - base_level + 1` (so the base level
+    ///   uses entry 1 however deep dynamic level sizing puts it), clamped to
+    ///   the list; else `compression`.
+    /// * The parameters are `bottommost_compression_opts` at the bottommost
+    ///   level when their `enabled` is set, else `compression_opts`.
+    ///
+    /// Pinned by `options::tests::compression_for_follows_rocksdb`.
+    pub fn compression_for(&self, target: OutputTarget) -> (CompressionType, CompressionOptions) {
+        let per_level = |idx: i64| {
+            let n = self.compression_per_level.len() as i64;
+            self.compression_per_level[idx.clamp(0, n - 1) as usize]
+        };
+        match target {
+            OutputTarget::Flush => {
+                let c = if self.compression_per_level.is_empty() {
+                    self.compression
+                } else {
+                    per_level(0)
+                };
+                (c, self.compression_opts)
+            }
+            OutputTarget::Compaction {
+                level,
+                base_level,
+                num_non_empty_levels,
+            } => {
+                let bottommost = level + 1 >= num_non_empty_levels;
+                let opts = if bottommost && self.bottommost_compression_opts.enabled {
+                    self.bottommost_compression_opts
+                } else {
+                    self.compression_opts
+                };
+                let c = match self.bottommost_compression {
+                    Some(c) if bottommost => c,
+                    _ if self.compression_per_level.is_empty() => self.compression,
+                    _ if level == 0 => per_level(0),
+                    _ => per_level(level as i64 - base_level as i64 + 1),
+                };
+                (c, opts)
+            }
+        }
     }
 
     /// The smallest target size of a compaction output file Talus uses:
@@ -829,6 +1038,13 @@ impl Options {
                 self.disable_auto_compactions
             ),
             format!("compression: {:?}", self.compression),
+            format!("compression_opts: {:?}", self.compression_opts),
+            format!("compression_per_level: {:?}", self.compression_per_level),
+            format!("bottommost_compression: {:?}", self.bottommost_compression),
+            format!(
+                "bottommost_compression_opts: {:?}",
+                self.bottommost_compression_opts
+            ),
             format!(
                 "prefix_extractor: {}",
                 self.prefix_extractor
@@ -975,6 +1191,133 @@ impl Default for ReadOptions {
 mod tests {
     use super::*;
 
+    /// RocksDB's level → codec mapping (`GetCompressionType` and
+    /// `GetCompressionFlush` in its compaction picker), case by case.
+    #[test]
+    fn compression_for_follows_rocksdb() {
+        use CompressionType::{Lz4, None as No, Snappy, Zstd};
+        let per = vec![No, Snappy, Lz4, Zstd];
+        let at = |level, base_level, num_non_empty_levels| OutputTarget::Compaction {
+            level,
+            base_level,
+            num_non_empty_levels,
+        };
+        // (compression, per_level, bottommost, target, expected)
+        type Case = (
+            CompressionType,
+            Vec<CompressionType>,
+            Option<CompressionType>,
+            OutputTarget,
+            CompressionType,
+        );
+        let cases: Vec<Case> = vec![
+            // No list, no bottommost: `compression` everywhere.
+            (Snappy, vec![], None, OutputTarget::Flush, Snappy),
+            (Snappy, vec![], None, at(6, 6, 7), Snappy),
+            // Flush: entry 0 of the list, never the bottommost codec.
+            (Lz4, per.clone(), Some(Zstd), OutputTarget::Flush, No),
+            (Lz4, vec![], Some(Zstd), OutputTarget::Flush, Lz4),
+            // Static levels (base level 1): entry L.
+            (Lz4, per.clone(), None, at(1, 1, 7), Snappy),
+            (Lz4, per.clone(), None, at(2, 1, 7), Lz4),
+            // Past the end of the list: its last entry.
+            (Lz4, per.clone(), None, at(5, 1, 7), Zstd),
+            // Dynamic levels: the base level uses entry 1, below it +1 each.
+            (Lz4, per.clone(), None, at(4, 4, 7), Snappy),
+            (Lz4, per.clone(), None, at(5, 4, 7), Lz4),
+            (Lz4, per.clone(), None, at(0, 4, 7), No),
+            // Above the base level (a manual compaction): clamped to entry 0.
+            (Lz4, per.clone(), None, at(2, 4, 7), No),
+            // Bottommost: at or below the deepest non-empty level.
+            (Lz4, per.clone(), Some(Zstd), at(6, 4, 7), Zstd),
+            (Lz4, per.clone(), Some(Zstd), at(5, 4, 7), Lz4),
+            (Lz4, vec![], Some(Zstd), at(3, 1, 3), Zstd),
+            (Lz4, vec![], Some(Zstd), at(4, 1, 3), Zstd),
+            (Lz4, vec![], Some(Zstd), at(1, 1, 3), Lz4),
+            // An empty tree: every compaction output is bottommost.
+            (Lz4, vec![], Some(Zstd), at(6, 6, 0), Zstd),
+        ];
+        for (i, (c, per_level, bottom, target, want)) in cases.into_iter().enumerate() {
+            let o = Options {
+                compression: c,
+                compression_per_level: per_level,
+                bottommost_compression: bottom,
+                ..Options::default()
+            };
+            assert_eq!(o.compression_for(target).0, want, "case {i}: {target:?}");
+        }
+
+        // Parameters: the bottommost ones only when enabled, and only there.
+        let general = CompressionOptions {
+            level: 1,
+            ..CompressionOptions::default()
+        };
+        let mut bottom = CompressionOptions {
+            level: 19,
+            max_dict_bytes: 1 << 14,
+            ..CompressionOptions::default()
+        };
+        let mut o = Options {
+            compression_opts: general,
+            bottommost_compression_opts: bottom,
+            ..Options::default()
+        };
+        assert_eq!(o.compression_for(at(6, 6, 7)).1, general);
+        bottom.enabled = true;
+        o.bottommost_compression_opts = bottom;
+        assert_eq!(o.compression_for(at(6, 6, 7)).1, bottom);
+        assert_eq!(o.compression_for(at(5, 5, 7)).1, general);
+        assert_eq!(o.compression_for(OutputTarget::Flush).1, general);
+    }
+
+    #[test]
+    fn codecs_this_build_lacks_fail_validation_naming_them() {
+        for (b, name) in [
+            (2u8, "ZLIB_COMPRESSION"),
+            (3, "BZLIB2_COMPRESSION"),
+            (5, "LZ4HC_COMPRESSION"),
+            (6, "XPRESS_COMPRESSION"),
+        ] {
+            let c = CompressionType::from_u8(b).unwrap();
+            let opts = [
+                Options {
+                    compression: c,
+                    ..Options::default()
+                },
+                Options {
+                    compression_per_level: vec![CompressionType::Lz4, c],
+                    ..Options::default()
+                },
+                Options {
+                    bottommost_compression: Some(c),
+                    ..Options::default()
+                },
+            ];
+            for o in opts {
+                match o.validate() {
+                    Err(Error::NotSupported(m)) => assert!(m.contains(name), "{m}"),
+                    other => panic!("{name}: {other:?}"),
+                }
+            }
+        }
+        for b in [0u8, 1, 4, 7] {
+            let c = CompressionType::from_u8(b).unwrap();
+            assert_eq!(c as u8, b);
+            Options {
+                compression: c,
+                compression_per_level: vec![c],
+                bottommost_compression: Some(c),
+                ..Options::default()
+            }
+            .validate()
+            .unwrap();
+        }
+        assert!(matches!(
+            CompressionType::from_u8(8),
+            Err(Error::NotSupported(_))
+        ));
+    }
+
     #[test]
     fn defaults_are_rocksdb_defaults() {
         let o = Options::default();
@@ -1067,11 +1410,15 @@ mod tests {
             assert_eq!(e.code(), crate::error::Code::InvalidArgument);
             assert!(e.to_string().contains(name), "{name}: {e}");
         }
+        let zlib = Options {
+            compression: CompressionType::Zlib,
+            ..Options::default()
+        };
         assert!(
-            CompressionType::from_u8(1)
+            zlib.validate()
                 .unwrap_err()
                 .to_string()
-                .contains("SNAPPY")
+                .contains("ZLIB_COMPRESSION")
         );
     }
 

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use talus::WalRecoveryMode;
-use talus::options::{CompactionPriority, CompressionType, Options, PrefixExtractor};
+use talus::options::{
+    CompactionPriority, CompressionOptions, CompressionType, DISABLE_COMPRESSION_OPTION, Options,
+    PrefixExtractor,
+};
 
 use crate::error::{JniError, JniResult};
 
@@ -41,6 +44,34 @@ fn unsigned(name: &str, v: &str) -> JniResult<u64> {
 /// A `size_t` option: [`unsigned`], in this platform's width.
 fn size(name: &str, v: &str) -> JniResult<usize> {
     usize::try_from(unsigned(name, v)?).map_err(|_| bad(name, v, "a size that fits in memory"))
+}
+
+/// A `CompressionOptions` field (`field` after `compression_opts.` or
+/// `bottommost_compression_opts.`).
+fn compression_opt(c: &mut CompressionOptions, name: &str, field: &str, v: &str) -> JniResult<()> {
+    match field {
+        "window_bits" => c.window_bits = int(name, v)?,
+        "level" => c.level = int(name, v)?,
+        "strategy" => c.strategy = int(name, v)?,
+        // C++ uint32_t: a negative Java int wraps, as in RocksJava.
+        "max_dict_bytes" => c.max_dict_bytes = int::<i32>(name, v)? as u32,
+        "zstd_max_train_bytes" => c.zstd_max_train_bytes = int::<i32>(name, v)? as u32,
+        "enabled" => c.enabled = boolean(name, v)?,
+        _ => {
+            return Err(JniError::Engine(talus::Error::InvalidArgument(format!(
+                "unknown option {name}"
+            ))));
+        }
+    }
+    Ok(())
+}
+
+/// Comma-separated `CompressionType` bytes; empty for none.
+fn compression_list(name: &str, v: &str) -> JniResult<Vec<CompressionType>> {
+    v.split(',')
+        .filter(|t| !t.is_empty())
+        .map(|t| Ok(CompressionType::from_u8(int(name, t)?)?))
+        .collect()
 }
 
 /// `fixed:N`, `capped:N`, or empty for none.
@@ -120,6 +151,21 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             }
             "disable_auto_compactions" => o.disable_auto_compactions = boolean(name, v)?,
             "compression" => o.compression = CompressionType::from_u8(int(name, v)?)?,
+            "compression_per_level" => o.compression_per_level = compression_list(name, v)?,
+            "bottommost_compression" => {
+                let b: u8 = int(name, v)?;
+                o.bottommost_compression = if b == DISABLE_COMPRESSION_OPTION {
+                    None
+                } else {
+                    Some(CompressionType::from_u8(b)?)
+                };
+            }
+            _ if name.starts_with("compression_opts.") => {
+                compression_opt(&mut o.compression_opts, name, &name[17..], v)?;
+            }
+            _ if name.starts_with("bottommost_compression_opts.") => {
+                compression_opt(&mut o.bottommost_compression_opts, name, &name[28..], v)?;
+            }
             "prefix_extractor" => o.prefix_extractor = prefix_extractor(name, v)?,
             // A C++ unsigned int: a negative Java int wraps, as in RocksJava.
             "stats_dump_period_sec" => o.stats_dump_period_sec = int::<i32>(name, v)? as u32,
@@ -190,6 +236,50 @@ mod tests {
         assert_eq!(o.compaction_pri, CompactionPriority::ByCompensatedSize);
         let e = apply(&mut o, "no_such_option=1\n").unwrap_err().to_string();
         assert!(e.contains("no_such_option"), "{e}");
+        apply(
+            &mut o,
+            "compression=7\ncompression_per_level=0,1,4,7\nbottommost_compression=7\n\
+             compression_opts.level=-3\ncompression_opts.max_dict_bytes=16384\n\
+             compression_opts.zstd_max_train_bytes=1638400\ncompression_opts.window_bits=-15\n\
+             compression_opts.strategy=1\nbottommost_compression_opts.enabled=true\n\
+             bottommost_compression_opts.level=19\n",
+        )
+        .unwrap();
+        assert_eq!(o.compression, CompressionType::Zstd);
+        assert_eq!(
+            o.compression_per_level,
+            [
+                CompressionType::None,
+                CompressionType::Snappy,
+                CompressionType::Lz4,
+                CompressionType::Zstd
+            ]
+        );
+        assert_eq!(o.bottommost_compression, Some(CompressionType::Zstd));
+        let c = o.compression_opts;
+        assert_eq!(
+            (
+                c.level,
+                c.max_dict_bytes,
+                c.zstd_max_train_bytes,
+                c.window_bits,
+                c.strategy
+            ),
+            (-3, 16384, 1_638_400, -15, 1)
+        );
+        assert!(o.bottommost_compression_opts.enabled);
+        assert_eq!(o.bottommost_compression_opts.level, 19);
+        apply(
+            &mut o,
+            "bottommost_compression=127\ncompression_per_level=\n",
+        )
+        .unwrap();
+        assert_eq!(o.bottommost_compression, None);
+        assert!(o.compression_per_level.is_empty());
+        let e = apply(&mut o, "compression_opts.no_such=1\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("compression_opts.no_such"), "{e}");
         // A negative Java long is the unsigned value of its bits, as in RocksJava.
         apply(&mut o, "write_buffer_size=-5\nmax_total_wal_size=-1\n").unwrap();
         assert_eq!(o.write_buffer_size, usize::MAX - 4);
@@ -198,8 +288,11 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("write_buffer_size"), "{e}");
-        let e = apply(&mut o, "compression=1\n").unwrap_err().to_string();
-        assert!(e.contains("SNAPPY"), "{e}");
+        // Snappy is implemented; a byte that is no CompressionType is refused.
+        apply(&mut o, "compression=1\n").unwrap();
+        assert_eq!(o.compression, CompressionType::Snappy);
+        let e = apply(&mut o, "compression=9\n").unwrap_err().to_string();
+        assert!(e.contains("not a RocksJava CompressionType"), "{e}");
         apply(&mut o, "merge_operator=uint64add\n").unwrap();
         assert_eq!(
             o.merge_operator.as_ref().unwrap().name(),

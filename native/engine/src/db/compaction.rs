@@ -24,6 +24,7 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
+use crate::options::{CompressionOptions, CompressionType, OutputTarget};
 use crate::range_del::{self, FragmentedRangeTombstoneList};
 use crate::rate_limiter::RateLimitedFile;
 use crate::statistics::{Histogram, Ticker};
@@ -55,17 +56,22 @@ pub(crate) struct OutputWriter<'a> {
     pub(crate) created: Vec<u64>,
     /// Bytes written to output files.
     pub(crate) bytes_written: u64,
+    /// Codec and codec parameters of the output tables
+    /// ([`crate::options::Options::compression_for`]).
+    compression: (CompressionType, CompressionOptions),
 }
 
 impl<'a> OutputWriter<'a> {
     /// `tombstones`: the range tombstones to write; `preset_number`: the
-    /// number of the (single) output of a flush.
+    /// number of the (single) output of a flush; `target`: what the tables
+    /// are for, which chooses their codec.
     pub(crate) fn new(
         db: &'a DbInner,
         flush: bool,
         max_file_size: u64,
         mut tombstones: Vec<RangeTombstone>,
         preset_number: Option<u64>,
+        target: OutputTarget,
     ) -> Self {
         // An empty range (`begin >= end`, which a batch may hold: RocksDB
         // accepts it as a no-op) covers nothing. Kept, it would make
@@ -91,6 +97,7 @@ impl<'a> OutputWriter<'a> {
             outputs: Vec::new(),
             created: Vec::new(),
             bytes_written: 0,
+            compression: db.opts.compression_for(target),
         }
     }
 
@@ -134,6 +141,7 @@ impl<'a> OutputWriter<'a> {
         // (checked whenever it is opened: module docs of `table_cache`).
         opts.db_id = Some(self.db.db_id);
         opts.file_number = Some(number);
+        (opts.compression, opts.compression_opts) = self.compression;
         self.current = Some((TableBuilder::new(file, opts), number));
         Ok(())
     }
@@ -506,7 +514,22 @@ impl DbInner {
             self.merger.clone(),
             below,
         );
-        let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None);
+        // The codec follows the output level and the tree's shape when the
+        // job starts (RocksDB decides it when picking, from the same shape).
+        let target = {
+            let v = self.state.lock().versions.current();
+            let base_level = crate::compaction::level_targets(&v, &self.picker_opts).base_level;
+            let num_non_empty_levels = (0..v.num_levels())
+                .rev()
+                .find(|&l| v.num_files(l) > 0)
+                .map_or(0, |l| l + 1);
+            OutputTarget::Compaction {
+                level: plan.output_level,
+                base_level,
+                num_non_empty_levels,
+            }
+        };
+        let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None, target);
         let r = (|| -> Result<Vec<FileMetaData>> {
             let mut n = 0u64;
             while it.advance() {

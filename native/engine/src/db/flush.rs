@@ -179,7 +179,14 @@ impl DbInner {
             mems.len(),
             mems.iter().map(|m| m.num_entries()).sum::<u64>()
         );
-        let mut out = OutputWriter::new(self, true, u64::MAX, tombstones, Some(number));
+        let mut out = OutputWriter::new(
+            self,
+            true,
+            u64::MAX,
+            tombstones,
+            Some(number),
+            crate::options::OutputTarget::Flush,
+        );
         let mut n = 0u64;
         while it.advance() {
             out.add(it.key(), it.value())?;

@@ -11,10 +11,11 @@ use std::cmp::Ordering;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::block::BlockBuilder;
+use super::codec::{BlockCompressor, make_zstd_dictionary};
 use super::filter::FilterBuilder;
 use super::format::{
-    BLOCK_TRAILER_LEN, BLOCK_TYPE_LZ4, BLOCK_TYPE_NONE, BlockHandle, FORMAT_VERSION, Footer,
-    MAX_HANDLE_LEN, block_trailer, lz4_compress_block,
+    BLOCK_TRAILER_LEN, BLOCK_TYPE_NONE, BlockHandle, FORMAT_VERSION, Footer, MAX_HANDLE_LEN,
+    block_trailer,
 };
 use super::properties::TableProperties;
 use super::range_del;
@@ -25,7 +26,7 @@ use crate::key::{
     MAX_SEQUENCE, ValueKind, append_internal_key, compare_internal, parse_internal_key, user_key,
 };
 use crate::memtable::RangeTombstone;
-use crate::options::{CompressionType, Options, PrefixExtractor};
+use crate::options::{CompressionOptions, CompressionType, Options, PrefixExtractor};
 
 /// How a table is written.
 #[derive(Clone, Debug)]
@@ -36,6 +37,9 @@ pub struct TableBuildOptions {
     pub block_restart_interval: usize,
     /// Compression of data and index blocks.
     pub compression: CompressionType,
+    /// Codec parameters: the ZSTD level and dictionary sizes (see
+    /// `table::codec`).
+    pub compression_opts: CompressionOptions,
     /// Bloom filter bits per key; `None` (or not positive) writes no filter.
     pub filter_bits_per_key: Option<f64>,
     /// Put whole user keys in the filter.
@@ -59,6 +63,7 @@ impl Default for TableBuildOptions {
             block_size: 4 * 1024,
             block_restart_interval: 16,
             compression: CompressionType::default(),
+            compression_opts: CompressionOptions::default(),
             filter_bits_per_key: None,
             whole_key_filtering: true,
             prefix_extractor: None,
@@ -71,12 +76,15 @@ impl Default for TableBuildOptions {
 }
 
 impl TableBuildOptions {
-    /// The table options of `opts`, for the file `file_name`.
+    /// The table options of `opts`, for the file `file_name`, with
+    /// `opts.compression` and `opts.compression_opts` (a caller that knows
+    /// the output level sets the codec from [`Options::compression_for`]).
     pub fn from_options(opts: &Options, file_name: impl Into<String>) -> Self {
         TableBuildOptions {
             block_size: opts.table.block_size,
             block_restart_interval: opts.table.block_restart_interval,
             compression: opts.compression,
+            compression_opts: opts.compression_opts,
             filter_bits_per_key: opts.table.filter_bits_per_key,
             whole_key_filtering: opts.table.whole_key_filtering,
             prefix_extractor: opts.prefix_extractor,
@@ -95,25 +103,26 @@ struct BlockWriter {
     offset: u64,
     /// XXH64 of every byte appended (the whole file: it starts empty).
     crc: crate::xxh64::Xxh64,
-    compression: CompressionType,
+    compressor: BlockCompressor,
     scratch: Vec<u8>,
     stats: Option<std::sync::Arc<crate::statistics::Statistics>>,
 }
 
 impl BlockWriter {
-    /// Writes `raw`, LZ4-compressed when `compressible`, the table uses LZ4
+    /// Writes `raw`, compressed with the table's codec when `compressible`
     /// and that saves at least 1/8.
     fn write(&mut self, raw: &[u8], compressible: bool) -> Result<BlockHandle> {
         use crate::statistics::{Histogram, Ticker};
-        let try_lz4 = compressible && self.compression == CompressionType::Lz4;
+        let codec = self.compressor.compression();
+        let try_compress = compressible && codec != CompressionType::None;
         let start = self
             .stats
             .as_ref()
-            .filter(|s| try_lz4 && s.is_enabled(Histogram::CompressionTimesNanos))
+            .filter(|s| try_compress && s.is_enabled(Histogram::CompressionTimesNanos))
             .map(|_| std::time::Instant::now());
-        let lz4 = try_lz4 && lz4_compress_block(raw, &mut self.scratch);
+        let compressed = try_compress && self.compressor.compress(raw, &mut self.scratch);
         if let Some(st) = &self.stats
-            && try_lz4
+            && try_compress
         {
             if let Some(t) = start {
                 st.record_in_histogram(
@@ -121,14 +130,14 @@ impl BlockWriter {
                     t.elapsed().as_nanos() as u64,
                 );
             }
-            if lz4 {
+            if compressed {
                 st.record_tick(Ticker::NumberBlockCompressed, 1);
                 st.record_tick(Ticker::BytesCompressedFrom, raw.len() as u64);
                 st.record_tick(Ticker::BytesCompressedTo, self.scratch.len() as u64);
             }
         }
-        let (stored, ty) = if lz4 {
-            (&self.scratch[..], BLOCK_TYPE_LZ4)
+        let (stored, ty) = if compressed {
+            (&self.scratch[..], codec as u8)
         } else {
             (raw, BLOCK_TYPE_NONE)
         };
@@ -144,6 +153,22 @@ impl BlockWriter {
         self.offset += (stored.len() + BLOCK_TRAILER_LEN) as u64;
         Ok(handle)
     }
+}
+
+/// Data blocks held back until a ZSTD table's dictionary is made from them
+/// (format in the docs of `table::codec`).
+struct DictSampling {
+    /// Uncompressed data blocks, in order.
+    blocks: Vec<Vec<u8>>,
+    /// Separator of each block but maybe the last, added when the next key
+    /// arrived (the index entries, written once the blocks are).
+    separators: Vec<Vec<u8>>,
+    bytes: usize,
+    /// Stop holding blocks back once `bytes` reaches this.
+    budget: usize,
+    max_dict_bytes: usize,
+    train: bool,
+    level: i32,
 }
 
 /// Writes one table. See the module docs.
@@ -163,6 +188,12 @@ pub struct TableBuilder {
     handle_buf: Vec<u8>,
     /// First write error; every later call returns it.
     failed: Option<Error>,
+    /// While a dictionary is being sampled: the held-back data blocks. The
+    /// last held block's index entry is pending when `blocks.len() >
+    /// separators.len()`.
+    sampling: Option<DictSampling>,
+    /// The dictionary the table's ZSTD blocks use, written at `finish`.
+    dictionary: Option<Vec<u8>>,
 }
 
 impl std::fmt::Debug for TableBuilder {
@@ -189,12 +220,41 @@ impl TableBuilder {
             }
             _ => None,
         };
+        let copts = opts.compression_opts;
+        let sampling = (opts.compression == CompressionType::Zstd && copts.max_dict_bytes > 0)
+            .then(|| {
+                let max_dict_bytes = copts.max_dict_bytes as usize;
+                let train = copts.zstd_max_train_bytes > 0;
+                DictSampling {
+                    blocks: Vec::new(),
+                    separators: Vec::new(),
+                    bytes: 0,
+                    budget: if train {
+                        (copts.zstd_max_train_bytes as usize).max(max_dict_bytes)
+                    } else {
+                        max_dict_bytes
+                    },
+                    max_dict_bytes,
+                    train,
+                    level: copts.level,
+                }
+            });
+        // Unsupported codecs are refused at open (`Options::validate`); a
+        // builder made directly with one writes its blocks uncompressed.
+        let codec = if opts.compression.is_supported() {
+            opts.compression
+        } else {
+            CompressionType::None
+        };
+        let compressor = BlockCompressor::new(codec, copts.level, None).unwrap_or_else(|_| {
+            BlockCompressor::new(CompressionType::None, 0, None).expect("no codec state")
+        });
         TableBuilder {
             writer: BlockWriter {
                 offset: file.len(),
                 crc: crate::xxh64::Xxh64::new(),
                 file,
-                compression: opts.compression,
+                compressor,
                 scratch: Vec::new(),
                 stats: opts.statistics.clone(),
             },
@@ -217,6 +277,8 @@ impl TableBuilder {
             separator: Vec::new(),
             handle_buf: Vec::with_capacity(MAX_HANDLE_LEN),
             failed: None,
+            sampling,
+            dictionary: None,
             opts,
         }
     }
@@ -268,6 +330,12 @@ impl TableBuilder {
         if let Some(handle) = self.pending.take() {
             separator(&self.last_key, ikey, &mut self.separator);
             self.add_index_entry(handle);
+        } else if let Some(s) = &mut self.sampling
+            && s.blocks.len() > s.separators.len()
+        {
+            let mut sep = Vec::new();
+            separator(&self.last_key, ikey, &mut sep);
+            s.separators.push(sep);
         }
         if let Some(f) = &mut self.filter {
             if self.opts.whole_key_filtering {
@@ -322,7 +390,8 @@ impl TableBuilder {
     /// Bytes written so far plus the block being filled: what the file would
     /// roughly measure if finished now (without the meta blocks).
     pub fn estimated_file_size(&self) -> u64 {
-        self.writer.offset + self.data_block.estimated_size() as u64
+        let held = self.sampling.as_ref().map_or(0, |s| s.bytes as u64);
+        self.writer.offset + held + self.data_block.estimated_size() as u64
     }
 
     fn add_index_entry(&mut self, handle: BlockHandle) {
@@ -332,12 +401,51 @@ impl TableBuilder {
     }
 
     fn flush_data_block(&mut self) -> Result<()> {
+        if let Some(s) = &mut self.sampling {
+            let raw = self.data_block.finish().to_vec();
+            s.bytes += raw.len();
+            s.blocks.push(raw);
+            self.data_block.reset();
+            self.props.num_data_blocks += 1;
+            if s.bytes >= s.budget {
+                self.end_sampling()?;
+            }
+            return Ok(());
+        }
         let raw = self.data_block.finish();
         let r = self.writer.write(raw, true);
         let handle = self.latch(r)?;
         self.data_block.reset();
         self.props.num_data_blocks += 1;
         self.pending = Some(handle);
+        Ok(())
+    }
+
+    /// Makes the dictionary from the held-back blocks, switches the writer
+    /// to it and writes those blocks with their index entries (the last
+    /// one's stays pending if its separator is not known yet).
+    fn end_sampling(&mut self) -> Result<()> {
+        let Some(s) = self.sampling.take() else {
+            return Ok(());
+        };
+        let dict = make_zstd_dictionary(&s.blocks, s.max_dict_bytes, s.train);
+        if let Some(d) = &dict {
+            let c = BlockCompressor::new(CompressionType::Zstd, s.level, Some(d));
+            self.writer.compressor = self.latch(c)?;
+        }
+        self.dictionary = dict;
+        let mut separators = s.separators.into_iter();
+        for raw in &s.blocks {
+            let r = self.writer.write(raw, true);
+            let handle = self.latch(r)?;
+            match separators.next() {
+                Some(sep) => {
+                    self.separator = sep;
+                    self.add_index_entry(handle);
+                }
+                None => self.pending = Some(handle),
+            }
+        }
         Ok(())
     }
 
@@ -349,6 +457,7 @@ impl TableBuilder {
         if !self.data_block.is_empty() {
             self.flush_data_block()?;
         }
+        self.end_sampling()?;
         if let Some(handle) = self.pending.take() {
             successor(&self.last_key, &mut self.separator);
             self.add_index_entry(handle);
@@ -372,6 +481,9 @@ impl TableBuilder {
         if !self.range_dels.is_empty() {
             let block = range_del::encode(&self.range_dels);
             footer.range_del = self.writer.write(&block, false)?;
+        }
+        if let Some(d) = self.dictionary.take() {
+            self.props.compression_dict = self.writer.write(&d, false)?;
         }
         footer.index = self.writer.write(self.index_block.finish(), true)?;
         self.props.index_size = footer.index.size + BLOCK_TRAILER_LEN as u64;

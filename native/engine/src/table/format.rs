@@ -14,7 +14,7 @@ use crate::options::CompressionType;
 /// +----------------------------+-----------+----------------+
 /// crc32 = CRC-32 (IEEE, crc32fast) of stored block || type
 /// type 0: stored block = the block
-/// type 4: stored block = uncompressed length: varint32 || LZ4 block-format bytes
+/// other types: a codec's stored form, specified in `codec.rs`
 /// ```
 pub const BLOCK_TRAILER_LEN: usize = 5;
 
@@ -40,8 +40,6 @@ pub const FORMAT_VERSION: u32 = 1;
 
 /// Compression type byte of an uncompressed block.
 pub const BLOCK_TYPE_NONE: u8 = CompressionType::None as u8;
-/// Compression type byte of an LZ4 block.
-pub const BLOCK_TYPE_LZ4: u8 = CompressionType::Lz4 as u8;
 
 /// Longest varint encoding of a [`BlockHandle`] (two varint64s).
 pub const MAX_HANDLE_LEN: usize = 20;

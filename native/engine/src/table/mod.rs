@@ -15,6 +15,7 @@
 //! +--------------------------------------+  properties.data_size
 //! | filter block        | trailer        |  optional: bloom over user keys and/or prefixes (`filter.rs`)
 //! | range-del block     | trailer        |  optional: range tombstones (`range_del.rs`)
+//! | dictionary block    | trailer        |  optional: ZSTD dictionary (`codec.rs`)
 //! | index block         | trailer        |  one entry per data block (`block.rs`)
 //! | properties block    | trailer        |  tagged fields (`properties.rs`)
 //! +--------------------------------------+
@@ -23,11 +24,14 @@
 //! ```
 //!
 //! * **Block trailer** (`format.rs`): compression type byte
-//!   (0 none, 4 LZ4) and a CRC-32 over the stored bytes and the type byte.
-//!   LZ4 blocks store `varint32 uncompressed length || LZ4 block`; a block is
-//!   stored compressed only when that saves at least 1/8 of its size. Data
-//!   and index blocks may be compressed; filter, range-del and properties
-//!   blocks never are.
+//!   (0 none, 1 Snappy, 4 LZ4, 7 ZSTD) and a CRC-32 over the stored bytes and
+//!   the type byte. The stored form of each codec is specified in
+//!   `codec.rs`; a block is stored compressed only when that saves at least
+//!   1/8 of its size. Data and index blocks may be compressed; filter,
+//!   range-del, compression-dictionary and properties blocks never are.
+//! * **Compression dictionary block** (`codec.rs`): optional, for ZSTD
+//!   tables with `max_dict_bytes`; written after the range-del block, its
+//!   handle in the properties (`COMPRESSION_DICT`), loaded at open.
 //! * **Data blocks** hold internal keys ([`crate::key`]) and values, with
 //!   prefix-compressed keys and restart points; a block is cut once its
 //!   uncompressed size reaches `block_size`.
@@ -62,6 +66,7 @@
 
 mod block;
 mod builder;
+mod codec;
 mod filter;
 mod format;
 mod hash;

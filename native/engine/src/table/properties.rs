@@ -33,6 +33,8 @@ use crate::identity::DbId;
 use crate::key::SequenceNumber;
 use crate::options::CompressionType;
 
+use super::format::BlockHandle;
+
 /// Property tags (part of the format; never reuse a number).
 pub mod tag {
     /// Point entries (values, merge operands and point tombstones).
@@ -77,6 +79,10 @@ pub mod tag {
     /// Name of the prefix extractor whose prefixes the filter holds, UTF-8.
     /// Absent: the filter holds no prefixes.
     pub const PREFIX_EXTRACTOR: u32 = 20;
+    /// Handle of the ZSTD compression dictionary block: varint64 offset ||
+    /// varint64 size (format in the docs of `table::codec`). Absent: the
+    /// table has no dictionary.
+    pub const COMPRESSION_DICT: u32 = 21;
 }
 
 /// What a table holds, recorded when it was written.
@@ -132,6 +138,9 @@ pub struct TableProperties {
     /// Name of the prefix extractor whose prefixes the filter holds
     /// ([`crate::options::PrefixExtractor::name`]); `None`: no prefixes.
     pub prefix_extractor: Option<String>,
+    /// Handle of the compression dictionary block; [`BlockHandle::NONE`]
+    /// when the table has none.
+    pub compression_dict: BlockHandle,
     /// Size of the file in bytes. Not stored in the properties block: set by
     /// the builder when it finishes and by the reader from the file size.
     pub file_size: u64,
@@ -162,6 +171,7 @@ impl Default for TableProperties {
             db_id: None,
             orig_file_number: None,
             file_checksum: None,
+            compression_dict: BlockHandle::NONE,
             file_size: 0,
         }
     }
@@ -212,6 +222,11 @@ impl TableProperties {
         if let Some(n) = self.orig_file_number {
             put_u64(&mut b, tag::ORIG_FILE_NUMBER, n);
         }
+        if !self.compression_dict.is_none() {
+            let mut h = Vec::new();
+            self.compression_dict.encode_to(&mut h);
+            put_bytes(&mut b, tag::COMPRESSION_DICT, &h);
+        }
         b
     }
 
@@ -248,11 +263,21 @@ impl TableProperties {
                 tag::LARGEST_SEQNO => p.largest_seqno = int()?,
                 tag::CREATION_TIME => p.creation_time = int()?,
                 tag::COMPRESSION => {
+                    // A codec byte this build does not know comes from a
+                    // newer writer: not supported, rather than corrupt.
                     let c = int()?;
-                    p.compression = u8::try_from(c)
-                        .ok()
-                        .and_then(|c| CompressionType::from_u8(c).ok())
-                        .ok_or_else(|| bad(format!("unknown compression type {c}")))?;
+                    p.compression = CompressionType::from_u8(u8::try_from(c).unwrap_or(u8::MAX))
+                        .map_err(|_| {
+                            Error::NotSupported(format!(
+                                "table {file}: written with unknown compression type {c}"
+                            ))
+                        })?;
+                }
+                tag::COMPRESSION_DICT => {
+                    p.compression_dict = match BlockHandle::decode(v) {
+                        Some(h) if !h.is_none() => h,
+                        _ => return Err(bad("bad compression dictionary handle".into())),
+                    };
                 }
                 tag::FORMAT_VERSION => {
                     p.format_version = u32::try_from(int()?)
@@ -316,6 +341,7 @@ mod tests {
             file_checksum: None,
             whole_key_filtering: true,
             prefix_extractor: None,
+            compression_dict: BlockHandle::NONE,
             file_size: 0,
         };
         let b = p.encode();
@@ -329,9 +355,43 @@ mod tests {
         for cut in 0..b.len() {
             let _ = TableProperties::decode(&b[..cut], "f", 0);
         }
+        let mut snappy = Vec::new();
+        put_u64(&mut snappy, tag::COMPRESSION, 1);
+        assert_eq!(
+            TableProperties::decode(&snappy, "f", 0)
+                .unwrap()
+                .compression,
+            CompressionType::Snappy
+        );
+        // A codec byte from a newer writer is NotSupported, not corruption.
+        let mut newer = Vec::new();
+        put_u64(&mut newer, tag::COMPRESSION, 0x42);
+        assert!(matches!(
+            TableProperties::decode(&newer, "f", 0),
+            Err(Error::NotSupported(_))
+        ));
+    }
+
+    #[test]
+    fn compression_dict_handle_golden_bytes() {
+        let p = TableProperties {
+            compression: CompressionType::Zstd,
+            compression_dict: BlockHandle {
+                offset: 300,
+                size: 5,
+            },
+            ..TableProperties::default()
+        };
+        let b = p.encode();
+        // tag 21, 3 bytes, varint 300, varint 5; last field of the block.
+        assert_eq!(&b[b.len() - 5..], &[21, 3, 0xac, 0x02, 5]);
+        assert_eq!(TableProperties::decode(&b, "f", 0).unwrap(), p);
         let mut bad = Vec::new();
-        put_u64(&mut bad, tag::COMPRESSION, 1);
-        assert!(TableProperties::decode(&bad, "f", 0).is_err());
+        put_bytes(&mut bad, tag::COMPRESSION_DICT, &[0xac]);
+        assert!(matches!(
+            TableProperties::decode(&bad, "f", 0),
+            Err(Error::Corruption { .. })
+        ));
     }
 
     /// The binding properties (issue 30): golden bytes, a round trip, and

@@ -19,10 +19,10 @@
 use std::sync::{Arc, OnceLock};
 
 use super::block::{Block, BlockIter};
+use super::codec::{DecodeError, ZstdDictionary, decompress_block};
 use super::filter::BloomFilter;
 use super::format::{
-    BLOCK_TRAILER_LEN, BLOCK_TYPE_LZ4, BLOCK_TYPE_NONE, BlockHandle, FOOTER_LEN, Footer,
-    lz4_decompress_block, verify_block_checksum,
+    BLOCK_TRAILER_LEN, BLOCK_TYPE_NONE, BlockHandle, FOOTER_LEN, Footer, verify_block_checksum,
 };
 use super::properties::TableProperties;
 use super::range_del;
@@ -202,6 +202,7 @@ enum BlockKind {
     Filter,
     RangeDel,
     Properties,
+    CompressionDict,
 }
 
 impl BlockKind {
@@ -212,6 +213,7 @@ impl BlockKind {
             BlockKind::Filter => "filter",
             BlockKind::RangeDel => "range-del",
             BlockKind::Properties => "properties",
+            BlockKind::CompressionDict => "compression dictionary",
         }
     }
 }
@@ -245,6 +247,9 @@ pub struct TableReader {
     stats: Option<Arc<Statistics>>,
     /// See [`TableReaderOptions::read_charger`].
     read_charger: Option<ReadCharger>,
+    /// The table's ZSTD dictionary, loaded at open (properties
+    /// `compression_dict`).
+    zstd_dict: Option<ZstdDictionary>,
 }
 
 impl std::fmt::Debug for TableReader {
@@ -356,6 +361,7 @@ impl TableReader {
             filter_prefix: None,
             stats: opts.statistics,
             read_charger: opts.read_charger,
+            zstd_dict: None,
         };
         let verify = opts.verify_checksums;
         let raw =
@@ -369,6 +375,12 @@ impl TableReader {
         t.filter_prefix = opts
             .prefix_extractor
             .filter(|p| t.props.prefix_extractor.as_deref() == Some(p.name().as_str()));
+        let dict = t.props.compression_dict;
+        if !dict.is_none() {
+            // Before any block that may need it is read.
+            let raw = t.read_block_from_file(dict, BlockKind::CompressionDict, verify, false)?;
+            t.zstd_dict = Some(ZstdDictionary::new(&raw));
+        }
         if !footer.range_del.is_none() {
             let raw =
                 t.read_block_from_file(footer.range_del, BlockKind::RangeDel, verify, false)?;
@@ -895,13 +907,21 @@ impl TableReader {
         let buf = &buf[..len];
         match ty {
             BLOCK_TYPE_NONE => Ok(buf.to_vec()),
-            BLOCK_TYPE_LZ4 => {
+            ty => {
                 let start = self
                     .stats
                     .as_ref()
                     .filter(|s| s.is_enabled(Histogram::DecompressionTimesNanos))
                     .map(|_| std::time::Instant::now());
-                let out = lz4_decompress_block(buf).map_err(&bad);
+                let out = decompress_block(ty, buf, self.zstd_dict.as_ref()).map_err(|e| match e {
+                    DecodeError::Corrupt(reason) => bad(reason),
+                    DecodeError::NotSupported(what) => Error::NotSupported(format!(
+                        "table {}, {} block at offset {}: {what}",
+                        self.file_name,
+                        kind.name(),
+                        handle.offset
+                    )),
+                });
                 laps.lap(F::block_decompress_time);
                 if let Some(st) = &self.stats {
                     if let Some(t) = start {
@@ -918,7 +938,6 @@ impl TableReader {
                 }
                 out
             }
-            other => Err(bad(format!("unknown compression type {other}"))),
         }
     }
 }

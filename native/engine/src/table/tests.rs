@@ -203,8 +203,21 @@ fn build_opts(
         prefix_extractor: None,
         file_name: FILE.into(),
         statistics: None,
-        db_id: None,
-        file_number: None,
+        ..TableBuildOptions::default()
+    }
+}
+
+/// ZSTD options with a dictionary of `max_dict_bytes`, trained from
+/// `train_bytes` of samples (0: the samples are the dictionary).
+fn zstd_dict_opts(block_size: usize, max_dict_bytes: u32, train_bytes: u32) -> TableBuildOptions {
+    TableBuildOptions {
+        compression_opts: crate::options::CompressionOptions {
+            max_dict_bytes,
+            zstd_max_train_bytes: train_bytes,
+            level: 5,
+            ..Default::default()
+        },
+        ..build_opts(CompressionType::Zstd, block_size, 16)
     }
 }
 
@@ -264,9 +277,18 @@ fn assert_at(it: &TableIter, m: &Model, i: Option<usize>) {
 // ---------------------------------------------------------------- round trips
 
 fn check_round_trip(seed: u64, compression: CompressionType, block_size: usize, restart: usize) {
+    check_round_trip_with(seed, build_opts(compression, block_size, restart));
+}
+
+fn check_round_trip_with(seed: u64, opts: TableBuildOptions) {
+    let (compression, block_size, restart) = (
+        opts.compression,
+        opts.block_size,
+        opts.block_restart_interval,
+    );
     let mut rng = SmallRng::seed_from_u64(seed);
     let m = Model::random(&mut rng, 8000);
-    let (data, built) = build(&m, build_opts(compression, block_size, restart));
+    let (data, built) = build(&m, opts);
     // The builder's checksum covers every byte of the file.
     assert_eq!(built.file_checksum, Some(crate::xxh64::hash(&data)));
     let built = TableProperties {
@@ -455,6 +477,147 @@ fn round_trip_lz4_4k_blocks() {
 #[test]
 fn round_trip_lz4_tiny_blocks_restart_every_entry() {
     check_round_trip(3, CompressionType::Lz4, 128, 1);
+}
+
+#[test]
+fn round_trip_snappy_4k_blocks() {
+    check_round_trip(11, CompressionType::Snappy, 4096, 16);
+}
+
+#[test]
+fn round_trip_snappy_tiny_blocks_restart_every_entry() {
+    check_round_trip(12, CompressionType::Snappy, 128, 1);
+}
+
+#[test]
+fn round_trip_zstd_4k_blocks() {
+    check_round_trip(13, CompressionType::Zstd, 4096, 16);
+}
+
+#[test]
+fn round_trip_zstd_tiny_blocks_restart_every_entry() {
+    check_round_trip(14, CompressionType::Zstd, 128, 1);
+}
+
+#[test]
+fn round_trip_zstd_trained_dictionary() {
+    // 4 KiB dictionary trained from the first 64 KiB of blocks.
+    check_round_trip_with(15, zstd_dict_opts(1024, 4096, 64 << 10));
+}
+
+#[test]
+fn round_trip_zstd_raw_dictionary() {
+    check_round_trip_with(16, zstd_dict_opts(1024, 4096, 0));
+}
+
+#[test]
+fn round_trip_zstd_dictionary_larger_than_the_table() {
+    // Every data block is held back until `finish`.
+    check_round_trip_with(17, zstd_dict_opts(4096, 64 << 20, 0));
+}
+
+/// The dictionary is made, stored in its meta block, named by the
+/// properties, and makes small blocks smaller.
+#[test]
+fn zstd_dictionary_is_stored_and_shrinks_small_blocks() {
+    let mut rng = SmallRng::seed_from_u64(18);
+    let m = Model::random(&mut rng, 6000);
+    let (plain, plain_props) = build(&m, build_opts(CompressionType::Zstd, 256, 16));
+    assert!(plain_props.compression_dict.is_none());
+    for train in [0, 64 << 10] {
+        let (dict, props) = build(&m, zstd_dict_opts(256, 8192, train));
+        let h = props.compression_dict;
+        assert!(!h.is_none() && h.size <= 8192, "train {train}: {h:?}");
+        assert!(
+            h.offset >= props.data_size,
+            "the dictionary follows the data"
+        );
+        assert!(
+            dict.len() < plain.len(),
+            "train {train}: with dictionary {} vs without {}",
+            dict.len(),
+            plain.len()
+        );
+        let (t, _) = open(dict, reader_opts()).unwrap();
+        assert_eq!(t.properties().compression_dict, h);
+        let mut it = t.iter(ro());
+        it.seek_to_first();
+        for i in 0..m.entries.len() {
+            assert_at(&it, &m, Some(i));
+            it.next();
+        }
+        assert_at(&it, &m, None);
+    }
+    // Other codecs ignore the dictionary options.
+    let snappy = TableBuildOptions {
+        compression: CompressionType::Snappy,
+        ..zstd_dict_opts(256, 8192, 0)
+    };
+    assert!(build(&m, snappy).1.compression_dict.is_none());
+}
+
+#[test]
+fn every_codec_shrinks_compressible_tables() {
+    let mut rng = SmallRng::seed_from_u64(19);
+    let m = Model::random(&mut rng, 3000);
+    let (plain, _) = build(&m, build_opts(CompressionType::None, 4096, 16));
+    for c in [
+        CompressionType::Snappy,
+        CompressionType::Lz4,
+        CompressionType::Zstd,
+    ] {
+        let (data, props) = build(&m, build_opts(c, 4096, 16));
+        assert_eq!(props.compression, c);
+        assert!(
+            data.len() * 10 < plain.len() * 8,
+            "{c:?} {} vs plain {}",
+            data.len(),
+            plain.len()
+        );
+    }
+}
+
+/// Rewrites the type byte of the first data block to `ty`, with a valid
+/// checksum: what a build with codec `ty` would have written.
+fn with_first_block_type(data: &[u8], first: BlockHandle, ty: u8) -> Vec<u8> {
+    let mut d = data.to_vec();
+    let end = first.offset as usize + first.size as usize;
+    let trailer = super::format::block_trailer(&d[first.offset as usize..end], ty);
+    d[end..end + trailer.len()].copy_from_slice(&trailer);
+    d
+}
+
+/// A block whose codec this build lacks fails the read with NotSupported
+/// naming the codec; it is never decoded as something else.
+#[test]
+fn a_codec_this_build_lacks_is_not_supported_naming_it() {
+    let m = small_table().0;
+    // One data block, at offset 0.
+    let (data, props) = build(&m, build_opts(CompressionType::None, 1 << 20, 4));
+    assert_eq!(props.num_data_blocks, 1);
+    let first = BlockHandle {
+        offset: 0,
+        size: props.data_size - 5,
+    };
+    for (ty, name) in [
+        (2u8, "ZLIB_COMPRESSION"),
+        (3, "BZLIB2_COMPRESSION"),
+        (5, "LZ4HC_COMPRESSION"),
+        (6, "XPRESS_COMPRESSION"),
+        (0x42, "unknown compression type 0x42"),
+    ] {
+        let bad = with_first_block_type(&data, first, ty);
+        let (t, _) = open(bad, reader_opts()).unwrap();
+        let uk = crate::key::user_key(&m.entries[0].0);
+        let e = t.get(uk, MAX_SEQUENCE, &ro(), &mut Vec::new()).unwrap_err();
+        assert!(matches!(e, Error::NotSupported(_)), "{e}");
+        let msg = e.to_string();
+        assert!(msg.contains(name) && msg.contains(FILE), "{msg}");
+        let mut it = t.iter(ro());
+        it.seek_to_first();
+        assert!(!it.valid());
+        assert!(matches!(it.status(), Err(Error::NotSupported(_))));
+    }
 }
 
 #[test]
@@ -809,9 +972,13 @@ fn reads_without_io_are_incomplete_until_the_block_is_cached() {
 // ---------------------------------------------------------------- corruption
 
 fn small_table() -> (Model, Vec<u8>) {
+    small_table_with(build_opts(CompressionType::Lz4, 256, 4))
+}
+
+fn small_table_with(opts: TableBuildOptions) -> (Model, Vec<u8>) {
     let mut rng = SmallRng::seed_from_u64(7);
     let m = Model::random(&mut rng, 60);
-    let (data, props) = build(&m, build_opts(CompressionType::Lz4, 256, 4));
+    let (data, props) = build(&m, opts);
     assert!(props.num_data_blocks >= 4);
     (m, data)
 }
@@ -899,7 +1066,30 @@ fn flipped_data_byte_is_corruption_naming_file_and_block() {
 
 #[test]
 fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
-    let (m, good) = small_table();
+    check_flips_and_truncations(small_table());
+}
+
+#[test]
+fn every_flipped_byte_and_truncation_is_ok_or_corruption_snappy() {
+    check_flips_and_truncations(small_table_with(build_opts(
+        CompressionType::Snappy,
+        256,
+        4,
+    )));
+}
+
+#[test]
+fn every_flipped_byte_and_truncation_is_ok_or_corruption_zstd_dictionary() {
+    let (m, data) = small_table_with(TableBuildOptions {
+        block_restart_interval: 4,
+        ..zstd_dict_opts(256, 1024, 0)
+    });
+    let (t, _) = open(data.clone(), reader_opts()).unwrap();
+    assert!(!t.properties().compression_dict.is_none());
+    check_flips_and_truncations((m, data));
+}
+
+fn check_flips_and_truncations((m, good): (Model, Vec<u8>)) {
     let cache = Arc::new(LruCache::new(64 << 10, 0, false, 0.5).unwrap());
     let unverified = TableReadOptions {
         verify_checksums: false,
@@ -929,11 +1119,18 @@ fn every_flipped_byte_and_truncation_is_ok_or_corruption() {
             cache_index_and_filter_blocks: i % 2 == 0,
             ..reader_opts()
         };
+        // Unchecked, a flipped trailer type byte or compression property
+        // may name a codec this build lacks: NotSupported naming it.
+        let expected = |e: &Error| {
+            e.is_corruption()
+                || matches!(e, Error::NotSupported(m) if m.contains("compression type")
+                    || m.contains("block compressed with"))
+        };
         match open(bad, opts) {
-            Err(e) => assert!(e.is_corruption(), "byte {i}: {e}"),
+            Err(e) => assert!(expected(&e), "byte {i}: {e}"),
             Ok((t, _)) => {
                 for e in exercise(&t, &m, unverified) {
-                    assert!(e.is_corruption(), "byte {i}: {e}");
+                    assert!(expected(&e), "byte {i}: {e}");
                 }
             }
         }

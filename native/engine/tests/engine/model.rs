@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use talus::db::{DbIterator, FlushOptions, Snapshot};
-use talus::options::{CompactionPriority, CompressionType};
+use talus::options::{CompactionPriority, CompressionOptions, CompressionType};
 use talus::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 
 /// Seeds every CI run checks.
@@ -182,7 +182,8 @@ struct IterSpec {
 struct Tweak {
     block_size: usize,
     restart: usize,
-    lz4: bool,
+    /// Reopen with the run's codec (else uncompressed).
+    compress: bool,
     bloom_bits: Option<u8>,
 }
 
@@ -315,6 +316,9 @@ struct Harness {
     iters: Vec<Option<LiveIter>>,
     auto_compactions: bool,
     cov: Coverage,
+    /// The codec reopens switch to (the run's compression; LZ4 for a run
+    /// that starts uncompressed).
+    codec: CompressionType,
 }
 
 type Check = Result<(), String>;
@@ -428,6 +432,10 @@ fn walk(
 impl Harness {
     fn open(dir: &Path, opts: Options) -> Result<Harness, String> {
         let db = Db::open(opts.clone(), dir).map_err(err("open"))?;
+        let codec = match opts.compression {
+            CompressionType::None => CompressionType::Lz4,
+            c => c,
+        };
         Ok(Harness {
             dir: dir.to_path_buf(),
             opts,
@@ -437,6 +445,7 @@ impl Harness {
             iters: (0..ITER_SLOTS).map(|_| None).collect(),
             auto_compactions: true,
             cov: Coverage::default(),
+            codec,
         })
     }
 
@@ -788,8 +797,8 @@ impl Harness {
         drop(db);
         self.opts.table.block_size = t.block_size;
         self.opts.table.block_restart_interval = t.restart;
-        self.opts.compression = if t.lz4 {
-            CompressionType::Lz4
+        self.opts.compression = if t.compress {
+            self.codec
         } else {
             CompressionType::None
         };
@@ -1073,7 +1082,7 @@ impl Gen {
         Tweak {
             block_size: [256, 1024, 4096, 16384][self.rng.random_range(0..4)],
             restart: self.rng.random_range(1..=32),
-            lz4: self.rng.random_bool(0.5),
+            compress: self.rng.random_bool(0.5),
             bloom_bits: self
                 .rng
                 .random_bool(0.7)
@@ -1398,10 +1407,64 @@ fn parse_seeds(s: &str) -> Vec<u64> {
     out
 }
 
+/// Compression settings of a per-codec run.
+#[derive(Clone, Copy, Debug)]
+enum CodecRun {
+    /// The seed's own choice (LZ4 or none).
+    Seed,
+    /// One codec everywhere, with a random ZSTD level.
+    Only(CompressionType),
+    /// A random codec per level, a random bottommost codec, and ZSTD
+    /// dictionaries (trained or raw) with small sizes.
+    Mixed,
+}
+
+/// Applies `run` to `o`, drawing from its own generator (so the seed's
+/// other options and operations stay those of the plain run).
+fn apply_codec_run(o: &mut Options, run: CodecRun, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0xc0de_c0de);
+    const ALL: [CompressionType; 4] = [
+        CompressionType::None,
+        CompressionType::Snappy,
+        CompressionType::Lz4,
+        CompressionType::Zstd,
+    ];
+    match run {
+        CodecRun::Seed => {}
+        CodecRun::Only(c) => {
+            o.compression = c;
+            o.compression_opts.level = [1, 3, 9, -5][rng.random_range(0..4)];
+        }
+        CodecRun::Mixed => {
+            o.compression = CompressionType::Zstd;
+            let n = rng.random_range(1..=4);
+            o.compression_per_level = (0..n).map(|_| ALL[rng.random_range(0..4)]).collect();
+            o.bottommost_compression = rng.random_bool(0.7).then(|| ALL[rng.random_range(0..4)]);
+            let dict = CompressionOptions {
+                level: rng.random_range(1..=6),
+                max_dict_bytes: [512, 4096][rng.random_range(0..2)],
+                zstd_max_train_bytes: [0, 16 << 10][rng.random_range(0..2)],
+                enabled: true,
+                ..CompressionOptions::default()
+            };
+            o.compression_opts = dict;
+            o.bottommost_compression_opts = CompressionOptions {
+                enabled: rng.random_bool(0.5),
+                ..dict
+            };
+        }
+    }
+}
+
 /// Runs one seed; on failure prints everything needed to reproduce it and panics.
 fn run_seed(seed: u64, n_ops: usize, progress: &Progress) -> Coverage {
+    run_seed_with(seed, n_ops, progress, CodecRun::Seed)
+}
+
+fn run_seed_with(seed: u64, n_ops: usize, progress: &Progress, codec: CodecRun) -> Coverage {
     let mut rng = StdRng::seed_from_u64(seed);
-    let opts = options_for(&mut rng);
+    let mut opts = options_for(&mut rng);
+    apply_codec_run(&mut opts, codec, seed);
     let mut g = Gen::new(&mut rng);
     let dir = tempfile::Builder::new()
         .prefix(&format!("talus-model-{seed}-"))
@@ -1427,8 +1490,8 @@ fn run_seed(seed: u64, n_ops: usize, progress: &Progress) -> Coverage {
     let from = failure.index.saturating_sub(25);
     let mut report = format!(
         "model test failed: seed {seed} (TALUS_MODEL_SEED={seed} TALUS_MODEL_OPS={n_ops}), \
-         operation {} of {n_ops}\n  {}\n  op: {:?}\n  options: {}\n  database kept in {}\n  \
-         operations {from}..={}:\n",
+         codecs {codec:?}, operation {} of {n_ops}\n  {}\n  op: {:?}\n  options: {}\n  \
+         database kept in {}\n  operations {from}..={}:\n",
         failure.index,
         failure.message,
         ops.get(failure.index),
@@ -1537,4 +1600,51 @@ fn random_operations_match_a_btreemap() {
     }
     progress.done.store(true, Ordering::Relaxed);
     dog.join().expect("watchdog");
+}
+
+/// One seed under `codec`, with the same coverage demands as the CI seeds.
+fn codec_seed(seed: u64, codec: CodecRun) {
+    let progress = Arc::new(Progress {
+        beat: AtomicU64::new(0),
+        what: Mutex::new(String::new()),
+        done: AtomicBool::new(false),
+    });
+    let n_ops = env_u64("TALUS_MODEL_OPS").map_or(CI_OPS, |n| n as usize);
+    let started = Instant::now();
+    let cov = run_seed_with(seed, n_ops, &progress, codec);
+    eprintln!(
+        "seed {seed} {codec:?}: {n_ops} ops in {:.1} s; {cov:?}",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        cov.max_l0_files > 0 && cov.max_deep_levels >= 2 && cov.reopens > 0,
+        "seed {seed} {codec:?} did not exercise flushes, compactions into several levels \
+         and reopens: {cov:?}"
+    );
+}
+
+#[test]
+fn random_operations_match_a_btreemap_uncompressed() {
+    codec_seed(21, CodecRun::Only(CompressionType::None));
+}
+
+#[test]
+fn random_operations_match_a_btreemap_snappy() {
+    codec_seed(22, CodecRun::Only(CompressionType::Snappy));
+}
+
+#[test]
+fn random_operations_match_a_btreemap_lz4() {
+    codec_seed(23, CodecRun::Only(CompressionType::Lz4));
+}
+
+#[test]
+fn random_operations_match_a_btreemap_zstd() {
+    codec_seed(24, CodecRun::Only(CompressionType::Zstd));
+}
+
+#[test]
+fn random_operations_match_a_btreemap_per_level_codecs_and_zstd_dictionaries() {
+    codec_seed(31, CodecRun::Mixed);
+    codec_seed(32, CodecRun::Mixed);
 }

@@ -1,26 +1,31 @@
 package dev.talus;
 
 /**
- * Block compression, with RocksJava's byte values. Talus implements {@link #NO_COMPRESSION} and
- * {@link #LZ4_COMPRESSION} (the default); choosing another codec fails at {@code open} with
- * {@code NotSupported}.
+ * Block compression, with RocksJava's byte values (stored in each block of a table). Talus
+ * implements {@link #NO_COMPRESSION}, {@link #SNAPPY_COMPRESSION}, {@link #LZ4_COMPRESSION} (the
+ * default) and {@link #ZSTD_COMPRESSION}; the options accept every value, as RocksJava's do, and
+ * {@code open} refuses the others with {@link TalusException} {@code NotSupported} naming the
+ * codec. Reading a table block written with a codec this build lacks fails the same way.
  */
 public enum CompressionType {
   /** No compression. */
   NO_COMPRESSION((byte) 0x0, null),
-  /** Snappy: not implemented by Talus. */
+  /** Snappy (raw format). */
   SNAPPY_COMPRESSION((byte) 0x1, "snappy"),
-  /** zlib: not implemented by Talus. */
+  /** zlib: not implemented by Talus (open fails with {@code NotSupported}). */
   ZLIB_COMPRESSION((byte) 0x2, "z"),
-  /** bzip2: not implemented by Talus. */
+  /** bzip2: not implemented by Talus (open fails with {@code NotSupported}). */
   BZLIB2_COMPRESSION((byte) 0x3, "bzip2"),
   /** LZ4 block compression (Talus's default). */
   LZ4_COMPRESSION((byte) 0x4, "lz4"),
-  /** LZ4HC: not implemented by Talus. */
+  /** LZ4HC: not implemented by Talus (open fails with {@code NotSupported}). */
   LZ4HC_COMPRESSION((byte) 0x5, "lz4hc"),
-  /** Xpress: not implemented by Talus. */
+  /** Xpress: not implemented by Talus (open fails with {@code NotSupported}). */
   XPRESS_COMPRESSION((byte) 0x6, "xpress"),
-  /** Zstandard: not implemented by Talus. */
+  /**
+   * Zstandard, with levels and dictionary compression ({@link CompressionOptions}); the usual
+   * choice for the bottommost level.
+   */
   ZSTD_COMPRESSION((byte) 0x7, "zstd"),
   /** "Same as the general compression type", for bottommost compression. */
   DISABLE_COMPRESSION_OPTION((byte) 0x7F, null);

@@ -5,7 +5,7 @@ import java.util.Objects;
 /**
  * Database and column-family options, as RocksJava's {@code Options}: setters return {@code
  * this}, getters are the bare property name. Defaults are RocksDB's own (RocksDB 10.10), except
- * {@link #compressionType()}, which is LZ4 because Talus does not ship Snappy.
+ * {@link #compressionType()}, which is LZ4 (RocksDB's is Snappy).
  *
  * <p>A plain Java object, handed to the engine once, at {@link TalusDB#open(Options, String)}.
  * Setters accept every value RocksJava accepts; at open the engine corrects the values RocksDB
@@ -61,6 +61,10 @@ public class Options extends PlainCloseable {
   private CompactionPriority compactionPriority = CompactionPriority.MinOverlappingRatio;
   private boolean disableAutoCompactions;
   private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
+  private CompressionOptions compressionOptions = new CompressionOptions();
+  private java.util.List<CompressionType> compressionPerLevel = java.util.List.of();
+  private CompressionType bottommostCompressionType = CompressionType.DISABLE_COMPRESSION_OPTION;
+  private CompressionOptions bottommostCompressionOptions = new CompressionOptions();
   /** {@code fixed:N}, {@code capped:N}, or empty for none: the engine's option text. */
   private String prefixExtractor = "";
   private TableFormatConfig tableFormatConfig = new BlockBasedTableConfig();
@@ -134,6 +138,10 @@ public class Options extends PlainCloseable {
     this.compactionPriority = other.compactionPriority;
     this.disableAutoCompactions = other.disableAutoCompactions;
     this.compressionType = other.compressionType;
+    this.compressionOptions = other.compressionOptions;
+    this.compressionPerLevel = other.compressionPerLevel;
+    this.bottommostCompressionType = other.bottommostCompressionType;
+    this.bottommostCompressionOptions = other.bottommostCompressionOptions;
     this.prefixExtractor = other.prefixExtractor;
     this.tableFormatConfig = other.tableFormatConfig;
     this.rateLimiter = other.rateLimiter;
@@ -926,23 +934,118 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Block compression. Default {@link CompressionType#LZ4_COMPRESSION}; Talus implements LZ4 and
-   * none.
+   * Block compression. Default {@link CompressionType#LZ4_COMPRESSION} (RocksDB's default is
+   * Snappy). Talus implements {@code NO_COMPRESSION}, {@code SNAPPY_COMPRESSION}, {@code
+   * LZ4_COMPRESSION} and {@code ZSTD_COMPRESSION}; as in RocksJava every type is accepted here,
+   * and {@link TalusDB#open(Options, String)} refuses the others with {@link TalusException}
+   * {@code NotSupported} naming the codec. Which level uses which codec: {@link
+   * #setCompressionPerLevel(java.util.List)}.
    *
    * @param type the compression
    * @return this
-   * @throws UnsupportedOperationException for a codec Talus does not implement
    */
   public Options setCompressionType(CompressionType type) {
     checkOpen();
     Objects.requireNonNull(type, "compressionType");
-    if (type != CompressionType.NO_COMPRESSION && type != CompressionType.LZ4_COMPRESSION) {
-      throw new UnsupportedOperationException(
-          "setCompressionType(" + type
-              + "): Talus implements NO_COMPRESSION and LZ4_COMPRESSION only");
-    }
     compressionType = type;
     return this;
+  }
+
+  /**
+   * Codec parameters for every level (the ZSTD level, dictionary sizes); see {@link
+   * CompressionOptions} for what Talus does with each. The values are copied.
+   *
+   * @param options the parameters; not null, not closed
+   * @return this
+   */
+  public Options setCompressionOptions(CompressionOptions options) {
+    checkOpen();
+    Objects.requireNonNull(options, "compressionOptions");
+    options.checkOpen();
+    compressionOptions = new CompressionOptions(options);
+    return this;
+  }
+
+  /** @return a copy of the codec parameters (default: RocksDB's defaults) */
+  public CompressionOptions compressionOptions() {
+    checkOpen();
+    return new CompressionOptions(compressionOptions);
+  }
+
+  /**
+   * A codec per level, as RocksDB's {@code compression_per_level}; empty (the default) uses
+   * {@link #compressionType()} at every level. A flush (to L0) uses entry 0. A compaction into
+   * level {@code L >= 1} uses entry {@code L - baseLevel + 1}, where the base level is the level
+   * L0 compacts into (L1 with static level sizing; with {@link
+   * #setLevelCompactionDynamicLevelBytes(boolean)} the first non-empty level, so the base level
+   * always uses entry 1); levels past the end of the list use its last entry. {@link
+   * #setBottommostCompressionType(CompressionType)} overrides it at the bottommost level.
+   *
+   * @param compressionLevels the codecs; not null, no null entry (every type is accepted here; open
+   *     refuses those Talus does not implement, as for {@link #setCompressionType})
+   * @return this
+   */
+  public Options setCompressionPerLevel(java.util.List<CompressionType> compressionLevels) {
+    checkOpen();
+    Objects.requireNonNull(compressionLevels, "compressionPerLevel");
+    for (CompressionType t : compressionLevels) {
+      Objects.requireNonNull(t, "compressionPerLevel entry");
+      if (t == CompressionType.DISABLE_COMPRESSION_OPTION) {
+        throw new IllegalArgumentException(
+            "compressionPerLevel: DISABLE_COMPRESSION_OPTION is not a codec");
+      }
+    }
+    compressionPerLevel = java.util.List.copyOf(compressionLevels);
+    return this;
+  }
+
+  /** @return the codecs per level (default empty: {@link #compressionType()} everywhere) */
+  public java.util.List<CompressionType> compressionPerLevel() {
+    checkOpen();
+    return compressionPerLevel;
+  }
+
+  /**
+   * Codec of the tables compactions write to the bottommost level: a compaction whose output level
+   * is at or below the deepest level holding data (flushes never). Default {@link
+   * CompressionType#DISABLE_COMPRESSION_OPTION}: no codec of its own, the level's usual one.
+   *
+   * @param bottommostCompressionType the codec; not null (every type is accepted here; open
+   *     refuses those Talus does not implement)
+   * @return this
+   */
+  public Options setBottommostCompressionType(CompressionType bottommostCompressionType) {
+    checkOpen();
+    Objects.requireNonNull(bottommostCompressionType, "bottommostCompressionType");
+    this.bottommostCompressionType = bottommostCompressionType;
+    return this;
+  }
+
+  /** @return the bottommost codec (default {@code DISABLE_COMPRESSION_OPTION}) */
+  public CompressionType bottommostCompressionType() {
+    checkOpen();
+    return bottommostCompressionType;
+  }
+
+  /**
+   * Codec parameters at the bottommost level, used there instead of {@link #compressionOptions()}
+   * when {@link CompressionOptions#enabled()} is set. The values are copied.
+   *
+   * @param options the parameters; not null, not closed
+   * @return this
+   */
+  public Options setBottommostCompressionOptions(CompressionOptions options) {
+    checkOpen();
+    Objects.requireNonNull(options, "bottommostCompressionOptions");
+    options.checkOpen();
+    bottommostCompressionOptions = new CompressionOptions(options);
+    return this;
+  }
+
+  /** @return a copy of the bottommost codec parameters (default: RocksDB's defaults) */
+  public CompressionOptions bottommostCompressionOptions() {
+    checkOpen();
+    return new CompressionOptions(bottommostCompressionOptions);
   }
 
   /** @return the block compression (default LZ4) */
@@ -1351,6 +1454,17 @@ public class Options extends PlainCloseable {
     put(b, "compaction_pri", compactionPriority.getValue());
     put(b, "disable_auto_compactions", disableAutoCompactions);
     put(b, "compression", compressionType.getValue());
+    StringBuilder levels = new StringBuilder();
+    for (CompressionType t : compressionPerLevel) {
+      if (levels.length() > 0) {
+        levels.append(',');
+      }
+      levels.append(t.getValue());
+    }
+    put(b, "compression_per_level", levels);
+    put(b, "bottommost_compression", bottommostCompressionType.getValue());
+    compressionOptions.appendTo(b, "compression_opts");
+    bottommostCompressionOptions.appendTo(b, "bottommost_compression_opts");
     put(b, "prefix_extractor", prefixExtractor);
     put(b, "stats_dump_period_sec", statsDumpPeriodSec);
     put(b, "info_log_level", infoLogLevel.getValue());

@@ -135,6 +135,11 @@ public final class BulkImport implements Callable<Integer> {
           + " be verified later. Default: ${DEFAULT-VALUE}.")
   long seed = 3;
 
+  @Option(names = "--compression", paramLabel = "CODEC",
+      description = "Block codec of every level, the same on both engines: lz4, snappy, zstd"
+          + " or none. Default: ${DEFAULT-VALUE}.")
+  EngineSettings.Compression compression = EngineSettings.Compression.lz4;
+
   @Option(names = "--engine", paramLabel = "ENGINE",
       description = "talus or rocksdb (RocksJava). Default: ${DEFAULT-VALUE}.")
   Engine.Kind engine = Engine.Kind.talus;
@@ -241,7 +246,8 @@ public final class BulkImport implements Callable<Integer> {
 
     EngineSettings settings = EngineSettings.bulkImportPreset(dbDir.toString(),
         walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
-        lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters);
+        lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters)
+        .withCompression(compression);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;

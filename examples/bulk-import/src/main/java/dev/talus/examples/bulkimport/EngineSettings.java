@@ -11,7 +11,7 @@ package dev.talus.examples.bulkimport;
  *
  * <p>RocksDB's {@code OptimizeLevelStyleCompaction} also turns compression off for L0 and L1;
  * Talus's preset does not, so neither engine applies a per-level setting: both compress every
- * level with LZ4 (Talus implements LZ4 and none).
+ * level with the same codec, LZ4 unless {@code --compression} says otherwise.
  *
  * @param path the database directory
  * @param walDir the WAL directory, or null for the database directory
@@ -49,6 +49,7 @@ package dev.talus.examples.bulkimport;
  * @param talusMaxConcurrentWriters Talus only: {@code setMaxConcurrentWriters} (write admission;
  *     -1, Talus's default, is one writer thread at a time per core, 0 is none, as in RocksDB,
  *     which has no such setting)
+ * @param compression the codec of every level, the same {@code CompressionType} on both engines
  */
 record EngineSettings(
     String path,
@@ -76,7 +77,16 @@ record EngineSettings(
     boolean statistics,
     boolean lowCpuPriorityCompactions,
     boolean rocksdbWriteThreadAdaptiveYield,
-    int talusMaxConcurrentWriters) {
+    int talusMaxConcurrentWriters,
+    Compression compression) {
+
+  /** Block codec of both engines (their {@code CompressionType} of the same name). */
+  enum Compression {
+    lz4,
+    snappy,
+    zstd,
+    none
+  }
 
   private static final long MIB = 1L << 20;
 
@@ -124,7 +134,8 @@ record EngineSettings(
         true, // the import reads stalls and write amplification from the statistics
         lowCpuPriorityCompactions,
         rocksdbWriteThreadAdaptiveYield,
-        talusMaxConcurrentWriters);
+        talusMaxConcurrentWriters,
+        Compression.lz4);
   }
 
   /**
@@ -141,7 +152,25 @@ record EngineSettings(
         maxBackgroundCompactions, maxBackgroundFlushes, targetFileSizeBase, maxBytesForLevelBase,
         rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
         blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, on,
-        lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters);
+        lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters,
+        compression);
+  }
+
+  /**
+   * The same settings with another codec.
+   *
+   * @param codec the codec of every level on both engines
+   * @return the settings
+   */
+  EngineSettings withCompression(Compression codec) {
+    return new EngineSettings(path, walDir, writeBufferSize, maxWriteBufferNumber,
+        minWriteBufferNumberToMerge, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit,
+        maxBackgroundCompactions, maxBackgroundFlushes, targetFileSizeBase, maxBytesForLevelBase,
+        rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
+        blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, statistics,
+        lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters,
+        codec);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -155,7 +184,7 @@ record EngineSettings(
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
             + "block_cache=%dMiB(LRU, shards auto, high_pri_pool_ratio 0) "
             + "bloom=%.0fbits(whole key) block_size=%d cache_index_and_filter_blocks=%b "
-            + "statistics=%s compression=LZ4 "
+            + "statistics=%s compression=%s "
             + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
             + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
@@ -168,7 +197,7 @@ record EngineSettings(
             : (rateLimitBytesPerSecond / MIB) + "MiB/s(refill " + rateLimitRefillMicros
                 + "us, fairness " + rateLimitFairness + ", writes only)",
         walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey, blockSize,
-        cacheIndexAndFilterBlocks, statistics ? "on" : "off",
+        cacheIndexAndFilterBlocks, statistics ? "on" : "off", compression,
         lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
         walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield,
         switch (talusMaxConcurrentWriters) {

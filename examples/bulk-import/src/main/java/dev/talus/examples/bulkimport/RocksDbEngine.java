@@ -65,7 +65,12 @@ final class RocksDbEngine implements Engine {
         .setMaxBackgroundFlushes(s.maxBackgroundFlushes())
         .setTargetFileSizeBase(s.targetFileSizeBase())
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
-        .setCompressionType(CompressionType.LZ4_COMPRESSION)
+        .setCompressionType(switch (s.compression()) {
+          case lz4 -> CompressionType.LZ4_COMPRESSION;
+          case snappy -> CompressionType.SNAPPY_COMPRESSION;
+          case zstd -> CompressionType.ZSTD_COMPRESSION;
+          case none -> CompressionType.NO_COMPRESSION;
+        })
         .setWalBytesPerSync(s.walBytesPerSync())
         .setEnableWriteThreadAdaptiveYield(s.rocksdbWriteThreadAdaptiveYield())
         .setTableFormatConfig(new BlockBasedTableConfig()

@@ -57,7 +57,12 @@ final class TalusEngine implements Engine {
         .setMaxBackgroundFlushes(s.maxBackgroundFlushes())
         .setTargetFileSizeBase(s.targetFileSizeBase())
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
-        .setCompressionType(CompressionType.LZ4_COMPRESSION)
+        .setCompressionType(switch (s.compression()) {
+          case lz4 -> CompressionType.LZ4_COMPRESSION;
+          case snappy -> CompressionType.SNAPPY_COMPRESSION;
+          case zstd -> CompressionType.ZSTD_COMPRESSION;
+          case none -> CompressionType.NO_COMPRESSION;
+        })
         .setWalBytesPerSync(s.walBytesPerSync())
         .setTableFormatConfig(new BlockBasedTableConfig()
             .setBlockCache(cache)
