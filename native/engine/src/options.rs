@@ -320,6 +320,9 @@ pub struct Options {
     pub create_if_missing: bool,
     /// Fail open if the database exists. Default false.
     pub error_if_exists: bool,
+    /// Create the column families named at open that the database does not
+    /// have yet (RocksDB's `create_missing_column_families`). Default false.
+    pub create_missing_column_families: bool,
     /// Check aggressively and stop on damage (RocksDB's `paranoid_checks`).
     /// Default true.
     ///
@@ -508,6 +511,7 @@ impl Default for Options {
         Options {
             create_if_missing: false,
             error_if_exists: false,
+            create_missing_column_families: false,
             paranoid_checks: true,
             use_fsync: false,
             wal_dir: None,
@@ -932,6 +936,10 @@ impl Options {
         let lines = [
             format!("create_if_missing: {}", self.create_if_missing),
             format!("error_if_exists: {}", self.error_if_exists),
+            format!(
+                "create_missing_column_families: {}",
+                self.create_missing_column_families
+            ),
             format!("paranoid_checks: {}", self.paranoid_checks),
             format!("use_fsync: {}", self.use_fsync),
             format!(

@@ -8,10 +8,17 @@
 //! +------------------+---------------+------------------------------------+
 //! | sequence: u64 LE | count: u32 LE | record * count                     |
 //! +------------------+---------------+------------------------------------+
-//! record := kind: u8 | varint key_len | key | (value_len varint | value)?
+//! record := kind: u8 | (family: varint32)? | varint key_len | key | (value_len varint | value)?
 //! ```
 //!
-//! `kind` is a [`ValueKind`] byte (the table in [`crate::key`]):
+//! `kind`'s low 7 bits are a [`ValueKind`] byte (the table in
+//! [`crate::key`]); bit 7 ([`FAMILY_FLAG`] = `0x80`) says a `family`
+//! varint follows: the id of the column family the record belongs to. A
+//! record without it belongs to the default family (id 0), so batches and
+//! logs written before column families read unchanged, and a batch of the
+//! default family alone is encoded exactly as before (the writer never sets
+//! the flag for family 0). One batch may hold records of several families;
+//! it is one WAL record, so it is atomic across families at recovery.
 //!
 //! | kind | record | value slot |
 //! |---|---|---|
@@ -21,18 +28,27 @@
 //! | 3 `Merge` | merge | the operand |
 //! | 4 `SingleDeletion` | single delete | none |
 //!
+//! | `0x80 \| kind` | the same, in family `family` | as for `kind` |
+//!
 //! The i-th record (from 0) gets sequence number `sequence + i`. Kinds 3 and
 //! 4 came with merge operators and single deletes; a batch without them is
 //! encoded exactly as before. RocksDB's batch encoding differs (other tags,
 //! its merge tag is Talus's range deletion); the Java binding marks its
 //! serialized batches so that the two cannot be confused.
 
-use crate::coding::{Reader, put_length_prefixed, put_varint64};
+use crate::coding::{Reader, put_length_prefixed, put_varint32, put_varint64};
 use crate::error::{Error, Result};
 use crate::key::{SequenceNumber, ValueKind};
 
 /// Size of the fixed header (sequence + count).
 pub const HEADER_LEN: usize = 12;
+
+/// Bit of a record's kind byte saying a family id follows (part of the
+/// format; see the module docs).
+pub const FAMILY_FLAG: u8 = 0x80;
+
+/// Id of the default column family.
+pub const DEFAULT_FAMILY: u32 = 0;
 
 /// Largest encoded batch accepted (one WAL record payload must fit `u32`).
 pub const MAX_BATCH_BYTES: usize = u32::MAX as usize - 64;
@@ -44,6 +60,10 @@ pub struct WriteBatch {
     /// Some record is a merge (checked against the database's merge
     /// operator at write time without walking the records).
     has_merge: bool,
+    /// Some record names a family other than the default one (the write
+    /// path then routes records by family instead of taking them all to
+    /// the default family's memtable).
+    has_families: bool,
 }
 
 impl Default for WriteBatch {
@@ -73,6 +93,7 @@ impl WriteBatch {
         WriteBatch {
             rep: vec![0; HEADER_LEN],
             has_merge: false,
+            has_families: false,
         }
     }
 
@@ -83,6 +104,7 @@ impl WriteBatch {
         WriteBatch {
             rep,
             has_merge: false,
+            has_families: false,
         }
     }
 
@@ -95,6 +117,7 @@ impl WriteBatch {
         Some(WriteBatch {
             rep,
             has_merge: false,
+            has_families: false,
         })
     }
 
@@ -117,15 +140,18 @@ impl WriteBatch {
         let mut b = WriteBatch {
             rep: data,
             has_merge: false,
+            has_families: false,
         };
         let mut n = 0u32;
-        let mut has_merge = false;
+        let (mut has_merge, mut has_families) = (false, false);
         for op in b.iter() {
-            let op = op.map_err(|reason| Error::corruption(file, offset, reason))?;
+            let (cf, op) = op.map_err(|reason| Error::corruption(file, offset, reason))?;
             has_merge |= matches!(op, BatchOp::Merge(..));
+            has_families |= cf != DEFAULT_FAMILY;
             n += 1;
         }
         b.has_merge = has_merge;
+        b.has_families = has_families;
         if n != b.count() {
             return Err(Error::corruption(
                 file,
@@ -145,9 +171,25 @@ impl WriteBatch {
         self.set_count(n);
     }
 
+    /// The kind byte of a record of `kind` in family `cf`, and its family id.
+    fn push_kind(&mut self, kind: ValueKind, cf: u32) {
+        if cf == DEFAULT_FAMILY {
+            self.rep.push(kind as u8);
+        } else {
+            self.rep.push(FAMILY_FLAG | kind as u8);
+            put_varint32(&mut self.rep, cf);
+            self.has_families = true;
+        }
+    }
+
     /// Adds a put.
     pub fn put(&mut self, key: &[u8], value: &[u8]) {
-        self.rep.push(ValueKind::Value as u8);
+        self.put_cf(DEFAULT_FAMILY, key, value);
+    }
+
+    /// Adds a put in column family `cf`.
+    pub fn put_cf(&mut self, cf: u32, key: &[u8], value: &[u8]) {
+        self.push_kind(ValueKind::Value, cf);
         put_length_prefixed(&mut self.rep, key);
         put_length_prefixed(&mut self.rep, value);
         self.bump();
@@ -157,22 +199,43 @@ impl WriteBatch {
     /// returns the two slots for the caller to fill (e.g. straight from a
     /// Java array, without an intermediate copy). Slots start zeroed.
     pub fn put_slots(&mut self, key_len: usize, value_len: usize) -> (&mut [u8], &mut [u8]) {
-        self.slots(ValueKind::Value, key_len, value_len)
+        self.slots(ValueKind::Value, DEFAULT_FAMILY, key_len, value_len)
+    }
+
+    /// [`WriteBatch::put_slots`] in column family `cf`.
+    pub fn put_slots_cf(
+        &mut self,
+        cf: u32,
+        key_len: usize,
+        value_len: usize,
+    ) -> (&mut [u8], &mut [u8]) {
+        self.slots(ValueKind::Value, cf, key_len, value_len)
     }
 
     /// [`WriteBatch::put_slots`] for a merge of a `value_len`-byte operand.
     pub fn merge_slots(&mut self, key_len: usize, value_len: usize) -> (&mut [u8], &mut [u8]) {
+        self.merge_slots_cf(DEFAULT_FAMILY, key_len, value_len)
+    }
+
+    /// [`WriteBatch::merge_slots`] in column family `cf`.
+    pub fn merge_slots_cf(
+        &mut self,
+        cf: u32,
+        key_len: usize,
+        value_len: usize,
+    ) -> (&mut [u8], &mut [u8]) {
         self.has_merge = true;
-        self.slots(ValueKind::Merge, key_len, value_len)
+        self.slots(ValueKind::Merge, cf, key_len, value_len)
     }
 
     fn slots(
         &mut self,
         kind: ValueKind,
+        cf: u32,
         key_len: usize,
         value_len: usize,
     ) -> (&mut [u8], &mut [u8]) {
-        self.rep.push(kind as u8);
+        self.push_kind(kind, cf);
         put_varint64(&mut self.rep, key_len as u64);
         let k = self.rep.len();
         self.rep.resize(k + key_len, 0);
@@ -187,7 +250,12 @@ impl WriteBatch {
 
     /// Adds a point delete.
     pub fn delete(&mut self, key: &[u8]) {
-        self.rep.push(ValueKind::Deletion as u8);
+        self.delete_cf(DEFAULT_FAMILY, key);
+    }
+
+    /// Adds a point delete in column family `cf`.
+    pub fn delete_cf(&mut self, cf: u32, key: &[u8]) {
+        self.push_kind(ValueKind::Deletion, cf);
         put_length_prefixed(&mut self.rep, key);
         self.bump();
     }
@@ -195,7 +263,13 @@ impl WriteBatch {
     /// Adds a merge of `operand` into `key` (resolved by the database's
     /// merge operator; a database without one refuses the batch).
     pub fn merge(&mut self, key: &[u8], operand: &[u8]) {
-        self.rep.push(ValueKind::Merge as u8);
+        self.merge_cf(DEFAULT_FAMILY, key, operand);
+    }
+
+    /// Adds a merge in column family `cf` (resolved by that family's merge
+    /// operator).
+    pub fn merge_cf(&mut self, cf: u32, key: &[u8], operand: &[u8]) {
+        self.push_kind(ValueKind::Merge, cf);
         put_length_prefixed(&mut self.rep, key);
         put_length_prefixed(&mut self.rep, operand);
         self.has_merge = true;
@@ -208,7 +282,12 @@ impl WriteBatch {
     /// breaking the contract never brings back an older value; see
     /// [`ValueKind::SingleDeletion`].
     pub fn single_delete(&mut self, key: &[u8]) {
-        self.rep.push(ValueKind::SingleDeletion as u8);
+        self.single_delete_cf(DEFAULT_FAMILY, key);
+    }
+
+    /// Adds a single delete in column family `cf`.
+    pub fn single_delete_cf(&mut self, cf: u32, key: &[u8]) {
+        self.push_kind(ValueKind::SingleDeletion, cf);
         put_length_prefixed(&mut self.rep, key);
         self.bump();
     }
@@ -218,9 +297,19 @@ impl WriteBatch {
         self.has_merge
     }
 
+    /// True when some record names a family other than the default one.
+    pub fn has_families(&self) -> bool {
+        self.has_families
+    }
+
     /// Adds a range delete of `[begin, end)`.
     pub fn delete_range(&mut self, begin: &[u8], end: &[u8]) {
-        self.rep.push(ValueKind::RangeDeletion as u8);
+        self.delete_range_cf(DEFAULT_FAMILY, begin, end);
+    }
+
+    /// Adds a range delete of `[begin, end)` in column family `cf`.
+    pub fn delete_range_cf(&mut self, cf: u32, begin: &[u8], end: &[u8]) {
+        self.push_kind(ValueKind::RangeDeletion, cf);
         put_length_prefixed(&mut self.rep, begin);
         put_length_prefixed(&mut self.rep, end);
         self.bump();
@@ -230,6 +319,7 @@ impl WriteBatch {
     pub fn append(&mut self, other: &WriteBatch) {
         self.rep.extend_from_slice(&other.rep[HEADER_LEN..]);
         self.has_merge |= other.has_merge;
+        self.has_families |= other.has_families;
         let n = self.count() + other.count();
         self.set_count(n);
     }
@@ -239,6 +329,7 @@ impl WriteBatch {
         self.rep.truncate(HEADER_LEN);
         self.rep.fill(0);
         self.has_merge = false;
+        self.has_families = false;
     }
 
     /// Number of records.
@@ -273,7 +364,8 @@ impl WriteBatch {
         self.rep.len()
     }
 
-    /// Iterates the records. Each item is an error text when the bytes are malformed.
+    /// Iterates the records as (family id, record). Each item is an error
+    /// text when the bytes are malformed.
     pub fn iter(&self) -> BatchIter<'_> {
         BatchIter {
             r: Reader::new(&self.rep[HEADER_LEN..]),
@@ -288,7 +380,7 @@ pub struct BatchIter<'a> {
 }
 
 impl<'a> Iterator for BatchIter<'a> {
-    type Item = std::result::Result<BatchOp<'a>, String>;
+    type Item = std::result::Result<(u32, BatchOp<'a>), String>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.r.is_empty() {
@@ -296,9 +388,14 @@ impl<'a> Iterator for BatchIter<'a> {
         }
         let at = self.r.pos();
         let kind = self.r.u8()?;
-        let op = (|| -> Option<BatchOp<'a>> {
+        let op = (|| -> Option<(u32, BatchOp<'a>)> {
+            let cf = if kind & FAMILY_FLAG != 0 {
+                self.r.varint32()?
+            } else {
+                DEFAULT_FAMILY
+            };
             let key = self.r.length_prefixed()?;
-            match ValueKind::from_u8(kind)? {
+            let op = match ValueKind::from_u8(kind & !FAMILY_FLAG)? {
                 ValueKind::Value => Some(BatchOp::Put(key, self.r.length_prefixed()?)),
                 ValueKind::Deletion => Some(BatchOp::Delete(key)),
                 ValueKind::RangeDeletion => {
@@ -306,7 +403,8 @@ impl<'a> Iterator for BatchIter<'a> {
                 }
                 ValueKind::Merge => Some(BatchOp::Merge(key, self.r.length_prefixed()?)),
                 ValueKind::SingleDeletion => Some(BatchOp::SingleDelete(key)),
-            }
+            }?;
+            Some((cf, op))
         })();
         match op {
             Some(op) => Some(Ok(op)),
@@ -354,7 +452,7 @@ mod tests {
         );
         let d = WriteBatch::from_bytes(b.data(), "x", 0).unwrap();
         assert!(d.has_merge());
-        let ops: Vec<_> = d.iter().map(|o| o.unwrap()).collect();
+        let ops: Vec<_> = d.iter().map(|o| o.unwrap().1).collect();
         assert_eq!(
             ops,
             vec![BatchOp::Merge(b"k", b"+1"), BatchOp::SingleDelete(b"s")]
@@ -366,6 +464,56 @@ mod tests {
         v.copy_from_slice(b"+1");
         slots.single_delete(b"s");
         assert_eq!(slots, b);
+    }
+
+    #[test]
+    fn golden_bytes_of_family_records() {
+        let mut b = WriteBatch::new();
+        b.set_sequence(9);
+        b.put_cf(0, b"a", b"1");
+        b.put_cf(3, b"k", b"v");
+        b.delete_cf(200, b"d");
+        b.merge_cf(1, b"m", b"x");
+        b.single_delete_cf(2, b"s");
+        b.delete_range_cf(1, b"b", b"c");
+        assert_eq!(
+            b.data(),
+            [
+                9, 0, 0, 0, 0, 0, 0, 0, 6, 0, 0, 0, // header
+                1, 1, b'a', 1, b'1', // family 0: the record of old
+                0x81, 3, 1, b'k', 1, b'v', // put in family 3
+                0x80, 0xc8, 0x01, 1, b'd', // delete in family 200 (varint)
+                0x83, 1, 1, b'm', 1, b'x', // merge in family 1
+                0x84, 2, 1, b's', // single delete in family 2
+                0x82, 1, 1, b'b', 1, b'c', // range delete in family 1
+            ]
+        );
+        let d = WriteBatch::from_bytes(b.data(), "x", 0).unwrap();
+        assert!(d.has_families() && d.has_merge());
+        let ops: Vec<_> = d.iter().map(|o| o.unwrap()).collect();
+        assert_eq!(
+            ops,
+            vec![
+                (0, BatchOp::Put(b"a", b"1")),
+                (3, BatchOp::Put(b"k", b"v")),
+                (200, BatchOp::Delete(b"d")),
+                (1, BatchOp::Merge(b"m", b"x")),
+                (2, BatchOp::SingleDelete(b"s")),
+                (1, BatchOp::DeleteRange(b"b", b"c")),
+            ]
+        );
+        // A batch of the default family alone is the encoding of old.
+        let mut old = WriteBatch::new();
+        old.put_cf(0, b"k", b"vv");
+        assert!(!old.has_families());
+        assert_eq!(old.data()[HEADER_LEN], 1);
+        let (k, v) = old.put_slots_cf(5, 1, 1);
+        k[0] = b'x';
+        v[0] = b'y';
+        assert!(old.has_families());
+        assert_eq!(&old.data()[HEADER_LEN + 6..], [0x81, 5, 1, b'x', 1, b'y']);
+        // A truncated family id is corruption, not a panic.
+        assert!(WriteBatch::from_bytes(&b.data()[..HEADER_LEN + 7], "f", 1).is_err());
     }
 
     #[test]
@@ -420,7 +568,7 @@ mod tests {
         b.delete_range(b"b", b"c");
         b.delete(b"z");
         let d = WriteBatch::from_bytes(b.data(), "x", 0).unwrap();
-        let ops: Vec<_> = d.iter().map(|o| o.unwrap()).collect();
+        let ops: Vec<_> = d.iter().map(|o| o.unwrap().1).collect();
         assert_eq!(
             ops,
             vec![

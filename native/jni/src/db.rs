@@ -57,7 +57,7 @@ pub fn read_options(flags: jint, snapshot: jlong) -> JniResult<ReadOptions> {
 
 /// The database behind a `TalusDB` handle, for the native call whose
 /// environment is `_env` (the lifetime `'l` ends with the call).
-fn db<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Db> {
+pub(crate) fn db<'l>(_env: &JNIEnv<'l>, handle: jlong) -> JniResult<&'l Db> {
     // SAFETY: handles of TalusDB come from into_handle::<Db> in nativeOpen,
     // and every TalusDB method holds acquire() around its native call, which
     // 'l (the call's local frame) does not outlive.
@@ -73,7 +73,7 @@ fn jlen(n: usize, what: &str) -> JniResult<jint> {
 /// The option string of `dev.talus.Options`, decoded line by line so that a
 /// value that is not valid Unicode (a `walDir` with an unpaired surrogate)
 /// is refused naming its option (see [`string_arg`]).
-fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniResult<String> {
+pub(crate) fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniResult<String> {
     let java = env.get_string(options)?;
     let mut text = String::with_capacity(java.to_bytes().len());
     for line in java.to_bytes().split(|&b| b == b'\n') {
@@ -700,7 +700,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeSetDisableAutoCompactions<'l
 /// RocksJava throws `NotFound` for a property the database does not have
 /// (and, from `getLongProperty`, for one that is not numeric): callers
 /// match on that status. Talus's message names the property.
-fn unknown_property(name: &str) -> JniError {
+pub(crate) fn unknown_property(name: &str) -> JniError {
     JniError::Engine(talus::Error::NotFound(format!("unknown property {name}")))
 }
 

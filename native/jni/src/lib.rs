@@ -84,6 +84,7 @@ pub mod cache;
 pub mod db;
 pub mod env;
 pub mod error;
+pub mod family;
 pub mod handle;
 pub mod iterator;
 pub mod logger;

@@ -100,6 +100,9 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
         match name {
             "create_if_missing" => o.create_if_missing = boolean(name, v)?,
             "error_if_exists" => o.error_if_exists = boolean(name, v)?,
+            "create_missing_column_families" => {
+                o.create_missing_column_families = boolean(name, v)?
+            }
             "paranoid_checks" => o.paranoid_checks = boolean(name, v)?,
             "use_fsync" => o.use_fsync = boolean(name, v)?,
             "allow_fallocate" => o.allow_fallocate = boolean(name, v)?,

@@ -14,6 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
+use super::family::ColumnFamilyData;
 use super::level_iter::LevelIter;
 use super::stats::LevelStats;
 use super::{DbInner, DbState};
@@ -99,6 +100,12 @@ impl<'a> OutputWriter<'a> {
             bytes_written: 0,
             compression: db.opts.compression_for(target),
         }
+    }
+
+    /// Writes blocks with `c`: the codec the writing family's options
+    /// choose for this output ([`crate::options::Options::compression_for`]).
+    pub(crate) fn set_compression(&mut self, c: (CompressionType, CompressionOptions)) {
+        self.compression = c;
     }
 
     fn next_number(&mut self) -> u64 {
@@ -291,54 +298,66 @@ pub(crate) struct JobStats {
 }
 
 impl DbInner {
-    pub(crate) fn compaction_needed(&self, st: &DbState) -> bool {
-        let current = st.versions.current();
-        if st
-            .compaction_failed_on
-            .as_ref()
-            .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&current)))
-        {
-            return false;
+    /// The automatic compaction to run next, and its family: of each live
+    /// family's pick (its own picker options and cursors), the one with
+    /// the highest score.
+    pub(crate) fn pick_family_to_compact(&self, st: &DbState) -> Option<(u32, CompactionPlan)> {
+        if st.disable_auto_compactions {
+            return None;
         }
-        !st.disable_auto_compactions
-            && pick_compaction(
-                &st.versions.current(),
-                &self.picker_opts,
-                st.versions.compact_cursors(),
-            )
-            .is_some()
+        let mut best: Option<(u32, CompactionPlan)> = None;
+        for (&cf, f) in &st.families {
+            if f.cfd.is_dropped() || f.cfd.opts.disable_auto_compactions {
+                continue;
+            }
+            let Some(current) = st.versions.current_cf(cf) else {
+                continue;
+            };
+            if st
+                .compaction_failed_on
+                .as_ref()
+                .is_some_and(|w| std::ptr::eq(w.as_ptr(), Arc::as_ptr(&current)))
+            {
+                continue;
+            }
+            if let Some(plan) = pick_compaction(
+                &current,
+                &f.cfd.picker_opts,
+                st.versions.compact_cursors_cf(cf),
+            ) && best.as_ref().is_none_or(|b| plan.score > b.1.score)
+            {
+                best = Some((cf, plan));
+            }
+        }
+        best
     }
 
     pub(crate) fn background_compaction(self: Arc<Self>) {
         let mut st = self.state.lock();
         st.compactions_scheduled -= 1;
-        if self.shutting_down.load(Ordering::Acquire)
-            || st.bg_error.is_some()
-            || st.paused > 0
-            || !self.compaction_needed(&st)
-        {
+        if self.shutting_down.load(Ordering::Acquire) || st.bg_error.is_some() || st.paused > 0 {
             self.bg_cv.notify_all();
             return;
         }
-        let Some(plan) = pick_compaction(
-            &st.versions.current(),
-            &self.picker_opts,
-            st.versions.compact_cursors(),
-        ) else {
+        let Some((cf, plan)) = self.pick_family_to_compact(&st) else {
             self.bg_cv.notify_all();
             return;
         };
         plan.mark_being_compacted(true);
         st.compactions_running += 1;
+        if let Some(f) = st.families.get_mut(&cf) {
+            f.jobs_running += 1;
+        }
         // Another compaction on other files may run beside this one.
         self.maybe_schedule_work(&mut st);
         drop(st);
         // Failures are latched as the background error inside run_plan.
-        let _ = self.run_plan(plan);
+        let _ = self.run_plan(cf, plan);
     }
 
-    /// Runs a picked and marked plan to completion, then unmarks it.
-    fn run_plan(self: &Arc<Self>, plan: CompactionPlan) -> Result<()> {
+    /// Runs a picked and marked plan of family `cf` to completion, then
+    /// unmarks it. The caller counted it in the family's `jobs_running`.
+    fn run_plan(self: &Arc<Self>, cf: u32, plan: CompactionPlan) -> Result<()> {
         let snapshots = self.snapshots.list();
         let started = std::time::Instant::now();
         info_log!(
@@ -358,19 +377,33 @@ impl DbInner {
                 ""
             }
         );
-        let result = if plan.is_trivial_move {
-            let mut st = self.state.lock();
-            let r = self.log_and_apply(&mut st, plan.trivial_move_edit());
-            if r.is_ok() {
-                self.refresh_super_version(&mut st);
+        let cfd = self.state.lock().families.get(&cf).map(|f| f.cfd.clone());
+        let result = match cfd {
+            None => Err(Error::InvalidArgument(
+                "the column family was dropped".into(),
+            )),
+            Some(_) if plan.is_trivial_move => {
+                let mut st = self.state.lock();
+                let mut edit = plan.trivial_move_edit();
+                edit.column_family = cf;
+                let r = self.log_and_apply(&mut st, edit);
+                if r.is_ok() {
+                    self.refresh_super_version(&mut st, cf);
+                }
+                r.map(|_| JobStats::default())
             }
-            r.map(|_| JobStats::default())
-        } else {
-            self.compact_files(&plan, &snapshots)
+            Some(cfd) => self.compact_files(&cfd, &plan, &snapshots),
         };
         let mut st = self.state.lock();
         plan.mark_being_compacted(false);
         st.compactions_running -= 1;
+        let dropped = match st.families.get_mut(&cf) {
+            Some(f) => {
+                f.jobs_running -= 1;
+                f.cfd.is_dropped()
+            }
+            None => true,
+        };
         if let Ok(s) = &result
             && !plan.is_trivial_move
         {
@@ -405,7 +438,11 @@ impl DbInner {
                     ..LevelStats::default()
                 }
             };
-            if let Some(l) = st.stats.levels.get_mut(plan.output_level) {
+            if let Some(l) = st
+                .families
+                .get_mut(&cf)
+                .and_then(|f| f.stats.levels.get_mut(plan.output_level))
+            {
                 l.add(&ls);
             }
         }
@@ -420,7 +457,9 @@ impl DbInner {
                 s.bytes_read,
                 s.bytes_written,
                 started.elapsed().as_millis(),
-                st.versions.current().level_summary()
+                st.versions
+                    .current_cf(cf)
+                    .map_or(String::new(), |v| v.level_summary())
             ),
             Err(Error::ShutdownInProgress(_)) => {
                 info_log!(self.info_log, Info, "Compaction abandoned: shutting down");
@@ -436,7 +475,14 @@ impl DbInner {
                 );
                 st.bg_error_count += 1;
                 st.last_bg_error = Some(e.clone());
-                st.compaction_failed_on = Some(Arc::downgrade(&st.versions.current()));
+                st.compaction_failed_on = st.versions.current_cf(cf).map(|v| Arc::downgrade(&v));
+            }
+            Err(e) if dropped => {
+                info_log!(
+                    self.info_log,
+                    Info,
+                    "Compaction of a dropped column family abandoned: {e}"
+                );
             }
             Err(e) => {
                 info_log!(self.info_log, Error, "Compaction failed: {e}");
@@ -454,6 +500,7 @@ impl DbInner {
     /// Merges the plan's inputs into new tables and installs them.
     fn compact_files(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         plan: &CompactionPlan,
         snapshots: &[u64],
     ) -> Result<JobStats> {
@@ -504,21 +551,33 @@ impl DbInner {
         let below = if plan.bottommost {
             Below::Nothing
         } else {
-            Below::Levels(self.state.lock().versions.current(), plan.output_level + 1)
+            match self.state.lock().versions.current_cf(cfd.id) {
+                Some(v) => Below::Levels(v, plan.output_level + 1),
+                None => {
+                    return Err(Error::InvalidArgument(
+                        "the column family was dropped".into(),
+                    ));
+                }
+            }
         };
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
             plan.bottommost,
             frag,
-            self.merger.clone(),
+            cfd.merger.clone(),
             below,
         );
         // The codec follows the output level and the tree's shape when the
         // job starts (RocksDB decides it when picking, from the same shape).
         let target = {
-            let v = self.state.lock().versions.current();
-            let base_level = crate::compaction::level_targets(&v, &self.picker_opts).base_level;
+            let v = self
+                .state
+                .lock()
+                .versions
+                .current_cf(cfd.id)
+                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
+            let base_level = crate::compaction::level_targets(&v, &cfd.picker_opts).base_level;
             let num_non_empty_levels = (0..v.num_levels())
                 .rev()
                 .find(|&l| v.num_files(l) > 0)
@@ -530,6 +589,7 @@ impl DbInner {
             }
         };
         let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None, target);
+        out.set_compression(cfd.opts.compression_for(target));
         let r = (|| -> Result<Vec<FileMetaData>> {
             let mut n = 0u64;
             while it.advance() {
@@ -575,7 +635,10 @@ impl DbInner {
         self.tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
         self.tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
         self.tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);
-        let mut edit = VersionEdit::new();
+        let mut edit = VersionEdit {
+            column_family: cfd.id,
+            ..VersionEdit::new()
+        };
         plan.record_inputs(&mut edit);
         for f in outputs {
             edit.add_file(plan.output_level, Arc::new(f));
@@ -586,7 +649,7 @@ impl DbInner {
             st.pending_outputs.remove(n);
         }
         r?;
-        self.refresh_super_version(&mut st);
+        self.refresh_super_version(&mut st, cfd.id);
         Ok(stats)
     }
 
@@ -594,14 +657,15 @@ impl DbInner {
     /// level down to the last level holding data.
     pub(crate) fn compact_range(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
         self.check_open()?;
-        self.flush(&super::FlushOptions::default())?;
+        self.flush_cf(&super::FlushOptions::default(), cfd)?;
         let mut st = self.state.lock();
         st.manual_compactions += 1;
-        let r = self.manual_compaction_rounds(&mut st, begin, end);
+        let r = self.manual_compaction_rounds(&mut st, cfd, begin, end);
         st.manual_compactions -= 1;
         self.bg_cv.notify_all();
         drop(st);
@@ -613,15 +677,19 @@ impl DbInner {
     fn manual_compaction_rounds(
         self: &Arc<Self>,
         st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cfd: &ColumnFamilyData,
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
         // No `Arc<Version>` may be held across `run_plan`: the job deletes
         // its inputs at its end only if no live version still lists them.
+        let cf = cfd.id;
+        let dropped =
+            || Error::InvalidArgument(format!("column family {:?} was dropped", cfd.name));
         let mut level = 0usize;
         loop {
             let (last, worth) = {
-                let v = st.versions.current();
+                let v = st.versions.current_cf(cf).ok_or_else(dropped)?;
                 let Some(last) = (0..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
                     return Ok(());
                 };
@@ -643,9 +711,10 @@ impl DbInner {
                             "manual compaction cannot run while background work is paused".into(),
                         ));
                     }
+                    cfd.check_live()?;
                     let pick = try_pick_manual(
-                        &st.versions.current(),
-                        &self.picker_opts,
+                        &*st.versions.current_cf(cf).ok_or_else(dropped)?,
+                        &cfd.picker_opts,
                         level,
                         begin,
                         end,
@@ -658,15 +727,17 @@ impl DbInner {
                         ManualPick::Plan(plan) => {
                             plan.mark_being_compacted(true);
                             st.compactions_running += 1;
-                            let r = parking_lot::MutexGuard::unlocked(st, || self.run_plan(plan));
+                            st.families.get_mut(&cf).ok_or_else(dropped)?.jobs_running += 1;
+                            let r =
+                                parking_lot::MutexGuard::unlocked(st, || self.run_plan(cf, plan));
                             r?;
                         }
                     }
                 }
             }
             let (base, num_levels) = {
-                let v = st.versions.current();
-                let t = crate::compaction::level_targets(&v, &self.picker_opts);
+                let v = st.versions.current_cf(cf).ok_or_else(dropped)?;
+                let t = crate::compaction::level_targets(&v, &cfd.picker_opts);
                 (t.base_level, v.num_levels())
             };
             level = if level == 0 { base.max(1) } else { level + 1 };
@@ -681,11 +752,13 @@ impl DbInner {
     /// whole file against the checksum the manifest recorded for it.
     pub(crate) fn verify_checksum(&self) -> Result<()> {
         self.check_open()?;
-        let v = self.super_version.load().version.clone();
-        for level in 0..v.num_levels() {
-            for f in v.files(level) {
-                self.table_cache.reader(f, level)?.verify_checksums()?;
-                self.table_cache.verify_file_checksum(f)?;
+        for cfd in self.families.load().values() {
+            let v = cfd.super_version.load().version.clone();
+            for level in 0..v.num_levels() {
+                for f in v.files(level) {
+                    self.table_cache.reader(f, level)?.verify_checksums()?;
+                    self.table_cache.verify_file_checksum(f)?;
+                }
             }
         }
         Ok(())

@@ -12,6 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use super::compaction::OutputWriter;
+use super::family::ColumnFamilyData;
 use super::stats::LevelStats;
 use super::{DbInner, DbState, FlushOptions};
 use crate::error::{Error, Result};
@@ -45,44 +46,47 @@ impl DbInner {
             && mems.iter().all(|m| !m.has_unlogged_writes())
     }
 
-    /// Immutable memtables not yet being flushed.
-    fn idle_imm(st: &DbState) -> usize {
-        st.imm.len() - st.imm_flushing
-    }
-
-    pub(crate) fn flush_needed(&self, st: &DbState) -> bool {
-        let idle = Self::idle_imm(st);
-        idle > 0
-            && (st.flush_requested
-                || idle >= self.opts.min_write_buffer_number_to_merge.max(1) as usize)
+    /// The family to flush next: of those due, the one holding the oldest
+    /// log (so that old WALs go first, RocksDB's flush order).
+    fn pick_family_to_flush(st: &DbState) -> Option<u32> {
+        st.families
+            .iter()
+            .filter(|(_, f)| f.flush_needed() && !f.cfd.is_dropped())
+            .min_by_key(|(_, f)| f.imm.first().map_or(u64::MAX, |m| m.log_number()))
+            .map(|(&id, _)| id)
     }
 
     pub(crate) fn background_flush(self: Arc<Self>) {
         let mut st = self.state.lock();
         st.flush_scheduled = false;
+        let cf = Self::pick_family_to_flush(&st);
         if self.shutting_down.load(Ordering::Acquire)
             || (st.bg_error.is_some() && !st.resuming)
             || st.paused > 0
             || st.flush_running
-            || !self.flush_needed(&st)
+            || cf.is_none()
         {
             self.bg_cv.notify_all();
             return;
         }
+        let cf = cf.expect("checked above");
         // Flush every idle immutable memtable, oldest first, into one table.
-        let mems: Vec<Arc<MemTable>> = st.imm[st.imm_flushing..].to_vec();
-        st.imm_flushing = st.imm.len();
+        let f = st.families.get_mut(&cf).expect("picked");
+        let mems: Vec<Arc<MemTable>> = f.imm[f.imm_flushing..].to_vec();
+        f.imm_flushing = f.imm.len();
+        f.jobs_running += 1;
+        let cfd = f.cfd.clone();
         st.flush_running = true;
         let number = st.versions.new_file_number();
         st.pending_outputs.insert(number);
         let snapshots = self.snapshots.list();
         // Every older entry of the flushed keys is in this version's tables:
         // the flushes before this one are installed (one runs at a time).
-        let below = Below::Levels(st.versions.current(), 0);
+        let below = Below::Levels(st.versions.current_cf(cf).expect("live family"), 0);
         drop(st);
 
         let started = std::time::Instant::now();
-        let result = self.write_memtables_to_l0(&mems, number, &snapshots, below);
+        let result = self.write_memtables_to_l0(&cfd, &mems, number, &snapshots, below);
 
         let mut st = self.state.lock();
         let mut flushed = (0u64, 0u64, 0u64);
@@ -92,10 +96,12 @@ impl DbInner {
                 flushed = (stats.keys_in, stats.keys_dropped, stats.written);
                 self.tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
                 self.hist(crate::statistics::Histogram::FlushTime, stats.micros);
-                st.stats.levels[0].add(&stats);
+                if let Some(f) = st.families.get_mut(&cf) {
+                    f.stats.levels[0].add(&stats);
+                }
                 // The DB mutex is released while the manifest is written;
                 // pending_outputs and flush_running stay until it is in.
-                self.install_flush(&mut st, &mems, meta)
+                self.install_flush(&mut st, cf, &mems, meta)
             }
             Err(e) => {
                 // The table never made it into a version: remove what was written.
@@ -109,22 +115,30 @@ impl DbInner {
         };
         st.pending_outputs.remove(&number);
         st.flush_running = false;
+        if let Some(f) = st.families.get_mut(&cf) {
+            f.jobs_running -= 1;
+        }
         match outcome {
             Ok(()) => {
                 info_log!(
                     self.info_log,
                     Info,
-                    "Flush finished: {} memtables, {} entries in ({} dropped), {} bytes written to table #{number} in {} ms; {}",
+                    "Flush finished: {} memtables, {} entries in ({} dropped), {} bytes written to table #{number} in {} ms; {} (column family {:?})",
                     mems.len(),
                     flushed.0,
                     flushed.1,
                     flushed.2,
                     started.elapsed().as_millis(),
-                    st.versions.current().level_summary()
+                    st.versions
+                        .current_cf(cf)
+                        .map_or(String::new(), |v| v.level_summary()),
+                    cfd.name
                 );
             }
             Err(Error::ShutdownInProgress(reason)) if reason == FLUSH_ABANDONED => {
-                st.imm_flushing = 0;
+                if let Some(f) = st.families.get_mut(&cf) {
+                    f.imm_flushing = 0;
+                }
                 info_log!(
                     self.info_log,
                     Info,
@@ -132,10 +146,15 @@ impl DbInner {
                     mems.len()
                 );
             }
+            Err(_) if cfd.is_dropped() => {
+                // The family was dropped while it flushed: nothing to keep.
+            }
             Err(e) => {
                 // A failed manifest write may still have reached the disk, so
                 // the table is kept; the next open deletes it if unreferenced.
-                st.imm_flushing = 0;
+                if let Some(f) = st.families.get_mut(&cf) {
+                    f.imm_flushing = 0;
+                }
                 info_log!(self.info_log, Error, "Flush of table #{number} failed: {e}");
                 self.set_bg_error(&mut st, &e);
             }
@@ -152,6 +171,7 @@ impl DbInner {
     /// Returns `None` when nothing survived.
     pub(crate) fn write_memtables_to_l0(
         &self,
+        cfd: &ColumnFamilyData,
         mems: &[Arc<MemTable>],
         number: u64,
         snapshots: &[u64],
@@ -169,7 +189,7 @@ impl DbInner {
             snapshots.to_vec(),
             false,
             frag,
-            self.merger.clone(),
+            cfd.merger.clone(),
             below,
         );
         info_log!(
@@ -186,6 +206,10 @@ impl DbInner {
             tombstones,
             Some(number),
             crate::options::OutputTarget::Flush,
+        );
+        out.set_compression(
+            cfd.opts
+                .compression_for(crate::options::OutputTarget::Flush),
         );
         let mut n = 0u64;
         while it.advance() {
@@ -213,17 +237,25 @@ impl DbInner {
     fn install_flush(
         self: &Arc<Self>,
         st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cf: u32,
         mems: &[Arc<MemTable>],
         meta: Option<crate::version::FileMetaData>,
     ) -> Result<()> {
-        let mut edit = VersionEdit::default();
+        let mut edit = VersionEdit {
+            column_family: cf,
+            ..VersionEdit::default()
+        };
         if let Some(m) = meta {
             edit.add_file(0, Arc::new(m));
         }
-        // WALs older than the oldest memtable left unflushed are obsolete.
+        // The family's WALs older than its oldest memtable left unflushed
+        // hold nothing of it any more.
         let oldest_left = |st: &DbState| {
-            st.imm.get(mems.len()).map_or_else(
-                || self.super_version.load().mem.log_number(),
+            let Some(f) = st.families.get(&cf) else {
+                return 0;
+            };
+            f.imm.get(mems.len()).map_or_else(
+                || f.cfd.super_version.load().mem.log_number(),
                 |m| m.log_number(),
             )
         };
@@ -243,28 +275,50 @@ impl DbInner {
                 break log_number;
             }
         };
+        if st.families.get(&cf).is_none_or(|f| f.cfd.is_dropped()) {
+            return Err(Error::InvalidArgument(
+                "the column family was dropped while it flushed".into(),
+            ));
+        }
         edit.log_number = Some(log_number);
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
         self.log_and_apply(st, edit)?;
-        st.imm.drain(..mems.len());
-        st.imm_wal_bytes.retain(|w| w.0 >= log_number);
+        let f = st
+            .families
+            .get_mut(&cf)
+            .expect("a drop waits for running jobs");
+        f.imm.drain(..mems.len());
+        f.imm_flushing = 0;
+        if f.imm.is_empty() {
+            f.flush_requested = false;
+        }
+        let min_log = st.versions.log_number();
+        st.imm_wal_bytes.retain(|w| w.0 >= min_log);
         self.imm_wal_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
             Ordering::Relaxed,
         );
-        st.imm_flushing = 0;
-        if st.imm.is_empty() {
-            st.flush_requested = false;
-        }
-        self.refresh_super_version(st);
+        self.refresh_super_version(st, cf);
         Ok(())
     }
 
-    /// An explicit flush: switch the memtable and flush every immutable one.
+    /// An explicit flush of the default family: switch the memtable and
+    /// flush every immutable one.
     pub(crate) fn flush(self: &Arc<Self>, fo: &FlushOptions) -> Result<()> {
-        let log = self.super_version.load().mem.log_number();
-        self.flush_writes_up_to(fo, log)
+        let cfd = self.default_cf.clone();
+        self.flush_cf(fo, &cfd)
+    }
+
+    /// An explicit flush of family `cfd`.
+    pub(crate) fn flush_cf(
+        self: &Arc<Self>,
+        fo: &FlushOptions,
+        cfd: &ColumnFamilyData,
+    ) -> Result<()> {
+        self.live_family(cfd)?;
+        let log = cfd.super_version.load().mem.log_number();
+        self.flush_writes_up_to(fo, cfd.id, log)
     }
 
     /// [`Self::flush`] for the writes acknowledged before the memtable of
@@ -276,7 +330,12 @@ impl DbInner {
     /// switch a memtable each (the later ones nearly empty), until every
     /// memtable is immutable and writes stop. Pinned by
     /// `regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_again`.
-    pub(crate) fn flush_writes_up_to(self: &Arc<Self>, fo: &FlushOptions, log: u64) -> Result<()> {
+    pub(crate) fn flush_writes_up_to(
+        self: &Arc<Self>,
+        fo: &FlushOptions,
+        cf: u32,
+        log: u64,
+    ) -> Result<()> {
         self.check_open()?;
         self.check_bg_error()?;
         // One explicit flush at a time from the stall check to the switch:
@@ -287,25 +346,34 @@ impl DbInner {
         // nearly empty), until every memtable is immutable and writes stop
         // (`concurrent_explicit_flushes_waiting_on_a_stall_all_finish`).
         let one_at_a_time = self.explicit_flush.lock();
-        if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes(log)? {
+        if !fo.allow_write_stall && !self.wait_until_flush_would_not_stall_writes(cf, log)? {
             // Waiting took so long that the memtable this flush was asked
             // for has been switched and flushed by background work.
             return Ok(());
         }
-        self.switch_memtable_in_queue(log)?;
+        self.switch_memtable_in_queue(cf, log)?;
         drop(one_at_a_time);
         let mut st = self.state.lock();
         // The newest immutable memtable holding writes from before the call;
         // none left: they are flushed already.
-        let Some(target) = st.imm.iter().rev().find(|m| m.log_number() <= log).cloned() else {
+        let Some(f) = st.families.get_mut(&cf) else {
+            return Err(Error::InvalidArgument(
+                "the column family was dropped".into(),
+            ));
+        };
+        let Some(target) = f.imm.iter().rev().find(|m| m.log_number() <= log).cloned() else {
             return Ok(());
         };
-        st.flush_requested = true;
+        f.flush_requested = true;
         self.maybe_schedule_work(&mut st);
         if !fo.wait {
             return Ok(());
         }
-        while st.imm.iter().any(|m| Arc::ptr_eq(m, &target)) {
+        while st
+            .families
+            .get(&cf)
+            .is_some_and(|f| f.imm.iter().any(|m| Arc::ptr_eq(m, &target)))
+        {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
             }
@@ -339,7 +407,11 @@ impl DbInner {
     /// flushing writers return to writing while the compaction debt is
     /// over the soft limit, and their writes are delayed instead, which
     /// shows in the put tail (docs/results/design-measurements.md).
-    fn wait_until_flush_would_not_stall_writes(self: &Arc<Self>, orig: u64) -> Result<bool> {
+    fn wait_until_flush_would_not_stall_writes(
+        self: &Arc<Self>,
+        cf: u32,
+        orig: u64,
+    ) -> Result<bool> {
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();
         let mut waited = false;
@@ -350,8 +422,11 @@ impl DbInner {
             if self.shutting_down.load(Ordering::Acquire) {
                 return Err(Error::ShutdownInProgress("the database is closing".into()));
             }
-            let sv = self.super_version.load();
-            let earliest = st.imm.first().map_or(sv.mem.log_number(), |m| {
+            let Some(f) = st.families.get(&cf) else {
+                return Ok(false);
+            };
+            let sv = f.cfd.super_version.load();
+            let earliest = f.imm.first().map_or(sv.mem.log_number(), |m| {
                 m.log_number().min(sv.mem.log_number())
             });
             if earliest > orig {

@@ -7,10 +7,29 @@
 //! - Readers take no lock: they load the published sequence number and the
 //!   current `SuperVersion` (active memtable, immutable memtables, table
 //!   version) with atomic loads.
-//! - The *DB mutex* (`DbInner::state`) guards the version set, the immutable
-//!   memtable list and background-job bookkeeping; it is never held during
-//!   table IO nor during a manifest write (`DbInner::log_and_apply`).
-//!   Lock order: DB mutex, then WAL mutex.
+//! - The *DB mutex* (`DbInner::state`) guards the version set, every
+//!   family's immutable memtable list (`family::FamilyState`) and
+//!   background-job bookkeeping; it is never held during table IO nor
+//!   during a manifest write (`DbInner::log_and_apply`).
+//!
+//! Column families split the state (module docs of `family`): what is the
+//! database's lives in `DbInner` and `DbState`, what is a family's in
+//! `family::ColumnFamilyData` (lock-free: options, super version) and
+//! `family::FamilyState` (under the DB mutex: immutable memtables, flush
+//! request, statistics).
+//!
+//! Lock order (a thread holding a lock of a row takes only locks of later
+//! rows):
+//!
+//! | order | lock | guards |
+//! |---|---|---|
+//! | 1 | `explicit_flush` | one explicit flush from its stall check to its switch |
+//! | 2 | DB mutex `state` | version set, every family's `FamilyState`, job bookkeeping, stall state; `families` map swaps |
+//! | 3 | WAL mutex `wal` | the WAL writer, sequence allocation |
+//! | 4 | `prepared_wal`, `wal_tracker`, snapshot list, table cache shards | leaves: no lock taken inside |
+//!
+//! A family's `super_version` and the `families` map are `ArcSwap`s: loaded
+//! without a lock, stored only under the DB mutex.
 //!
 //! Invariants:
 //! 1. Every entry a reader can see has a sequence number ≤ the published
@@ -55,6 +74,7 @@ mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
 mod destroy;
+pub mod family;
 mod files;
 mod flush;
 mod foreign;
@@ -85,7 +105,6 @@ use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex};
 
-use crate::compaction::PickerOptions;
 use crate::env::Priority;
 use crate::error::{Error, Result};
 use crate::fs::{FileLock, FileSystem};
@@ -105,6 +124,8 @@ use crate::write_batch::WriteBatch;
 
 pub use db_iter::PrefixSeek;
 pub use destroy::destroy_db;
+use family::{ColumnFamilyData, FamilyMap, FamilyState};
+pub use family::{ColumnFamilyHandle, DEFAULT_FAMILY_ID, family_options};
 pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
@@ -121,6 +142,8 @@ pub(crate) struct SuperVersion {
     pub(crate) imm: Vec<Arc<MemTable>>,
     /// The table files.
     pub(crate) version: Arc<Version>,
+    /// The family's merge operator (readers resolve operands with it).
+    pub(crate) merger: crate::merge::Merger,
     /// Sets `DbInner::sv_released` when this super version has been
     /// dropped. Last field on purpose: fields drop in declaration order, so
     /// the flag is set only after `version` is, with the table files it was
@@ -162,12 +185,8 @@ pub(crate) struct WalState {
 /// State under the DB mutex.
 pub(crate) struct DbState {
     pub(crate) versions: VersionSet,
-    /// Immutable memtables, oldest first.
-    pub(crate) imm: Vec<Arc<MemTable>>,
-    /// How many of the oldest `imm` a running flush is writing.
-    pub(crate) imm_flushing: usize,
-    /// Flush every immutable memtable even below `min_write_buffer_number_to_merge`.
-    pub(crate) flush_requested: bool,
+    /// Every live family's state under this mutex, by id.
+    pub(crate) families: std::collections::BTreeMap<u32, FamilyState>,
     pub(crate) flush_scheduled: bool,
     pub(crate) flush_running: bool,
     pub(crate) compactions_scheduled: usize,
@@ -190,10 +209,9 @@ pub(crate) struct DbState {
     pub(crate) compaction_failed_on: Option<std::sync::Weak<Version>>,
     /// Disable automatic compactions (mutable at run time).
     pub(crate) disable_auto_compactions: bool,
-    /// Write stall state and counters.
+    /// Write stall state and counters (the database's: evaluated on the
+    /// worst family, as RocksDB stalls the whole write path).
     pub(crate) stall: stall::StallControl,
-    /// Flush and compaction statistics per level.
-    pub(crate) stats: stats::InternalStats,
     /// (log number, size) of the WALs of immutable memtables.
     pub(crate) imm_wal_bytes: Vec<(u64, u64)>,
     /// Logs this database knows it wrote (found at recovery carrying its
@@ -206,7 +224,6 @@ pub(crate) struct DbInner {
     pub(crate) path: PathBuf,
     pub(crate) wal_dir: PathBuf,
     pub(crate) opts: Options,
-    pub(crate) picker_opts: PickerOptions,
     pub(crate) fs: Arc<dyn FileSystem>,
     /// The database's id (`identity`): in its manifest, its tables' and
     /// its logs' start records.
@@ -217,7 +234,10 @@ pub(crate) struct DbInner {
     pub(crate) info_log: InfoLog,
     pub(crate) table_cache: Arc<TableCache>,
     pub(crate) block_cache: Option<Arc<BlockCache>>,
-    pub(crate) super_version: ArcSwap<SuperVersion>,
+    /// The default family (id 0), never dropped.
+    pub(crate) default_cf: Arc<ColumnFamilyData>,
+    /// The live families by id (module docs of `family`).
+    pub(crate) families: ArcSwap<FamilyMap>,
     /// Arena blocks recycled between memtables (`memtable::block_pool`).
     pub(crate) block_pool: Arc<BlockPool>,
     pub(crate) last_sequence: AtomicU64,
@@ -264,9 +284,6 @@ pub(crate) struct DbInner {
     pub(crate) wal_too_big: AtomicBool,
     /// The user's statistics object, if any.
     pub(crate) statistics: Option<Arc<Statistics>>,
-    /// The merge operator (or its absence), for reads, flushes and
-    /// compactions (`crate::merge`).
-    pub(crate) merger: crate::merge::Merger,
     /// Background WAL syncs (`wal_bytes_per_sync`).
     pub(crate) wal_syncer: wal_sync::WalSyncer,
     /// The next WAL's file, made ahead on the WAL syncer thread.
@@ -318,9 +335,54 @@ impl Default for FlushOptions {
 }
 
 impl Db {
-    /// Opens (or, with `create_if_missing`, creates) the database at `path`.
-    pub fn open(mut opts: Options, path: impl AsRef<Path>) -> Result<Db> {
+    /// Opens (or, with `create_if_missing`, creates) the database at `path`
+    /// with its default column family only. A database holding other
+    /// families fails with `InvalidArgument` naming them, as RocksDB's
+    /// `DB::Open` does: open it with [`Db::open_cf`].
+    pub fn open(opts: Options, path: impl AsRef<Path>) -> Result<Db> {
+        let cf_opts = opts.clone();
+        Db::open_cf(
+            opts,
+            path,
+            vec![(
+                crate::version::set::DEFAULT_FAMILY_NAME.to_string(),
+                cf_opts,
+            )],
+        )
+        .map(|(db, _)| db)
+    }
+
+    /// Opens the database with the column families `families` (name,
+    /// options; of each family's options only the per-family fields count,
+    /// [`family_options`]). The list must name `"default"` and every
+    /// family on disk (else `InvalidArgument` naming what is missing, as
+    /// RocksDB); a listed family not on disk is created when
+    /// `opts.create_missing_column_families` is set, else `InvalidArgument`.
+    /// Returns a handle per listed family, in the list's order.
+    pub fn open_cf(
+        mut opts: Options,
+        path: impl AsRef<Path>,
+        families: Vec<(String, Options)>,
+    ) -> Result<(Db, Vec<ColumnFamilyHandle>)> {
         let path = path.as_ref();
+        let mut listed: std::collections::BTreeMap<String, Options> = Default::default();
+        for (name, o) in &families {
+            family::check_family_name(name)?;
+            if listed.insert(name.clone(), o.clone()).is_some() {
+                return Err(Error::InvalidArgument(format!(
+                    "column family {name:?} listed twice"
+                )));
+            }
+        }
+        let Some(default_opts) = listed
+            .get(crate::version::set::DEFAULT_FAMILY_NAME)
+            .cloned()
+        else {
+            return Err(Error::InvalidArgument(
+                "Default column family not specified".into(),
+            ));
+        };
+        opts = family_options(&opts, &default_opts);
         let log_opts = InfoLogOptions {
             level: opts.info_log_level,
             max_log_file_size: opts.max_log_file_size,
@@ -450,8 +512,23 @@ impl Db {
         let mut identity_file = read_identity(fs.as_ref(), path);
         // Before the background threads start, so that a manifest that
         // cannot be recovered (or files beyond `num_levels`) leaves none behind.
+        let fam_opts = |name: &str| -> Result<Options> {
+            let mut o = family_options(&opts, listed.get(name).unwrap_or(&opts));
+            o.validate()?;
+            o.sanitize();
+            Ok(o)
+        };
+        for name in listed.keys() {
+            fam_opts(name)?;
+        }
+        let levels_of = |name: &str| -> usize {
+            listed
+                .get(name)
+                .map_or(opts.num_levels, |o| o.num_levels)
+                .max(1) as usize
+        };
         let mut versions = if exists {
-            VersionSet::recover(fs.clone(), path, &opts)?
+            VersionSet::recover_with(fs.clone(), path, &opts, &levels_of)?
         } else {
             let id = identity_file.unwrap_or_else(DbId::generate);
             if identity_file != Some(id) {
@@ -469,6 +546,35 @@ impl Db {
         };
         // A database written before ids: its logs carry none (recovery
         // takes them as its own), and it gets its id with recovery's edit.
+        // Every family on disk must be listed (RocksDB's rule).
+        let unlisted: Vec<&str> = versions
+            .families()
+            .values()
+            .map(|f| f.name.as_str())
+            .filter(|n| !listed.contains_key(*n))
+            .collect();
+        if !unlisted.is_empty() {
+            return Err(Error::InvalidArgument(format!(
+                "Column families not opened: {}",
+                unlisted.join(", ")
+            )));
+        }
+        let on_disk: BTreeSet<String> = versions
+            .families()
+            .values()
+            .map(|f| f.name.clone())
+            .collect();
+        let missing: Vec<String> = families
+            .iter()
+            .map(|(n, _)| n.clone())
+            .filter(|n| !on_disk.contains(n))
+            .collect();
+        if !missing.is_empty() && !opts.create_missing_column_families {
+            return Err(Error::InvalidArgument(format!(
+                "Column family not found: {}",
+                missing.join(", ")
+            )));
+        }
         let legacy_logs = versions.db_id().is_none();
         let db_id = versions
             .db_id()
@@ -507,26 +613,37 @@ impl Db {
         for w in versions.recovery_warnings() {
             info_log!(info_log, Warn, "Manifest recovery: {w}");
         }
-        let version = versions.current();
-        let picker_opts = PickerOptions::from(&opts);
         let disable_auto = opts.disable_auto_compactions;
         let block_pool = Arc::new(BlockPool::new(opts.write_buffer_size));
+        let mut family_states = std::collections::BTreeMap::new();
+        for (&id, fam) in versions.families() {
+            let fo = fam_opts(&fam.name)?;
+            let sv = SuperVersion {
+                mem: Arc::new(MemTable::with_block_pool(0, Some(block_pool.clone()))),
+                imm: Vec::new(),
+                version: versions.current_cf(id).expect("a live family"),
+                merger: crate::merge::Merger::new(fo.merge_operator.clone(), fo.statistics.clone()),
+                _released: ReleaseFlag(sv_released.clone()),
+            };
+            let cfd = Arc::new(ColumnFamilyData::new(id, &fam.name, fo, sv));
+            family_states.insert(id, FamilyState::new(cfd));
+        }
+        let default_cf = family_states[&DEFAULT_FAMILY_ID].cfd.clone();
+        let family_map: FamilyMap = family_states
+            .iter()
+            .map(|(&id, f)| (id, f.cfd.clone()))
+            .collect();
         let inner = Arc::new(DbInner {
             path: path.to_path_buf(),
             wal_dir,
-            picker_opts,
             fs,
             db_id,
             lock: Mutex::new(locks),
             info_log,
             table_cache,
             block_cache,
-            super_version: ArcSwap::from_pointee(SuperVersion {
-                mem: Arc::new(MemTable::with_block_pool(0, Some(block_pool.clone()))),
-                imm: Vec::new(),
-                version,
-                _released: ReleaseFlag(sv_released.clone()),
-            }),
+            default_cf,
+            families: ArcSwap::from_pointee(family_map),
             block_pool,
             last_sequence: AtomicU64::new(0),
             write_queue: WriteQueue::default(),
@@ -541,9 +658,7 @@ impl Db {
             }),
             state: Mutex::new(DbState {
                 versions,
-                imm: Vec::new(),
-                imm_flushing: 0,
-                flush_requested: false,
+                families: family_states,
                 flush_scheduled: false,
                 flush_running: false,
                 compactions_scheduled: 0,
@@ -558,7 +673,6 @@ impl Db {
                 compaction_failed_on: None,
                 disable_auto_compactions: disable_auto,
                 stall: stall::StallControl::new(&opts),
-                stats: stats::InternalStats::new(opts.num_levels as usize),
                 imm_wal_bytes: Vec::new(),
                 own_logs: BTreeSet::new(),
             }),
@@ -580,7 +694,6 @@ impl Db {
             imm_wal_bytes: AtomicU64::new(0),
             wal_too_big: AtomicBool::new(false),
             statistics: opts.statistics.clone(),
-            merger: crate::merge::Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
             wal_syncer,
             prepared_wal: Arc::default(),
             wal_tracker: Arc::default(),
@@ -612,8 +725,87 @@ impl Db {
             },
             inner.opts.max_concurrent_writers
         );
-        inner.start_stats_dumper();
-        Ok(Db { inner })
+        let db = Db { inner };
+        let mut handles = Vec::with_capacity(families.len());
+        for (name, cf_opts) in &families {
+            let existing = db
+                .inner
+                .families
+                .load()
+                .values()
+                .find(|c| &c.name == name)
+                .cloned();
+            let cfd = match existing {
+                Some(c) => c,
+                None => db.inner.create_column_family(name, cf_opts)?,
+            };
+            handles.push(ColumnFamilyHandle { cfd });
+        }
+        db.inner.start_stats_dumper();
+        Ok((db, handles))
+    }
+
+    /// The names of the column families of the database at `path`, from
+    /// its manifest (RocksDB's `ListColumnFamilies`): `"default"` first,
+    /// then the others by id.
+    pub fn list_column_families(opts: &Options, path: impl AsRef<Path>) -> Result<Vec<String>> {
+        let path = path.as_ref();
+        let fs = opts.fs.clone();
+        if !fs.try_exists(&path.join(crate::version::filename::CURRENT))? {
+            return Err(Error::InvalidArgument(format!(
+                "{}: does not exist (no CURRENT file)",
+                path.display()
+            )));
+        }
+        let vs = VersionSet::recover_with(fs, path, opts, &|_| crate::version::edit::MAX_LEVELS)?;
+        Ok(vs.families().values().map(|f| f.name.clone()).collect())
+    }
+
+    /// The default family's handle.
+    pub fn default_column_family(&self) -> ColumnFamilyHandle {
+        ColumnFamilyHandle {
+            cfd: self.inner.default_cf.clone(),
+        }
+    }
+
+    /// Creates column family `name` with the per-family fields of `opts`
+    /// ([`family_options`]). `InvalidArgument` when a family of that name
+    /// exists.
+    pub fn create_column_family(&self, opts: &Options, name: &str) -> Result<ColumnFamilyHandle> {
+        self.inner.check_open()?;
+        let cfd = self.inner.create_column_family(name, opts)?;
+        Ok(ColumnFamilyHandle { cfd })
+    }
+
+    /// Drops the family of `handle`: recorded in the manifest, then its
+    /// memtables are forgotten and its tables deleted once no reader holds
+    /// them. Later calls through any handle of it fail with
+    /// `InvalidArgument`. The default family cannot be dropped.
+    pub fn drop_column_family(&self, handle: &ColumnFamilyHandle) -> Result<()> {
+        self.inner.check_open()?;
+        self.inner.drop_column_family(&handle.cfd)
+    }
+
+    /// The handle of live family `id`; `InvalidArgument` naming the id
+    /// when there is none (dropped, or never created).
+    pub fn column_family(&self, id: u32) -> Result<ColumnFamilyHandle> {
+        self.inner.check_open()?;
+        match self.inner.families.load().get(&id) {
+            Some(cfd) => Ok(ColumnFamilyHandle { cfd: cfd.clone() }),
+            None => Err(Error::InvalidArgument(format!(
+                "column family {id} does not exist (dropped?)"
+            ))),
+        }
+    }
+
+    /// Handles of every live family, by id.
+    pub fn column_families(&self) -> Vec<ColumnFamilyHandle> {
+        self.inner
+            .families
+            .load()
+            .values()
+            .map(|c| ColumnFamilyHandle { cfd: c.clone() })
+            .collect()
     }
 
     /// The database directory.
@@ -636,7 +828,8 @@ impl Db {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<KeyMayExist> {
-        self.inner.key_may_exist(ro, key, value_out)
+        self.inner
+            .key_may_exist(&self.inner.default_cf, ro, key, value_out)
     }
 
     /// Whether `key` exists (RocksDB 8's `keyExists`): an exact answer, at
@@ -644,6 +837,17 @@ impl Db {
     pub fn key_exists(&self, ro: &ReadOptions, key: &[u8]) -> Result<bool> {
         let mut v = Vec::new();
         self.inner.get_into(ro, key, &mut v)
+    }
+
+    /// [`Db::key_exists`] in family `cf`.
+    pub fn key_exists_cf(
+        &self,
+        ro: &ReadOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+    ) -> Result<bool> {
+        let mut v = Vec::new();
+        self.get_into_cf(ro, cf, key, &mut v)
     }
 
     /// Sets `key` to `value`.
@@ -673,7 +877,7 @@ impl Db {
     /// `Ok` when the database has a merge operator, else the error of
     /// [`Db::merge`] (for bindings that build a merge batch themselves).
     pub fn check_merge_operator(&self) -> Result<()> {
-        if self.inner.merger.has_operator() {
+        if self.inner.default_cf.merger.has_operator() {
             Ok(())
         } else {
             Err(Error::NotSupported(
@@ -720,7 +924,7 @@ impl Db {
 
     /// Reads several keys at one snapshot; `None` for each absent key.
     pub fn multi_get(&self, ro: &ReadOptions, keys: &[&[u8]]) -> Result<Vec<Option<Vec<u8>>>> {
-        self.inner.multi_get(ro, keys)
+        self.inner.multi_get(&self.inner.default_cf, ro, keys)
     }
 
     /// Reads several keys at one snapshot like [`Db::multi_get`], handing
@@ -734,12 +938,13 @@ impl Db {
         keys: &[&[u8]],
         each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
-        self.inner.multi_get_each(ro, keys, each)
+        self.inner
+            .multi_get_each(&self.inner.default_cf, ro, keys, each)
     }
 
     /// An iterator over the database as of `ro.snapshot` (or now).
     pub fn iter(&self, ro: &ReadOptions) -> Result<DbIterator> {
-        self.inner.new_iterator(ro)
+        self.inner.new_iterator(&self.inner.default_cf, ro)
     }
 
     /// Pins the current state: reads with the snapshot's sequence number see
@@ -827,7 +1032,7 @@ impl Db {
     /// Compacts every key in `[begin, end]` (None = unbounded) down to the
     /// last level holding data, level by level.
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        self.inner.compact_range(begin, end)
+        self.inner.compact_range(&self.inner.default_cf, begin, end)
     }
 
     /// Waits for running background jobs, then starts no new ones until
@@ -857,12 +1062,200 @@ impl Db {
 
     /// A property value (`rocksdb.*` names), or `None` for an unknown name.
     pub fn property(&self, name: &str) -> Option<String> {
-        self.inner.property(name)
+        self.inner.property(&self.inner.default_cf, name)
     }
 
     /// A numeric property, or `None` when unknown or not numeric.
     pub fn int_property(&self, name: &str) -> Option<u64> {
-        self.inner.int_property(name)
+        self.inner.int_property(&self.inner.default_cf, name)
+    }
+
+    // ---- Column-family forms (RocksDB's overloads taking a handle) ----
+
+    fn family<'a>(&self, cf: &'a ColumnFamilyHandle) -> Result<&'a Arc<ColumnFamilyData>> {
+        self.inner.check_open()?;
+        self.inner.live_family(&cf.cfd)?;
+        Ok(&cf.cfd)
+    }
+
+    /// [`Db::put`] in family `cf`.
+    pub fn put_cf(
+        &self,
+        wo: &WriteOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+        value: &[u8],
+    ) -> Result<()> {
+        let id = self.family(cf)?.id;
+        let mut b = WriteBatch::with_capacity(key.len() + value.len() + 16);
+        b.put_cf(id, key, value);
+        self.write(wo, b)
+    }
+
+    /// [`Db::delete`] in family `cf`.
+    pub fn delete_cf(&self, wo: &WriteOptions, cf: &ColumnFamilyHandle, key: &[u8]) -> Result<()> {
+        let id = self.family(cf)?.id;
+        let mut b = WriteBatch::with_capacity(key.len() + 12);
+        b.delete_cf(id, key);
+        self.write(wo, b)
+    }
+
+    /// [`Db::single_delete`] in family `cf`.
+    pub fn single_delete_cf(
+        &self,
+        wo: &WriteOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+    ) -> Result<()> {
+        let id = self.family(cf)?.id;
+        let mut b = WriteBatch::with_capacity(key.len() + 12);
+        b.single_delete_cf(id, key);
+        self.write(wo, b)
+    }
+
+    /// [`Db::merge`] in family `cf`, with the family's merge operator.
+    pub fn merge_cf(
+        &self,
+        wo: &WriteOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+        operand: &[u8],
+    ) -> Result<()> {
+        let cfd = self.family(cf)?;
+        if !cfd.merger.has_operator() {
+            return Err(Error::NotSupported(
+                "Provide a merge_operator when opening DB".into(),
+            ));
+        }
+        let mut b = WriteBatch::with_capacity(key.len() + operand.len() + 16);
+        b.merge_cf(cfd.id, key, operand);
+        self.write(wo, b)
+    }
+
+    /// [`Db::delete_range`] in family `cf`.
+    pub fn delete_range_cf(
+        &self,
+        wo: &WriteOptions,
+        cf: &ColumnFamilyHandle,
+        begin: &[u8],
+        end: &[u8],
+    ) -> Result<()> {
+        let id = self.family(cf)?.id;
+        let mut b = WriteBatch::new();
+        b.delete_range_cf(id, begin, end);
+        self.write(wo, b)
+    }
+
+    /// [`Db::get`] in family `cf`.
+    pub fn get_cf(
+        &self,
+        ro: &ReadOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+    ) -> Result<Option<Vec<u8>>> {
+        let mut v = Vec::new();
+        Ok(self.get_into_cf(ro, cf, key, &mut v)?.then_some(v))
+    }
+
+    /// [`Db::get_into`] in family `cf`.
+    pub fn get_into_cf(
+        &self,
+        ro: &ReadOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<bool> {
+        let cfd = self.family(cf)?;
+        self.inner.get_into_cf(cfd, ro, key, value_out)
+    }
+
+    /// [`Db::key_may_exist`] in family `cf`.
+    pub fn key_may_exist_cf(
+        &self,
+        ro: &ReadOptions,
+        cf: &ColumnFamilyHandle,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<KeyMayExist> {
+        let cfd = self.family(cf)?;
+        self.inner.key_may_exist(cfd, ro, key, value_out)
+    }
+
+    /// [`Db::multi_get`] over (family, key) pairs, at one snapshot.
+    pub fn multi_get_cf(
+        &self,
+        ro: &ReadOptions,
+        keys: &[(&ColumnFamilyHandle, &[u8])],
+    ) -> Result<Vec<Option<Vec<u8>>>> {
+        self.inner.check_open()?;
+        // One snapshot for every family: the caller's, or one taken now.
+        let snap = match ro.snapshot {
+            Some(_) => None,
+            None => Some(self.snapshot()?),
+        };
+        let ro = ReadOptions {
+            snapshot: ro.snapshot.or(snap.as_ref().map(Snapshot::sequence_number)),
+            ..ro.clone()
+        };
+        let r = (|| {
+            let mut out = Vec::with_capacity(keys.len());
+            for (cf, key) in keys {
+                out.push(self.get_cf(&ro, cf, key)?);
+            }
+            Ok(out)
+        })();
+        if let Some(s) = snap {
+            self.release_snapshot(s);
+        }
+        r
+    }
+
+    /// [`Db::multi_get_each`] in family `cf`.
+    pub fn multi_get_each_cf<E: From<Error>>(
+        &self,
+        ro: &ReadOptions,
+        cf: &ColumnFamilyHandle,
+        keys: &[&[u8]],
+        each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let cfd = self.family(cf)?;
+        self.inner.multi_get_each(cfd, ro, keys, each)
+    }
+
+    /// [`Db::iter`] over family `cf`.
+    pub fn iter_cf(&self, ro: &ReadOptions, cf: &ColumnFamilyHandle) -> Result<DbIterator> {
+        let cfd = self.family(cf)?;
+        self.inner.new_iterator(cfd, ro)
+    }
+
+    /// [`Db::flush`] of family `cf`.
+    pub fn flush_cf(&self, fo: &FlushOptions, cf: &ColumnFamilyHandle) -> Result<()> {
+        let cfd = self.family(cf)?;
+        self.inner.flush_cf(fo, cfd)
+    }
+
+    /// [`Db::compact_range`] of family `cf`.
+    pub fn compact_range_cf(
+        &self,
+        cf: &ColumnFamilyHandle,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        let cfd = self.family(cf)?;
+        self.inner.compact_range(cfd, begin, end)
+    }
+
+    /// [`Db::property`] of family `cf`; `None` for an unknown name or a
+    /// dropped family.
+    pub fn property_cf(&self, cf: &ColumnFamilyHandle, name: &str) -> Option<String> {
+        let cfd = self.family(cf).ok()?;
+        self.inner.property(cfd, name)
+    }
+
+    /// [`Db::int_property`] of family `cf`.
+    pub fn int_property_cf(&self, cf: &ColumnFamilyHandle, name: &str) -> Option<u64> {
+        let cfd = self.family(cf).ok()?;
+        self.inner.int_property(cfd, name)
     }
 
     /// Bytes written to table files by flushes and compactions since open
@@ -870,7 +1263,11 @@ impl Db {
     /// not statistics are on): the numerator of write amplification.
     pub fn table_bytes_written(&self) -> u64 {
         let st = self.inner.state.lock();
-        st.stats.levels.iter().map(|l| l.written).sum()
+        st.families
+            .values()
+            .flat_map(|f| f.stats.levels.iter())
+            .map(|l| l.written)
+            .sum()
     }
 
     /// Background WAL syncs completed since open (`wal_bytes_per_sync`).
@@ -976,7 +1373,9 @@ impl DbInner {
     /// One periodic dump into the info log.
     pub(crate) fn dump_stats(&self) {
         let mut text = String::from("------- DUMPING STATS -------");
-        text.push_str(&self.cfstats(true));
+        for cfd in self.families.load().values() {
+            text.push_str(&self.cfstats(cfd, true));
+        }
         text.push_str(&self.dbstats(true));
         if let Some(s) = &self.statistics {
             text.push_str("\nSTATISTICS:\n");
@@ -1046,11 +1445,22 @@ impl DbInner {
         }
         let mut result = Ok(());
         if unlogged {
-            result = self.flush(&FlushOptions {
-                wait: true,
-                // Writes are stopped: nothing a stall would protect.
-                allow_write_stall: true,
-            });
+            for cfd in self.families.load().values() {
+                if !family_has_unlogged_writes(cfd) {
+                    continue;
+                }
+                let r = self.flush_cf(
+                    &FlushOptions {
+                        wait: true,
+                        // Writes are stopped: nothing a stall would protect.
+                        allow_write_stall: true,
+                    },
+                    cfd,
+                );
+                if result.is_ok() {
+                    result = r;
+                }
+            }
         }
         self.shutting_down.store(true, Ordering::Release);
         let _st = self.state.lock();
@@ -1114,8 +1524,10 @@ impl DbInner {
     }
 
     fn has_unlogged_writes(&self) -> bool {
-        let sv = self.super_version.load();
-        sv.mem.has_unlogged_writes() || sv.imm.iter().any(|m| m.has_unlogged_writes())
+        self.families
+            .load()
+            .values()
+            .any(|c| family_has_unlogged_writes(c))
     }
 
     /// Schedules the deletion of the tables a finished job had to leave to
@@ -1182,15 +1594,23 @@ impl DbInner {
         }
     }
 
-    /// Publishes a new super version built from `st` and `mem`, and
-    /// re-evaluates the write stall condition for it.
-    pub(crate) fn install_super_version(&self, st: &mut DbState, mem: Arc<MemTable>) {
-        let mut imm: Vec<Arc<MemTable>> = st.imm.clone();
+    /// Publishes a new super version of family `cf` built from `st` and
+    /// `mem`, and re-evaluates the write stall condition for it. Nothing
+    /// for a family that no longer exists (dropped).
+    pub(crate) fn install_super_version(&self, st: &mut DbState, cf: u32, mem: Arc<MemTable>) {
+        let Some(version) = st.versions.current_cf(cf) else {
+            return;
+        };
+        let Some(fs) = st.families.get(&cf) else {
+            return;
+        };
+        let mut imm: Vec<Arc<MemTable>> = fs.imm.clone();
         imm.reverse();
-        self.super_version.store(Arc::new(SuperVersion {
+        fs.cfd.super_version.store(Arc::new(SuperVersion {
             mem,
             imm,
-            version: st.versions.current(),
+            version,
+            merger: fs.cfd.merger.clone(),
             _released: ReleaseFlag(self.sv_released.clone()),
         }));
         self.recalculate_write_stall(st);
@@ -1224,7 +1644,31 @@ impl DbInner {
         while st.versions.manifest_write_pending() {
             self.bg_cv.wait(st);
         }
-        let min_log = edit.log_number.unwrap_or(st.versions.log_number());
+        // With several families: the oldest log any family still needs, as
+        // known in memory (a family with nothing unflushed needs none
+        // before its active memtable's log, though the manifest's log
+        // number for it is older). Family invariant 2.
+        if st.families.len() > 1 || edit.column_family != DEFAULT_FAMILY_ID {
+            let mut min = u64::MAX;
+            for (&id, f) in &st.families {
+                let n = if id == edit.column_family {
+                    if edit.column_family_drop {
+                        continue;
+                    }
+                    match edit.log_number {
+                        Some(n) => n,
+                        None => f.oldest_log(&f.cfd.super_version.load().mem),
+                    }
+                } else {
+                    f.oldest_log(&f.cfd.super_version.load().mem)
+                };
+                min = min.min(n);
+            }
+            if min != u64::MAX && min > 0 {
+                edit.min_log_to_keep = Some(min);
+            }
+        }
+        let min_log = st.versions.log_number();
         let additions = self.wal_tracker.additions(min_log, st.versions.wals());
         edit.wal_additions.extend(additions.iter().copied());
         let mut pending = st.versions.prepare_edit(edit)?;
@@ -1240,10 +1684,13 @@ impl DbInner {
         r
     }
 
-    /// Installs a super version with the same active memtable.
-    pub(crate) fn refresh_super_version(&self, st: &mut DbState) {
-        let mem = self.super_version.load().mem.clone();
-        self.install_super_version(st, mem);
+    /// Installs a super version of family `cf` with the same active memtable.
+    pub(crate) fn refresh_super_version(&self, st: &mut DbState, cf: u32) {
+        let Some(fs) = st.families.get(&cf) else {
+            return;
+        };
+        let mem = fs.cfd.super_version.load().mem.clone();
+        self.install_super_version(st, cf, mem);
     }
 
     /// An empty memtable for WAL `log_number`, its arena on the block pool.
@@ -1264,7 +1711,10 @@ impl DbInner {
         if st.bg_error.is_some() && !st.resuming {
             return;
         }
-        if !st.flush_scheduled && !st.flush_running && self.flush_needed(st) {
+        if !st.flush_scheduled
+            && !st.flush_running
+            && st.families.values().any(|f| f.flush_needed())
+        {
             st.flush_scheduled = true;
             let me = self.clone();
             self.flush_pool.submit(move || me.background_flush());
@@ -1282,7 +1732,7 @@ impl DbInner {
         while !st.disable_auto_compactions
             && st.compactions_scheduled + st.compactions_running < max_compactions
             && st.compactions_scheduled == 0
-            && self.compaction_needed(st)
+            && self.pick_family_to_compact(st).is_some()
         {
             st.compactions_scheduled += 1;
             let me = self.clone();
@@ -1328,8 +1778,8 @@ impl DbInner {
                 || st.flush_running
                 || st.compactions_scheduled > 0
                 || st.compactions_running > 0
-                || (st.paused == 0 && self.flush_needed(&st))
-                || (st.paused == 0 && !st.disable_auto_compactions && self.compaction_needed(&st));
+                || (st.paused == 0 && st.families.values().any(|f| f.flush_needed()))
+                || (st.paused == 0 && self.pick_family_to_compact(&st).is_some());
             if !busy {
                 // The last job may still be deleting its inputs.
                 drop(st);
@@ -1339,6 +1789,12 @@ impl DbInner {
             self.bg_cv.wait(&mut st);
         }
     }
+}
+
+/// Whether a family's memtables hold writes made without the WAL.
+fn family_has_unlogged_writes(cfd: &ColumnFamilyData) -> bool {
+    let sv = cfd.super_version.load();
+    sv.mem.has_unlogged_writes() || sv.imm.iter().any(|m| m.has_unlogged_writes())
 }
 
 /// The id in the `IDENTITY` file of `dir`, if it holds a readable one.

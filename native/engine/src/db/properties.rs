@@ -8,23 +8,28 @@ use super::stats::{LevelStats, WriteTotals};
 use std::sync::atomic::Ordering;
 
 use super::DbInner;
+use super::family::ColumnFamilyData;
 use crate::compaction::{estimated_pending_compaction_bytes, level_targets};
 
 const PREFIX: &str = "rocksdb.";
 
 impl DbInner {
-    /// The value of property `name`, or `None` when the name is unknown.
-    pub(crate) fn property(&self, name: &str) -> Option<String> {
-        if let Some(v) = self.int_property(name) {
+    /// The value of property `name` of family `cfd`, or `None` when the
+    /// name is unknown. Properties of the LSM shape, memtables and
+    /// compaction statistics are the family's; the others (snapshots,
+    /// block cache, write stalls, background errors, `dbstats`) the
+    /// database's, as in RocksDB.
+    pub(crate) fn property(&self, cfd: &ColumnFamilyData, name: &str) -> Option<String> {
+        if let Some(v) = self.int_property(cfd, name) {
             return Some(v.to_string());
         }
         let short = name.strip_prefix(PREFIX)?;
         match short {
-            "levelstats" => Some(self.levelstats()),
-            "sstables" => Some(self.sstables()),
+            "levelstats" => Some(self.levelstats(cfd)),
+            "sstables" => Some(self.sstables(cfd)),
             // The string forms advance the interval baseline, as RocksDB's do.
-            "stats" => Some(format!("{}{}", self.cfstats(true), self.dbstats(true))),
-            "cfstats" | "cfstats-no-file-histogram" => Some(self.cfstats(true)),
+            "stats" => Some(format!("{}{}", self.cfstats(cfd, true), self.dbstats(true))),
+            "cfstats" | "cfstats-no-file-histogram" => Some(self.cfstats(cfd, true)),
             "dbstats" => Some(self.dbstats(true)),
             "cf-write-stall-stats" => Some(self.write_stall_counts()),
             _ => None,
@@ -32,9 +37,9 @@ impl DbInner {
     }
 
     /// A numeric property, or `None` when unknown or not numeric.
-    pub(crate) fn int_property(&self, name: &str) -> Option<u64> {
+    pub(crate) fn int_property(&self, cfd: &ColumnFamilyData, name: &str) -> Option<u64> {
         let short = name.strip_prefix(PREFIX)?;
-        let sv = self.super_version.load();
+        let sv = cfd.super_version.load();
         let v = &sv.version;
         if let Some(level) = short.strip_prefix("num-files-at-level") {
             let level: usize = level.parse().ok()?;
@@ -69,9 +74,9 @@ impl DbInner {
             "oldest-snapshot-sequence" => self.snapshots.oldest().unwrap_or(0),
             "num-live-versions" => 1,
             "estimate-pending-compaction-bytes" | "compaction-pending-bytes" => {
-                estimated_pending_compaction_bytes(v, &self.picker_opts)
+                estimated_pending_compaction_bytes(v, &cfd.picker_opts)
             }
-            "base-level" => level_targets(v, &self.picker_opts).base_level as u64,
+            "base-level" => level_targets(v, &cfd.picker_opts).base_level as u64,
             "block-cache-capacity" => self.block_cache.as_ref().map_or(0, |c| c.capacity() as u64),
             "block-cache-usage" => self.block_cache.as_ref().map_or(0, |c| c.usage() as u64),
             "block-cache-pinned-usage" => self
@@ -83,11 +88,19 @@ impl DbInner {
             "num-running-compactions" => self.state.lock().compactions_running as u64,
             "mem-table-flush-pending" => {
                 let st = self.state.lock();
-                u64::from(st.flush_scheduled || self.flush_needed(&st))
+                u64::from(
+                    st.families.get(&cfd.id).is_some_and(|f| {
+                        f.flush_needed() || (st.flush_scheduled && f.idle_imm() > 0)
+                    }),
+                )
             }
             "compaction-pending" => {
                 let st = self.state.lock();
-                u64::from(st.compactions_scheduled > 0 || self.compaction_needed(&st))
+                u64::from(
+                    self.pick_family_to_compact(&st)
+                        .is_some_and(|(cf, _)| cf == cfd.id)
+                        || (st.compactions_scheduled > 0 && cfd.id == super::DEFAULT_FAMILY_ID),
+                )
             }
             "background-errors" => self.state.lock().bg_error_count,
             "actual-delayed-write-rate" => self.state.lock().stall.actual_delayed_rate(),
@@ -102,8 +115,8 @@ impl DbInner {
         })
     }
 
-    fn levelstats(&self) -> String {
-        let v = self.super_version.load().version.clone();
+    fn levelstats(&self, cfd: &ColumnFamilyData) -> String {
+        let v = cfd.super_version.load().version.clone();
         let mut s = String::from("Level Files Size(MB)\n--------------------\n");
         for level in 0..v.num_levels() {
             let _ = writeln!(
@@ -116,8 +129,8 @@ impl DbInner {
         s
     }
 
-    fn sstables(&self) -> String {
-        let v = self.super_version.load().version.clone();
+    fn sstables(&self, cfd: &ColumnFamilyData) -> String {
+        let v = cfd.super_version.load().version.clone();
         let mut s = String::new();
         for level in 0..v.num_levels() {
             let files = v.files(level);
@@ -220,19 +233,24 @@ impl DbInner {
     }
 
     /// The per-level compaction table, CF summary and write-stall counts.
-    pub(crate) fn cfstats(&self, advance_interval: bool) -> String {
-        let sv = self.super_version.load();
+    pub(crate) fn cfstats(&self, cfd: &ColumnFamilyData, advance_interval: bool) -> String {
+        let sv = cfd.super_version.load();
         let v = sv.version.clone();
-        let targets = level_targets(&v, &self.picker_opts);
+        let targets = level_targets(&v, &cfd.picker_opts);
         let scores: std::collections::HashMap<usize, f64> =
-            crate::compaction::compaction_scores(&v, &self.picker_opts, &targets)
+            crate::compaction::compaction_scores(&v, &cfd.picker_opts, &targets)
                 .into_iter()
                 .collect();
-        let pending = estimated_pending_compaction_bytes(&v, &self.picker_opts);
-        let mut st = self.state.lock();
+        let pending = estimated_pending_compaction_bytes(&v, &cfd.picker_opts);
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
+        let Some(fam) = st.families.get_mut(&cfd.id) else {
+            return String::new();
+        };
+        let stats = &mut fam.stats;
         let now = Instant::now();
         let header = "Level    Files   Size     Score Read(GB)  Rn(GB) Rnp1(GB) Write(GB) Wnew(GB) Moved(GB) W-Amp Rd(MB/s) Wr(MB/s) Comp(sec) Comp(cnt) Avg(sec)   KeyIn KeyDrop";
-        let mut out = String::from("\n** Compaction Stats [default] **\n");
+        let mut out = format!("\n** Compaction Stats [{}] **\n", cfd.name);
         out.push_str(header);
         out.push('\n');
         out.push_str(&"-".repeat(header.len()));
@@ -240,9 +258,9 @@ impl DbInner {
         let mut sum = LevelStats::default();
         let mut sum_files = 0usize;
         let mut sum_compacting = 0usize;
-        let flushed = st.stats.levels.first().map_or(0, |l| l.written);
+        let flushed = stats.levels.first().map_or(0, |l| l.written);
         for level in 0..v.num_levels() {
-            let s = st.stats.levels.get(level).copied().unwrap_or_default();
+            let s = stats.levels.get(level).copied().unwrap_or_default();
             let files = v.files(level);
             if files.is_empty() && s.count == 0 && s.moved == 0 {
                 continue;
@@ -270,17 +288,16 @@ impl DbInner {
             flushed,
         ));
         let mut int_sum = LevelStats::default();
-        for (level, s) in st.stats.levels.iter().enumerate() {
-            let base = st
-                .stats
+        for (level, s) in stats.levels.iter().enumerate() {
+            let base = stats
                 .interval_levels
                 .get(level)
                 .copied()
                 .unwrap_or_default();
             int_sum.add(&s.minus(&base));
         }
-        let int_flushed = st.stats.levels.first().map_or(0, |l| l.written)
-            - st.stats.interval_levels.first().map_or(0, |l| l.written);
+        let int_flushed = stats.levels.first().map_or(0, |l| l.written)
+            - stats.interval_levels.first().map_or(0, |l| l.written);
         out.push_str(&Self::compaction_row(
             "Int",
             "0/0",
@@ -289,8 +306,8 @@ impl DbInner {
             &int_sum,
             int_flushed + 1,
         ));
-        let uptime = now.duration_since(st.stats.started).as_secs_f64();
-        let interval = now.duration_since(st.stats.interval_start).as_secs_f64();
+        let uptime = now.duration_since(stats.started).as_secs_f64();
+        let interval = now.duration_since(stats.interval_start).as_secs_f64();
         let _ = writeln!(
             out,
             "\nUptime(secs): {uptime:.1} total, {interval:.1} interval"
@@ -334,7 +351,7 @@ impl DbInner {
             let _ = writeln!(
                 out,
                 "interval: {} total count",
-                total_stalls - st.stats.interval_stall_counts
+                total_stalls - stats.interval_stall_counts
             );
         }
         let micros: Vec<String> = HELD_NAMES
@@ -344,8 +361,8 @@ impl DbInner {
             .collect();
         let _ = writeln!(out, "Write Stall (micros): {}", micros.join(", "));
         if advance_interval {
-            st.stats.interval_levels = st.stats.levels.clone();
-            st.stats.interval_stall_counts = total_stalls;
+            stats.interval_levels = stats.levels.clone();
+            stats.interval_stall_counts = total_stalls;
         }
         out
     }
@@ -373,13 +390,21 @@ impl DbInner {
 
     /// DB-wide write, WAL and stall totals, cumulative and for the interval.
     pub(crate) fn dbstats(&self, advance_interval: bool) -> String {
-        let mut st = self.state.lock();
+        let mut guard = self.state.lock();
+        let st = &mut *guard;
+        // The database's interval counters live with the default family's
+        // statistics.
+        let stats = &mut st
+            .families
+            .get_mut(&super::DEFAULT_FAMILY_ID)
+            .expect("the default family is never dropped")
+            .stats;
         let now = Instant::now();
         let cum = self.write_stats.totals(st.stall.total_micros);
-        let base = st.stats.interval_writes;
-        let uptime = now.duration_since(st.stats.started).as_secs_f64().max(1e-9);
+        let base = stats.interval_writes;
+        let uptime = now.duration_since(stats.started).as_secs_f64().max(1e-9);
         let interval = now
-            .duration_since(st.stats.interval_start)
+            .duration_since(stats.interval_start)
             .as_secs_f64()
             .max(1e-9);
         let int = WriteTotals {
@@ -428,8 +453,8 @@ impl DbInner {
             );
         }
         if advance_interval {
-            st.stats.interval_writes = cum;
-            st.stats.interval_start = now;
+            stats.interval_writes = cum;
+            stats.interval_start = now;
         }
         out
     }

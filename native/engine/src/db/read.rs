@@ -11,6 +11,7 @@ use std::sync::atomic::Ordering;
 use std::sync::{Arc, Weak};
 
 use super::db_iter::{DbIter, IterCounters, PrefixSeek};
+use super::family::ColumnFamilyData;
 use super::level_iter::{FileOpener, LevelIter};
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
@@ -196,15 +197,27 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
+        let cfd = self.default_cf.clone();
+        self.get_into_cf(&cfd, ro, key, value_out)
+    }
+
+    pub(crate) fn get_into_cf(
+        self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
+        ro: &ReadOptions,
+        key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<bool> {
         let op = perf_context::op();
         self.check_open()?;
+        cfd.check_live()?;
         let _t = self.timer(Histogram::DbGet);
         // The level is read once for the whole lookup, table reader and
         // block seeks included (through `TableReadOptions::perf_level`).
         let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
-        let sv = self.super_version.load();
+        let sv = cfd.super_version.load();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
@@ -392,8 +405,8 @@ impl DbInner {
             value_out.extend_from_slice(existing.unwrap_or_default());
             return Ok(existing.is_some());
         }
-        self.merger.full_merge(key, existing, &ops, value_out)?;
-        self.merger.record_read_operands(ops.len());
+        sv.merger.full_merge(key, existing, &ops, value_out)?;
+        sv.merger.record_read_operands(ops.len());
         Ok(true)
     }
 
@@ -404,6 +417,7 @@ impl DbInner {
     /// would have needed IO. Errors other than needing IO are returned.
     pub(crate) fn key_may_exist(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         ro: &ReadOptions,
         key: &[u8],
         value_out: &mut Vec<u8>,
@@ -412,7 +426,7 @@ impl DbInner {
             read_tier: ReadTier::BlockCache,
             ..ro.clone()
         };
-        match self.get_into(&ro, key, value_out) {
+        match self.get_into_cf(cfd, &ro, key, value_out) {
             Ok(true) => Ok(KeyMayExist::Found),
             Ok(false) => Ok(KeyMayExist::Absent),
             Err(Error::Incomplete(_)) => Ok(KeyMayExist::MayExist),
@@ -422,11 +436,12 @@ impl DbInner {
 
     pub(crate) fn multi_get(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         ro: &ReadOptions,
         keys: &[&[u8]],
     ) -> Result<Vec<Option<Vec<u8>>>> {
         let mut out = Vec::with_capacity(keys.len());
-        self.multi_get_each(ro, keys, |_, v| {
+        self.multi_get_each(cfd, ro, keys, |_, v| {
             out.push(v.map(<[u8]>::to_vec));
             Ok::<(), Error>(())
         })?;
@@ -438,17 +453,19 @@ impl DbInner {
     /// native memory held is that of the largest value, not of all of them.
     pub(crate) fn multi_get_each<E: From<Error>>(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         ro: &ReadOptions,
         keys: &[&[u8]],
         mut each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
         let op = perf_context::op();
         self.check_open()?;
+        cfd.check_live()?;
         let _t = self.timer(Histogram::DbMultiget);
         let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
-        let sv = self.super_version.load_full();
+        let sv = cfd.super_version.load_full();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
@@ -476,11 +493,17 @@ impl DbInner {
         Ok(())
     }
 
-    pub(crate) fn new_iterator(self: &Arc<Self>, ro: &ReadOptions) -> Result<DbIterator> {
+    pub(crate) fn new_iterator(
+        self: &Arc<Self>,
+        cfd: &Arc<ColumnFamilyData>,
+        ro: &ReadOptions,
+    ) -> Result<DbIterator> {
         let _op = perf_context::op();
         self.check_open()?;
-        let (it, sv) = self.iterator_parts(ro)?;
+        cfd.check_live()?;
+        let (it, sv) = self.iterator_parts(cfd, ro)?;
         Ok(DbIterator {
+            cfd: cfd.clone(),
             it,
             reported: IterCounters::default(),
             _sv: sv,
@@ -497,9 +520,10 @@ impl DbInner {
     /// is a source whose status is `Incomplete`.
     fn iterator_parts(
         self: &Arc<Self>,
+        cfd: &ColumnFamilyData,
         ro: &ReadOptions,
     ) -> Result<(DbIter<MergingIterator>, Arc<SuperVersion>)> {
-        let sv = self.super_version.load_full();
+        let sv = cfd.super_version.load_full();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = if ro.tailing {
@@ -575,7 +599,7 @@ impl DbInner {
             tombstones,
             ro.iterate_lower_bound.clone(),
             ro.iterate_upper_bound.clone(),
-            self.merger.clone(),
+            sv.merger.clone(),
         )
         .with_prefix_seek(PrefixSeek::of(self.opts.prefix_extractor, ro));
         Ok((it, sv))
@@ -595,6 +619,8 @@ impl DbInner {
 /// table files it reads alive until dropped. Each move is one perf-context
 /// operation.
 pub struct DbIterator {
+    /// The family iterated (a tailing iterator rebuilds over its latest state).
+    cfd: Arc<ColumnFamilyData>,
     it: DbIter<MergingIterator>,
     /// The iterator's counters as last reported to the perf context.
     reported: IterCounters,
@@ -710,7 +736,11 @@ impl DbIterator {
             self.err = Some(Error::ShutdownInProgress("the database is closed".into()));
             return false;
         };
-        let built = db.check_open().and_then(|()| db.iterator_parts(ro));
+        let cfd = self.cfd.clone();
+        let built = db
+            .check_open()
+            .and_then(|()| cfd.check_live())
+            .and_then(|()| db.iterator_parts(&cfd, ro));
         match built {
             Ok((it, sv)) => {
                 self.it = it;

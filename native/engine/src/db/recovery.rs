@@ -103,7 +103,8 @@ use crate::version::{FileType, VersionEdit, filename, parse_file_name};
 use crate::wal::{LogReader, ReadEvent, StartRecord, WalRecoveryMode, decode_start_record};
 use crate::write_batch::WriteBatch;
 
-use super::write::{OldWal, apply_batch};
+use super::family::{ColumnFamilyData, DEFAULT_FAMILY_ID};
+use super::write::{OldWal, apply_batch_with};
 
 /// Suffix given to a log recovery did not replay to its end.
 pub(crate) const UNREPLAYED_SUFFIX: &str = ".unreplayed";
@@ -248,9 +249,17 @@ fn recover_inner(
         // Every table the manifest names must be there, whole, and be the
         // table its entry was made for: fail now rather than at the first
         // read that needs it.
-        let v = db.state.lock().versions.current();
-        db.table_cache
-            .check_files((0..v.num_levels()).flat_map(|l| v.files(l)))?;
+        let versions: Vec<_> = {
+            let st = db.state.lock();
+            st.families
+                .keys()
+                .filter_map(|&cf| st.versions.current_cf(cf))
+                .collect()
+        };
+        for v in versions {
+            db.table_cache
+                .check_files((0..v.num_levels()).flat_map(|l| v.files(l)))?;
+        }
     }
     let mut st = db.state.lock();
     let min_log = st.versions.log_number();
@@ -408,10 +417,40 @@ fn recover_inner(
         );
     }
 
-    let mut mem = Arc::new(MemTable::new(0));
+    // Per family: the memtable replay fills, the edit its tables go into,
+    // and the log its replay starts at (a family skips the records of logs
+    // below its log number: it flushed them before the crash).
+    let (cfds, fam_logs): (BTreeMap<u32, Arc<ColumnFamilyData>>, BTreeMap<u32, u64>) = {
+        let st = db.state.lock();
+        (
+            st.families
+                .iter()
+                .map(|(&id, f)| (id, f.cfd.clone()))
+                .collect(),
+            st.families
+                .keys()
+                .map(|&id| (id, st.versions.family_log_number(id)))
+                .collect(),
+        )
+    };
+    let mut mems: BTreeMap<u32, Arc<MemTable>> = cfds
+        .keys()
+        .map(|&id| (id, Arc::new(MemTable::new(0))))
+        .collect();
+    let mut edits: BTreeMap<u32, VersionEdit> = cfds
+        .keys()
+        .map(|&id| {
+            (
+                id,
+                VersionEdit {
+                    column_family: id,
+                    ..VersionEdit::new()
+                },
+            )
+        })
+        .collect();
     let mut last_replayed = 0u64;
     let mut entries = 0u64;
-    let mut edit = VersionEdit::new();
     let mut stop = false;
     // The sequence number the next log must start at, and the hole found,
     // if any: a log starting beyond it. The first follows the manifest's
@@ -532,12 +571,21 @@ fn recover_inner(
                         continue;
                     }
                     if let Some(batch) = batch {
-                        apply_batch(&mem, &batch);
+                        apply_batch_with(&batch, |cf| {
+                            fam_logs
+                                .get(&cf)
+                                .filter(|&&l| number >= l)
+                                .and_then(|_| mems.get(&cf).cloned())
+                        });
                         entries += u64::from(count);
                     }
-                    if mem.approximate_memory_usage() as usize >= db.opts.write_buffer_size {
-                        flush_recovered(db, &mem, &mut edit, written)?;
-                        mem = Arc::new(MemTable::new(0));
+                    for (&cf, cfd) in &cfds {
+                        let mem = &mems[&cf];
+                        if mem.approximate_memory_usage() as usize >= cfd.opts.write_buffer_size {
+                            let edit = edits.get_mut(&cf).expect("one per family");
+                            flush_recovered(db, cfd, mem, edit, written)?;
+                            mems.insert(cf, Arc::new(MemTable::new(0)));
+                        }
                     }
                 }
                 ReadEvent::Eof => break,
@@ -622,8 +670,12 @@ fn recover_inner(
             "Recovery stops at a hole in the logs: {msg}; {dropped_after_hole} later unsynced entries not replayed"
         );
     }
-    if !mem.is_empty() {
-        flush_recovered(db, &mem, &mut edit, written)?;
+    for (&cf, cfd) in &cfds {
+        let mem = &mems[&cf];
+        if !mem.is_empty() {
+            let edit = edits.get_mut(&cf).expect("one per family");
+            flush_recovered(db, cfd, mem, edit, written)?;
+        }
     }
 
     // From here on the open succeeds unless the disk fails.
@@ -661,7 +713,6 @@ fn recover_inner(
     }
     st.own_logs.insert(wal_number);
     db.new_wal(wal_number, OldWal::SyncNow, None)?;
-    edit.log_number = Some(wal_number);
     st.versions.set_last_sequence(last);
     // From here the tables may be named by a manifest even if the write
     // fails (a failed sync or `CURRENT` rename may still have reached the
@@ -670,9 +721,24 @@ fn recover_inner(
     // sweep found a failure here that the cleanup turned into a manifest
     // naming deleted tables.)
     written.clear();
-    db.log_and_apply(&mut st, edit)?;
+    // One edit per family, each moving its log number to the new log: its
+    // replayed data is in its tables now. A crash between them leaves the
+    // families not yet moved replaying the old logs again (the others skip
+    // them: their log number is past them). The default family's edit is
+    // last.
+    let mut default_edit = edits
+        .remove(&DEFAULT_FAMILY_ID)
+        .expect("the default family");
+    for (_, mut edit) in edits {
+        edit.log_number = Some(wal_number);
+        db.log_and_apply(&mut st, edit)?;
+    }
+    default_edit.log_number = Some(wal_number);
+    db.log_and_apply(&mut st, default_edit)?;
     db.last_sequence.store(last, Ordering::Release);
-    db.install_super_version(&mut st, db.new_memtable(wal_number));
+    for &cf in cfds.keys() {
+        db.install_super_version(&mut st, cf, db.new_memtable(wal_number));
+    }
     db.prepare_next_wal(&mut st);
     for n in st.pending_outputs.iter().copied().collect::<Vec<_>>() {
         st.pending_outputs.remove(&n);
@@ -784,6 +850,7 @@ pub(super) fn refuse_to_recreate(
 /// `edit`; the table's number goes to `written` (removed if the open fails).
 fn flush_recovered(
     db: &Arc<DbInner>,
+    cfd: &ColumnFamilyData,
     mem: &Arc<MemTable>,
     edit: &mut VersionEdit,
     written: &mut Vec<u64>,
@@ -799,7 +866,7 @@ fn flush_recovered(
     // so nothing can be proven absent below this one.
     let below = super::compaction_iter::Below::Unknown;
     if let (Some(meta), _) =
-        db.write_memtables_to_l0(std::slice::from_ref(mem), number, &[], below)?
+        db.write_memtables_to_l0(cfd, std::slice::from_ref(mem), number, &[], below)?
     {
         edit.add_file(0, Arc::new(meta));
     }

@@ -118,9 +118,14 @@ impl DbInner {
         // Step 4: flush every immutable memtable.
         let mut st = self.state.lock();
         let errors_before = st.bg_error_count;
-        st.flush_requested = true;
+        for f in st.families.values_mut() {
+            f.flush_requested = true;
+        }
         self.maybe_schedule_work(&mut st);
-        while !st.imm.is_empty() || st.flush_running || st.flush_scheduled {
+        while st.families.values().any(|f| !f.imm.is_empty())
+            || st.flush_running
+            || st.flush_scheduled
+        {
             if st.bg_error_count != errors_before {
                 return Err(st
                     .last_bg_error
@@ -140,7 +145,10 @@ impl DbInner {
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
         self.log_and_apply(&mut st, VersionEdit::new())?;
-        self.refresh_super_version(&mut st);
+        let ids: Vec<u32> = st.families.keys().copied().collect();
+        for cf in ids {
+            self.refresh_super_version(&mut st, cf);
+        }
         Ok(())
     }
 }

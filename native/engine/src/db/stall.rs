@@ -80,13 +80,30 @@ impl DbInner {
     /// Re-evaluates the write condition for the current LSM shape. Called
     /// under the DB mutex whenever a new super version is installed.
     pub(crate) fn recalculate_write_stall(&self, st: &mut DbState) {
-        let v = st.versions.current();
-        let inputs = StallInputs {
-            unflushed_memtables: st.imm.len(),
-            l0_files: v.num_files(0),
-            pending_compaction_bytes: estimated_pending_compaction_bytes(&v, &self.picker_opts),
+        // The worst family decides (RocksDB stalls the one write path for
+        // any family's condition): the most immutable memtables, L0 files
+        // and pending bytes of any family; `v` is the family with the most
+        // L0 files, for the pressure estimate below.
+        let mut inputs = StallInputs {
+            unflushed_memtables: 0,
+            l0_files: 0,
+            pending_compaction_bytes: 0,
             auto_compactions: !st.disable_auto_compactions,
         };
+        let mut v = st.versions.current();
+        for (&cf, f) in &st.families {
+            let Some(fv) = st.versions.current_cf(cf) else {
+                continue;
+            };
+            inputs.unflushed_memtables = inputs.unflushed_memtables.max(f.imm.len());
+            inputs.pending_compaction_bytes = inputs
+                .pending_compaction_bytes
+                .max(estimated_pending_compaction_bytes(&fv, &f.cfd.picker_opts));
+            if fv.num_files(0) > inputs.l0_files {
+                inputs.l0_files = fv.num_files(0);
+                v = fv;
+            }
+        }
         let sc = &mut st.stall;
         let cond = evaluate(&inputs, &sc.limits);
         let old_rate = sc.rate.rate();

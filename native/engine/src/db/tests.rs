@@ -1735,29 +1735,31 @@ fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_agai
     let db = Db::open(opts(), dir.path()).unwrap();
     let wo = WriteOptions::default();
     db.put(&wo, b"k1", b"before the call").unwrap();
-    let log_at_call = db.inner.super_version.load().mem.log_number();
+    let log_at_call = db.inner.default_cf.super_version.load().mem.log_number();
     // Paused, so that k1's memtable is still immutable when the flush
     // decides: otherwise its background flush may end first and the flush
     // returns before deciding anything.
     db.pause_background_work().unwrap();
     // Another flush switches the memtable holding k1 ...
-    db.inner.switch_memtable_in_queue(log_at_call).unwrap();
+    db.inner.switch_memtable_in_queue(0, log_at_call).unwrap();
     // ... and a write lands in the new one.
     db.put(&wo, b"k2", b"after the other switch").unwrap();
     let no_wait = FlushOptions {
         wait: false,
         ..FlushOptions::default()
     };
-    db.inner.flush_writes_up_to(&no_wait, log_at_call).unwrap();
-    let sv = db.inner.super_version.load();
+    db.inner
+        .flush_writes_up_to(&no_wait, 0, log_at_call)
+        .unwrap();
+    let sv = db.inner.default_cf.super_version.load();
     assert_eq!(sv.imm.len(), 1, "only k1's memtable is immutable");
     assert_eq!(sv.mem.num_entries(), 1, "k2's memtable was not switched");
     drop(sv);
     db.continue_background_work().unwrap();
     let fo = FlushOptions::default();
     assert!(fo.wait);
-    db.inner.flush_writes_up_to(&fo, log_at_call).unwrap();
-    let sv = db.inner.super_version.load();
+    db.inner.flush_writes_up_to(&fo, 0, log_at_call).unwrap();
+    let sv = db.inner.default_cf.super_version.load();
     assert!(sv.imm.is_empty(), "k1's memtable is flushed");
     assert_eq!(sv.mem.num_entries(), 1, "k2's memtable was not switched");
     assert!(sv.mem.log_number() > log_at_call);
@@ -1768,7 +1770,10 @@ fn regression_a_flush_whose_memtable_was_switched_meanwhile_does_not_switch_agai
     drop(sv);
     // A flush from now on switches it as before.
     db.flush(&fo).unwrap();
-    assert_eq!(db.inner.super_version.load().mem.num_entries(), 0);
+    assert_eq!(
+        db.inner.default_cf.super_version.load().mem.num_entries(),
+        0
+    );
     assert_eq!(
         db.property("rocksdb.num-files-at-level0").as_deref(),
         Some("2")
@@ -1843,7 +1848,7 @@ fn logs_with_sizes(dir: &Path) -> Vec<(u64, u64)> {
 }
 
 fn live_log(db: &Db) -> u64 {
-    db.inner.super_version.load().mem.log_number()
+    db.inner.default_cf.super_version.load().mem.log_number()
 }
 
 #[test]
@@ -1904,7 +1909,7 @@ fn regression_a_log_made_too_late_never_becomes_live_below_the_live_log() {
     db.put(&wo, b"a", b"1").unwrap();
     let switch = |db: &Db| {
         let mut st = db.inner.state.lock();
-        db.inner.switch_memtable(&mut st).unwrap();
+        db.inner.switch_memtables(&mut st, &[0]).unwrap();
     };
     switch(&db); // starts the log made at open; queues the next one
     let late = db.inner.prepared_wal.lock().wanted.expect("queued");

@@ -21,6 +21,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
+use super::family::ColumnFamilyData;
 use super::write_thread::{
     DONE, INSERT, InsertGroup, LEADER, MAX_COMBINED_GROUPS, MAX_COMBINING_TIME, WriteKind, Writer,
     WriterData,
@@ -50,12 +51,8 @@ impl DbInner {
         if batch.is_empty() {
             return Ok(());
         }
-        if batch.has_merge() && !self.merger.has_operator() {
-            // RocksDB fails such a batch with the same status; here nothing
-            // of it is written.
-            return Err(Error::InvalidArgument(
-                "Merge requires `ColumnFamilyOptions::merge_operator != nullptr`".into(),
-            ));
+        if batch.has_families() || batch.has_merge() {
+            self.check_batch_families(&batch)?;
         }
         if batch.size_in_bytes() > MAX_BATCH_BYTES {
             return Err(Error::InvalidArgument(format!(
@@ -90,6 +87,29 @@ impl DbInner {
         r
     }
 
+    /// Every record of `batch` names a live family, and every merge a family
+    /// with a merge operator: else `InvalidArgument`, as RocksDB ("Invalid
+    /// column family specified in write batch"), and nothing is written.
+    fn check_batch_families(&self, batch: &WriteBatch) -> Result<()> {
+        let fams = self.families.load();
+        for op in batch.iter() {
+            let (cf, op) = op.map_err(|e| Error::InvalidArgument(format!("write batch: {e}")))?;
+            let Some(cfd) = fams.get(&cf) else {
+                return Err(Error::InvalidArgument(format!(
+                    "Invalid column family specified in write batch: id {cf} does not exist (dropped?)"
+                )));
+            };
+            if matches!(op, BatchOp::Merge(..)) && !cfd.merger.has_operator() {
+                // RocksDB fails such a batch with the same status; here
+                // nothing of it is written.
+                return Err(Error::InvalidArgument(
+                    "Merge requires `ColumnFamilyOptions::merge_operator != nullptr`".into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// For a batch of one point entry (a put or delete, the common write), the entry copied
     /// into the current memtable with its place found, before the writer
     /// queues: that search is most of an insert's time (cache misses in a
@@ -98,27 +118,37 @@ impl DbInner {
     /// the memtable is switched before the write's group runs, the leader
     /// inserts the batch the ordinary way and the prepared copy is wasted.
     fn prepare_single_entry(&self, batch: &WriteBatch) -> Option<Prepared> {
-        if batch.count() != 1 {
+        if batch.count() != 1 || batch.has_families() {
             return None;
         }
         let (kind, key, value) = match batch.iter().next()? {
-            Ok(BatchOp::Put(k, v)) => (ValueKind::Value, k, v),
-            Ok(BatchOp::Delete(k)) => (ValueKind::Deletion, k, &[][..]),
-            Ok(BatchOp::Merge(k, v)) => (ValueKind::Merge, k, v),
-            Ok(BatchOp::SingleDelete(k)) => (ValueKind::SingleDeletion, k, &[][..]),
+            Ok((_, BatchOp::Put(k, v))) => (ValueKind::Value, k, v),
+            Ok((_, BatchOp::Delete(k))) => (ValueKind::Deletion, k, &[][..]),
+            Ok((_, BatchOp::Merge(k, v))) => (ValueKind::Merge, k, v),
+            Ok((_, BatchOp::SingleDelete(k))) => (ValueKind::SingleDeletion, k, &[][..]),
             _ => return None,
         };
-        Some(self.super_version.load().mem.prepare(kind, key, value))
+        Some(
+            self.default_cf
+                .super_version
+                .load()
+                .mem
+                .prepare(kind, key, value),
+        )
     }
 
-    /// Switches the memtable through the write queue, so that it happens
-    /// between groups (invariant 3 of the module docs), unless it is empty
-    /// or newer than log `up_to_log` (see [`WriteKind::SwitchMemtable`]).
-    pub(crate) fn switch_memtable_in_queue(self: &Arc<Self>, up_to_log: u64) -> Result<()> {
+    /// Switches family `cf`'s memtable through the write queue, so that it
+    /// happens between groups (invariant 3 of the module docs), unless it
+    /// is empty or newer than log `up_to_log` (see [`WriteKind::SwitchMemtable`]).
+    pub(crate) fn switch_memtable_in_queue(
+        self: &Arc<Self>,
+        cf: u32,
+        up_to_log: u64,
+    ) -> Result<()> {
         self.run_writer(Writer::new(
             WriteBatch::new(),
             WriteOptions::default(),
-            WriteKind::SwitchMemtable { up_to_log },
+            WriteKind::SwitchMemtable { cf, up_to_log },
             None,
         ))
     }
@@ -163,7 +193,9 @@ impl DbInner {
             let group = self.write_queue.build_group(&head);
             let kind = head.data.lock().kind;
             let result = match kind {
-                WriteKind::SwitchMemtable { up_to_log } => self.switch_memtable_now(up_to_log),
+                WriteKind::SwitchMemtable { cf, up_to_log } => {
+                    self.switch_memtable_now(cf, up_to_log)
+                }
                 WriteKind::Resume => self.resume_switch_now(),
                 WriteKind::Batch => self.write_group(&group, own_group),
             };
@@ -228,7 +260,10 @@ impl DbInner {
         phases.mark(1, None);
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
-        let mem = self.super_version.load().mem.clone();
+        let mem = self.default_cf.super_version.load().mem.clone();
+        // A group with records of other families is inserted record by
+        // record into each family's memtable, by the leader.
+        let multi_family = group.iter().any(|w| w.data.lock().batch.has_families());
 
         // Assign sequence numbers and append to the WAL.
         let first_seq;
@@ -393,7 +428,21 @@ impl DbInner {
         // a few entries, so the leader inserts small groups itself; members
         // insert their own batches in parallel only for large groups.
         let entries: u64 = last - first_seq + 1;
-        if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
+        if multi_family {
+            let fams = self.families.load();
+            for w in group {
+                let mut d = w.data.lock();
+                d.prepared = None;
+                apply_batch_with(&d.batch, |cf| {
+                    fams.get(&cf).map(|c| c.super_version.load().mem.clone())
+                });
+                if d.opts.disable_wal {
+                    for c in fams.values() {
+                        c.super_version.load().mem.mark_unlogged();
+                    }
+                }
+            }
+        } else if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
             for w in group {
                 insert_writer(&mem, &mut w.data.lock());
             }
@@ -430,27 +479,53 @@ impl DbInner {
         self.set_bg_error(&mut st, e);
     }
 
-    /// Returns the memtable the group inserts into, switching to a new one
-    /// when the current one is full. Never waits: held writes wait in
+    /// Switches every family whose active memtable is full to a new one,
+    /// and, when the live WALs exceed `max_total_wal_size`, the families
+    /// holding the oldest log. Never waits: held writes wait in
     /// [`DbInner::delay_write`], which runs after this.
-    fn make_room_for_write(self: &Arc<Self>) -> Result<Arc<MemTable>> {
+    fn make_room_for_write(self: &Arc<Self>) -> Result<()> {
         if self.wal_too_big.swap(false, Ordering::AcqRel) {
-            // max_total_wal_size: flush the oldest data so old WALs can go.
+            // max_total_wal_size: flush the families holding the oldest
+            // log, so old WALs can go (RocksDB's `SwitchWAL`).
             let mut st = self.state.lock();
-            if !self.super_version.load().mem.is_empty() {
+            let oldest = st
+                .families
+                .values()
+                .map(|f| f.oldest_log(&f.cfd.super_version.load().mem))
+                .min()
+                .unwrap_or(0);
+            let holding: Vec<u32> = st
+                .families
+                .iter()
+                .filter(|(_, f)| {
+                    let mem = f.cfd.super_version.load().mem.clone();
+                    !mem.is_empty() && mem.log_number() <= oldest
+                })
+                .map(|(&id, _)| id)
+                .collect();
+            if !holding.is_empty() {
                 info_log!(
                     self.info_log,
                     Info,
-                    "Flushing memtable: live WALs exceed max_total_wal_size"
+                    "Flushing memtables of {} families: live WALs exceed max_total_wal_size",
+                    holding.len()
                 );
-                self.switch_memtable(&mut st)?;
+                self.switch_memtables(&mut st, &holding)?;
             }
-            st.flush_requested = true;
+            for f in st.families.values_mut() {
+                if f.oldest_log(&f.cfd.super_version.load().mem) <= oldest && !f.imm.is_empty() {
+                    f.flush_requested = true;
+                }
+            }
             self.maybe_schedule_work(&mut st);
         }
-        let mem = self.super_version.load().mem.clone();
-        if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
-            return Ok(mem);
+        let full = |c: &ColumnFamilyData| {
+            c.super_version.load().mem.approximate_memory_usage() as usize
+                >= c.opts.write_buffer_size
+        };
+        let fams = self.families.load();
+        if !fams.values().any(|c| full(c)) {
+            return Ok(());
         }
         let mut st = {
             perf_timer!(db_mutex_lock_nanos);
@@ -459,18 +534,21 @@ impl DbInner {
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
-        let mem = self.super_version.load().mem.clone();
-        if (mem.approximate_memory_usage() as usize) < self.opts.write_buffer_size {
-            return Ok(mem);
+        let which: Vec<u32> = fams
+            .iter()
+            .filter(|(_, c)| full(c))
+            .map(|(&id, _)| id)
+            .collect();
+        if which.is_empty() {
+            return Ok(());
         }
         perf_timer!(write_scheduling_flushes_compactions_time);
-        self.switch_memtable(&mut st)?;
-        Ok(self.super_version.load().mem.clone())
+        self.switch_memtables(&mut st, &which)
     }
 
     /// Leader of a switch request: switches if the memtable holds anything
     /// and is not newer than log `up_to_log`.
-    fn switch_memtable_now(self: &Arc<Self>, up_to_log: u64) -> Result<()> {
+    fn switch_memtable_now(self: &Arc<Self>, cf: u32, up_to_log: u64) -> Result<()> {
         self.check_open()?;
         let asked = std::time::Instant::now();
         let mut st = self.state.lock();
@@ -485,11 +563,14 @@ impl DbInner {
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
-        let mem = self.super_version.load().mem.clone();
+        let Some(cfd) = st.families.get(&cf).map(|f| f.cfd.clone()) else {
+            return Ok(());
+        };
+        let mem = cfd.super_version.load().mem.clone();
         if mem.is_empty() || mem.log_number() > up_to_log {
             return Ok(());
         }
-        self.switch_memtable(&mut st)
+        self.switch_memtables(&mut st, &[cf])
     }
 
     /// Leader of a `resume()` request: replaces a failed WAL (and switches
@@ -500,10 +581,16 @@ impl DbInner {
         // A failed switch task (a background sync of an older log or of a
         // directory entry) fails the WAL as a failed append does.
         let failed = self.wal.lock().failed || self.wal_syncer.task_failed();
-        if !failed && self.super_version.load().mem.is_empty() {
+        let non_empty: Vec<u32> = st
+            .families
+            .iter()
+            .filter(|(_, f)| !f.cfd.super_version.load().mem.is_empty())
+            .map(|(&id, _)| id)
+            .collect();
+        if !failed && non_empty.is_empty() {
             return Ok(());
         }
-        self.switch_memtable_inner(&mut st, failed)?;
+        self.switch_memtables_inner(&mut st, &non_empty, failed)?;
         // The numbers a failed group burnt are published now (no entry has
         // them): the new log starts past them, and the manifest edit of
         // resume's flush, which names that log, must record a last sequence
@@ -513,16 +600,27 @@ impl DbInner {
         Ok(())
     }
 
-    /// Moves the active memtable to the immutable list and starts a new
-    /// memtable with a new WAL. Caller: the write-group leader, holding the
-    /// DB mutex.
-    pub(crate) fn switch_memtable(self: &Arc<Self>, st: &mut DbState) -> Result<()> {
-        self.switch_memtable_inner(st, false)
+    /// Moves the active memtable of each family in `which` to its
+    /// immutable list and starts a new WAL; each of them, and every family
+    /// with nothing unflushed (so that its log number moves on and old
+    /// logs can go), gets a new memtable on the new WAL. Caller: the
+    /// write-group leader, holding the DB mutex.
+    pub(crate) fn switch_memtables(
+        self: &Arc<Self>,
+        st: &mut DbState,
+        which: &[u32],
+    ) -> Result<()> {
+        self.switch_memtables_inner(st, which, false)
     }
 
-    /// [`Self::switch_memtable`]; `abandon_wal`: the current WAL failed and
+    /// [`Self::switch_memtables`]; `abandon_wal`: the current WAL failed and
     /// is dropped without a sync (see [`Self::new_wal`]).
-    fn switch_memtable_inner(self: &Arc<Self>, st: &mut DbState, abandon_wal: bool) -> Result<()> {
+    fn switch_memtables_inner(
+        self: &Arc<Self>,
+        st: &mut DbState,
+        which: &[u32],
+        abandon_wal: bool,
+    ) -> Result<()> {
         let switch_started = std::time::Instant::now();
         // After a failed WAL the file made ahead is not used: it was made
         // on the disk that failed, and the switch should face that disk now.
@@ -539,6 +637,7 @@ impl DbInner {
         } else {
             OldWal::SyncLater
         };
+        let old_log = self.current_wal_number();
         let switched = match self.new_wal(number, old, prepared.map(|p| p.1)) {
             Ok(n) => n,
             Err(e) => {
@@ -546,20 +645,29 @@ impl DbInner {
                 return Err(e);
             }
         };
-        let old = self.super_version.load().mem.clone();
-        st.imm_wal_bytes.push((old.log_number(), switched.old_size));
+        st.imm_wal_bytes.push((old_log, switched.old_size));
         let switch_ms = switch_started.elapsed().as_secs_f64() * 1000.0;
         self.imm_wal_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
             Ordering::Relaxed,
         );
+        let mut entries = 0;
+        let mut bytes = 0;
+        for &cf in which {
+            let Some(f) = st.families.get(&cf) else {
+                continue;
+            };
+            let old = f.cfd.super_version.load().mem.clone();
+            entries += old.num_entries();
+            bytes += old.approximate_memory_usage();
+        }
         info_log!(
             self.info_log,
             Info,
-            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL flush {:.1}, new WAL {} {:.1}, syncs queued {:.1})",
-            old.num_entries(),
-            old.approximate_memory_usage(),
-            old.log_number(),
+            "Switched memtable: {} entries, {} bytes, WAL {} -> {} ({switch_ms:.1} ms: old WAL flush {:.1}, new WAL {} {:.1}, syncs queued {:.1}; {} column families)",
+            entries,
+            bytes,
+            old_log,
             number,
             switched.sync_ms,
             if switched.prepared {
@@ -568,11 +676,29 @@ impl DbInner {
                 "create"
             },
             switched.create_ms,
-            switched.dir_sync_ms
+            switched.dir_sync_ms,
+            which.len()
         );
-        old.mark_immutable();
-        st.imm.push(old);
-        self.install_super_version(st, self.new_memtable(number));
+        let ids: Vec<u32> = st.families.keys().copied().collect();
+        for cf in ids {
+            let f = st.families.get_mut(&cf).expect("listed above");
+            let old = f.cfd.super_version.load().mem.clone();
+            if which.contains(&cf) && !old.is_empty() {
+                old.mark_immutable();
+                f.imm.push(old);
+            } else if !old.is_empty() {
+                // Holds unflushed writes: keeps its memtable (and its log).
+                continue;
+            }
+            // An empty memtable moves to the new log whatever the family's
+            // immutable ones hold: its log number is where the family's
+            // next write goes, and a flush names it as the family's log
+            // number when nothing newer is unflushed. Regression: kept on
+            // the old log, a `resume()` after a lost WAL directory made the
+            // flush name that lost log (Java test
+            // `aLostWalDirectoryStopsWritesUntilResume`).
+            self.install_super_version(st, cf, self.new_memtable(number));
+        }
         self.prepare_next_wal(st);
         self.maybe_schedule_work(st);
         Ok(())
@@ -1020,16 +1146,49 @@ fn insert_writer(mem: &MemTable, d: &mut WriterData) {
     }
 }
 
-/// Inserts every record of `batch` (whose sequence is set) into `mem`.
+/// Inserts every record of `batch` (whose sequence is set, all of the
+/// default family) into `mem`.
 pub(crate) fn apply_batch(mem: &MemTable, batch: &WriteBatch) {
-    mem.add_many((batch.sequence()..).zip(batch.iter()).map(|(seq, op)| {
-        // Batches were checked when built or read from the WAL.
-        match op.expect("validated write batch") {
-            BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
-            BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
-            BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
-            BatchOp::Merge(k, v) => (seq, ValueKind::Merge, k, v),
-            BatchOp::SingleDelete(k) => (seq, ValueKind::SingleDeletion, k, &[][..]),
+    mem.add_many(
+        (batch.sequence()..)
+            .zip(batch.iter())
+            // Batches were checked when built or read from the WAL.
+            .map(|(seq, op)| entry(seq, op.expect("validated write batch").1)),
+    );
+}
+
+/// Inserts every record of `batch` (whose sequence is set) into the
+/// memtable `mem_of` gives for its family; a record of a family it gives
+/// none for (dropped, or already flushed past this log at recovery) is
+/// skipped. Each record keeps its sequence number either way.
+pub(crate) fn apply_batch_with(
+    batch: &WriteBatch,
+    mut mem_of: impl FnMut(u32) -> Option<Arc<MemTable>>,
+) {
+    if !batch.has_families() {
+        if let Some(mem) = mem_of(crate::write_batch::DEFAULT_FAMILY) {
+            apply_batch(&mem, batch);
         }
-    }));
+        return;
+    }
+    let mut cur: Option<(u32, Option<Arc<MemTable>>)> = None;
+    for (seq, op) in (batch.sequence()..).zip(batch.iter()) {
+        let (cf, op) = op.expect("validated write batch");
+        if cur.as_ref().is_none_or(|c| c.0 != cf) {
+            cur = Some((cf, mem_of(cf)));
+        }
+        if let Some((_, Some(mem))) = &cur {
+            mem.add_many(std::iter::once(entry(seq, op)));
+        }
+    }
+}
+
+fn entry(seq: u64, op: BatchOp<'_>) -> (u64, ValueKind, &[u8], &[u8]) {
+    match op {
+        BatchOp::Put(k, v) => (seq, ValueKind::Value, k, v),
+        BatchOp::Delete(k) => (seq, ValueKind::Deletion, k, &[][..]),
+        BatchOp::DeleteRange(b, e) => (seq, ValueKind::RangeDeletion, b, e),
+        BatchOp::Merge(k, v) => (seq, ValueKind::Merge, k, v),
+        BatchOp::SingleDelete(k) => (seq, ValueKind::SingleDeletion, k, &[][..]),
+    }
 }

@@ -88,7 +88,7 @@ pub(crate) enum WriteKind {
     /// holds writes of log `up_to_log` or an older one (a flush asks for
     /// the memtable active when it was called; another switch since has
     /// done its work); always leads alone.
-    SwitchMemtable { up_to_log: u64 },
+    SwitchMemtable { cf: u32, up_to_log: u64 },
     /// `resume()`: replace a failed WAL and switch the memtable, between
     /// groups; always leads alone.
     Resume,
@@ -396,7 +396,10 @@ mod tests {
 
     #[test]
     fn a_sleeping_memtable_switch_is_handed_leadership_not_combined() {
-        let switch = WriteKind::SwitchMemtable { up_to_log: 1 };
+        let switch = WriteKind::SwitchMemtable {
+            cf: 0,
+            up_to_log: 1,
+        };
         assert_handed_leadership(switch, WriteOptions::default(), true);
     }
 

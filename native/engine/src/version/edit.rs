@@ -35,6 +35,11 @@
 //! | 7   | deleted_file       | varint32 level, varint64 file number                           |
 //! | 8   | new_file           | see below                                                      |
 //! | 9   | new_file2          | `new_file`, then custom fields (below)                         |
+//! | 10  | column_family      | varint32 family id: the edit's family (absent = 0, the default) |
+//! | 11  | column_family_add  | the family's name, UTF-8 (the whole payload)                   |
+//! | 12  | column_family_drop | empty                                                          |
+//! | 13  | max_column_family  | varint32: the largest family id ever handed out                |
+//! | 14  | min_log_to_keep    | varint64: every log below it is flushed in every family        |
 //! | 65  | db_id              | the database's 16-byte id ([`crate::identity`])                |
 //! | 66  | wal_addition       | see below                                                      |
 //!
@@ -56,6 +61,20 @@
 //!                sequence − 1 when it holds none)
 //!     an unknown subtag is skipped (every value is one varint64)
 //! ```
+//!
+//! Column families: an edit belongs to one family, named by
+//! `column_family` (an edit without it is the default family's, so
+//! manifests from before families read unchanged). `log_number`,
+//! `compact_cursor`, `deleted_file` and `new_file*` apply to that family;
+//! the other fields are the database's. `column_family_add` creates the
+//! family with that id and name (its first edit; recovery builds it from
+//! empty), `column_family_drop` drops it (its tables are forgotten with
+//! it). Tags 10..14 are not safe to ignore: a Talus from before families
+//! would put every family's tables in one tree. A family's `log_number`
+//! says which logs still hold its unflushed writes; `min_log_to_keep`
+//! (RocksDB's `MinLogNumberToKeep`) is the database's: logs below it are
+//! no longer needed by any family, including families whose own
+//! `log_number` was not rewritten because they had nothing to flush.
 //!
 //! A table is written as `new_file2` when it has a checksum, as `new_file`
 //! otherwise (tables recorded before checksums existed keep their bytes).
@@ -106,6 +125,16 @@ pub mod tag {
     pub const NEW_FILE: u32 = 8;
     /// A table file added to a level, with custom fields (its checksum).
     pub const NEW_FILE2: u32 = 9;
+    /// The column family the edit applies to.
+    pub const COLUMN_FAMILY: u32 = 10;
+    /// A column family created (its name).
+    pub const COLUMN_FAMILY_ADD: u32 = 11;
+    /// The edit's column family dropped.
+    pub const COLUMN_FAMILY_DROP: u32 = 12;
+    /// Largest column family id handed out.
+    pub const MAX_COLUMN_FAMILY: u32 = 13;
+    /// Oldest log any family still needs.
+    pub const MIN_LOG_TO_KEEP: u32 = 14;
     /// The database's id (safe to ignore).
     pub const DB_ID: u32 = super::TAG_SAFE_TO_IGNORE | 1;
     /// A live write-ahead log and what is known durable of it (safe to ignore).
@@ -166,6 +195,16 @@ pub struct VersionEdit {
     pub new_files: Vec<(usize, Arc<FileMetaData>)>,
     /// `(log number, what is known of it)`: live write-ahead logs.
     pub wal_additions: Vec<(u64, WalMeta)>,
+    /// The column family the edit applies to (0: the default family).
+    pub column_family: u32,
+    /// Creates `column_family` with this name.
+    pub column_family_add: Option<String>,
+    /// Drops `column_family`.
+    pub column_family_drop: bool,
+    /// Largest column family id handed out so far.
+    pub max_column_family: Option<u32>,
+    /// Logs below this hold nothing any family still needs.
+    pub min_log_to_keep: Option<u64>,
 }
 
 impl VersionEdit {
@@ -216,6 +255,25 @@ impl VersionEdit {
         if let Some(id) = &self.db_id {
             p.extend_from_slice(&id.0);
             field(dst, tag::DB_ID, &mut p);
+        }
+        if self.column_family != 0 {
+            put_varint32(&mut p, self.column_family);
+            field(dst, tag::COLUMN_FAMILY, &mut p);
+        }
+        if let Some(name) = &self.column_family_add {
+            p.extend_from_slice(name.as_bytes());
+            field(dst, tag::COLUMN_FAMILY_ADD, &mut p);
+        }
+        if self.column_family_drop {
+            field(dst, tag::COLUMN_FAMILY_DROP, &mut p);
+        }
+        if let Some(m) = self.max_column_family {
+            put_varint32(&mut p, m);
+            field(dst, tag::MAX_COLUMN_FAMILY, &mut p);
+        }
+        if let Some(m) = self.min_log_to_keep {
+            put_varint64(&mut p, m);
+            field(dst, tag::MIN_LOG_TO_KEEP, &mut p);
         }
         let scalars = [
             (tag::LOG_NUMBER, self.log_number),
@@ -302,6 +360,20 @@ impl VersionEdit {
                     let _ = p.bytes(payload.len());
                 }
                 tag::LOG_NUMBER => edit.log_number = Some(p.varint64().ok_or_else(short)?),
+                tag::COLUMN_FAMILY => edit.column_family = p.varint32().ok_or_else(short)?,
+                tag::COLUMN_FAMILY_ADD => {
+                    let name = std::str::from_utf8(payload)
+                        .map_err(|_| bad("version edit: column family name is not UTF-8".into()))?;
+                    edit.column_family_add = Some(name.to_owned());
+                    let _ = p.bytes(payload.len());
+                }
+                tag::COLUMN_FAMILY_DROP => edit.column_family_drop = true,
+                tag::MAX_COLUMN_FAMILY => {
+                    edit.max_column_family = Some(p.varint32().ok_or_else(short)?)
+                }
+                tag::MIN_LOG_TO_KEEP => {
+                    edit.min_log_to_keep = Some(p.varint64().ok_or_else(short)?)
+                }
                 tag::PREV_LOG_NUMBER => {
                     edit.prev_log_number = Some(p.varint64().ok_or_else(short)?)
                 }
@@ -667,12 +739,12 @@ mod tests {
         assert!(VersionEdit::decode(&wide, "M", 0).is_ok());
 
         let mut required = b.clone();
-        required.extend_from_slice(&[10, 1, 0]);
+        required.extend_from_slice(&[15, 1, 0]);
         let err = VersionEdit::decode(&required, "MANIFEST-000004", 100).unwrap_err();
         assert!(err.is_corruption());
         let s = err.to_string();
         assert!(
-            s.contains("unknown field tag 10") && s.contains("MANIFEST-000004"),
+            s.contains("unknown field tag 15") && s.contains("MANIFEST-000004"),
             "{s}"
         );
         assert!(s.contains("offset 103"), "{s}");
@@ -704,6 +776,55 @@ mod tests {
         assert!(VersionEdit::decode(&b, "M", 0).unwrap_err().is_corruption());
     }
 
+    /// The column family fields: their bytes are part of the format.
+    #[test]
+    fn golden_bytes_of_column_family_fields() {
+        let mut e = VersionEdit {
+            column_family: 3,
+            column_family_add: Some("users".into()),
+            max_column_family: Some(3),
+            min_log_to_keep: Some(7),
+            log_number: Some(9),
+            ..VersionEdit::default()
+        };
+        let mut got = Vec::new();
+        e.encode(&mut got);
+        #[rustfmt::skip]
+        let want: Vec<u8> = vec![
+            10, 1, 3,                         // column_family 3
+            11, 5, b'u', b's', b'e', b'r', b's', // add, name "users"
+            13, 1, 3,                         // max_column_family 3
+            14, 1, 7,                         // min_log_to_keep 7
+            2, 1, 9,                          // log_number 9 (of family 3)
+        ];
+        assert_eq!(got, want);
+        assert_eq!(VersionEdit::decode(&got, "M", 0).unwrap(), e);
+        e = VersionEdit {
+            column_family: 3,
+            column_family_drop: true,
+            ..VersionEdit::default()
+        };
+        got.clear();
+        e.encode(&mut got);
+        assert_eq!(got, [10, 1, 3, 12, 0]);
+        assert_eq!(VersionEdit::decode(&got, "M", 0).unwrap(), e);
+        // The default family's edit carries no family field: the bytes of
+        // an edit from before families.
+        got.clear();
+        VersionEdit {
+            log_number: Some(1),
+            ..VersionEdit::default()
+        }
+        .encode(&mut got);
+        assert_eq!(got, [2, 1, 1]);
+        // A family name that is not UTF-8 is corruption.
+        assert!(
+            VersionEdit::decode(&[11, 1, 0xff], "M", 0)
+                .unwrap_err()
+                .is_corruption()
+        );
+    }
+
     fn random_edit(rng: &mut SmallRng) -> VersionEdit {
         let mut e = VersionEdit {
             comparator: rng.random_bool(0.3).then(|| "talus.bytewise".to_string()),
@@ -732,6 +853,13 @@ mod tests {
         }
         if rng.random_bool(0.3) {
             e.db_id = Some(DbId(rng.random()));
+        }
+        if rng.random_bool(0.3) {
+            e.column_family = rng.random_range(0..300);
+            e.column_family_add = rng.random_bool(0.3).then(|| "cf".to_string());
+            e.column_family_drop = rng.random_bool(0.2);
+            e.max_column_family = rng.random_bool(0.3).then(|| rng.random());
+            e.min_log_to_keep = rng.random_bool(0.3).then(|| rng.random());
         }
         for _ in 0..rng.random_range(0..3) {
             e.add_wal(

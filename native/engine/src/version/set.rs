@@ -1,5 +1,14 @@
-//! [`VersionSet`]: the current version, the file and sequence counters, and
-//! the manifest that persists them.
+//! [`VersionSet`]: the current version of every column family, the file and
+//! sequence counters, and the manifest that persists them.
+//!
+//! Column families: each live family has its own current version, log
+//! number and compaction cursors ([`FamilyVersions`]); the counters, the
+//! WAL set, the id and the manifest are the database's. Each edit belongs
+//! to one family (`VersionEdit::column_family`); a family is created by an
+//! edit carrying `column_family_add` and removed by one carrying
+//! `column_family_drop` (module docs of [`super::edit`]). The default
+//! family (id 0, [`DEFAULT_FAMILY_NAME`]) always exists and is never
+//! dropped.
 //!
 //! Thread-safety: single owner, `&mut self` for every change; see the
 //! concurrency contract in [`super`].
@@ -22,18 +31,52 @@ use crate::wal::{LogReader, LogWriter, ReadEvent};
 /// Name of the (only) comparator, recorded in every manifest snapshot.
 pub const COMPARATOR_NAME: &str = "talus.BytewiseComparator";
 
+/// Name of the default column family (id 0), as RocksDB names it.
+pub const DEFAULT_FAMILY_NAME: &str = "default";
+
+/// What the manifest holds of one column family.
+#[derive(Debug)]
+pub struct FamilyVersions {
+    /// The family's name.
+    pub name: String,
+    current: Arc<Version>,
+    /// Logs below this hold none of the family's unflushed writes (before
+    /// the database's `min_log_to_keep` is applied: [`VersionSet::family_log_number`]).
+    log_number: u64,
+    /// Round-robin cursor per level (empty = start of the level).
+    compact_cursors: Vec<Vec<u8>>,
+}
+
+impl FamilyVersions {
+    fn new(name: &str, levels: usize) -> Self {
+        FamilyVersions {
+            name: name.to_string(),
+            current: Arc::new(Version::new(levels)),
+            log_number: 0,
+            compact_cursors: vec![Vec::new(); levels],
+        }
+    }
+}
+
 /// Size at which the manifest is rewritten as one snapshot (64 MiB).
 pub const DEFAULT_MAX_MANIFEST_FILE_SIZE: u64 = 64 << 20;
 
 /// The state the DB persists through the manifest. See the module docs.
 pub struct VersionSet {
     dir: ManifestDir,
-    current: Arc<Version>,
+    /// The live column families by id; always holds the default one (0).
+    families: BTreeMap<u32, FamilyVersions>,
+    /// Largest family id ever handed out (ids are never reused).
+    max_column_family: u32,
+    /// Logs below this hold nothing any family still needs.
+    min_log_to_keep: u64,
+    /// Levels of a family created from now on: set per family by the
+    /// database before it adds one ([`Self::prepare_edit`]).
+    levels_of_new_family: usize,
     /// Every version installed, for [`Self::live_files`]; dead ones are pruned on install.
     versions: Vec<Weak<Version>>,
     next_file_number: u64,
     last_sequence: SequenceNumber,
-    log_number: u64,
     prev_log_number: u64,
     manifest_number: u64,
     /// The database's id as the manifest records it (`None`: a database
@@ -49,8 +92,6 @@ pub struct VersionSet {
     /// rather than appending after a possibly torn record.
     manifest: Option<LogWriter>,
     max_manifest_file_size: u64,
-    /// Round-robin cursor per level (empty = start of the level).
-    compact_cursors: Vec<Vec<u8>>,
     obsolete_manifests: Vec<u64>,
     /// Manifests from rolls that failed after `CURRENT` may have been
     /// switched to them: not obsolete until a later roll succeeds.
@@ -70,10 +111,10 @@ impl std::fmt::Debug for VersionSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("VersionSet")
             .field("dbname", &self.dir.dbname)
-            .field("current", &self.current.level_summary())
+            .field("families", &self.families.len())
             .field("next_file_number", &self.next_file_number)
             .field("last_sequence", &self.last_sequence)
-            .field("log_number", &self.log_number)
+            .field("log_number", &self.log_number())
             .field("manifest_number", &self.manifest_number)
             .finish_non_exhaustive()
     }
@@ -86,7 +127,7 @@ fn num_levels(opts: &Options) -> usize {
 impl VersionSet {
     fn empty(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Self {
         let levels = num_levels(opts);
-        let current = Arc::new(Version::new(levels));
+        let default = FamilyVersions::new(DEFAULT_FAMILY_NAME, levels);
         VersionSet {
             dir: ManifestDir {
                 fs,
@@ -95,11 +136,13 @@ impl VersionSet {
                     use_fsync: opts.use_fsync,
                 },
             },
-            versions: vec![Arc::downgrade(&current)],
-            current,
+            versions: vec![Arc::downgrade(&default.current)],
+            families: BTreeMap::from([(0, default)]),
+            max_column_family: 0,
+            min_log_to_keep: 0,
+            levels_of_new_family: levels,
             next_file_number: 2,
             last_sequence: 0,
-            log_number: 0,
             prev_log_number: 0,
             manifest_number: 0,
             db_id: None,
@@ -107,7 +150,6 @@ impl VersionSet {
             wals: BTreeMap::new(),
             manifest: None,
             max_manifest_file_size: DEFAULT_MAX_MANIFEST_FILE_SIZE,
-            compact_cursors: vec![Vec::new(); levels],
             obsolete_manifests: Vec::new(),
             abandoned_manifests: Vec::new(),
             uncertain_files: Vec::new(),
@@ -161,6 +203,17 @@ impl VersionSet {
     /// exist is the caller's check. WAL files found in the directory must be
     /// passed to [`Self::mark_file_number_used`] before new numbers are handed out.
     pub fn recover(fs: Arc<dyn FileSystem>, dbname: &Path, opts: &Options) -> Result<Self> {
+        Self::recover_with(fs, dbname, opts, &|_| num_levels(opts))
+    }
+
+    /// [`Self::recover`] with the number of levels of each family by name
+    /// (each family has its own `num_levels`).
+    pub fn recover_with(
+        fs: Arc<dyn FileSystem>,
+        dbname: &Path,
+        opts: &Options,
+        levels_of: &dyn Fn(&str) -> usize,
+    ) -> Result<Self> {
         let mut vs = Self::empty(fs, dbname, opts);
         let current_path = dbname.join(CURRENT);
         if !vs.dir.fs.try_exists(&current_path)? {
@@ -200,7 +253,10 @@ impl VersionSet {
         }
 
         let mut reader = LogReader::new(vs.dir.fs.new_sequential(&path)?);
-        let mut builder = VersionBuilder::new(&vs.current, name.as_str());
+        let mut builders: BTreeMap<u32, VersionBuilder> = BTreeMap::from([(
+            0,
+            VersionBuilder::new(&vs.families[&0].current, name.as_str()),
+        )]);
         let (mut next_file, mut log_number, mut last_seq) = (None, None, None);
         loop {
             match reader.next()? {
@@ -213,18 +269,53 @@ impl VersionSet {
                             "{name}: database was written with comparator {c:?}, Talus uses {COMPARATOR_NAME:?}"
                         )));
                     }
-                    builder.apply(&edit, offset)?;
+                    let cf = edit.column_family;
+                    let bad = |reason: String| Error::corruption(&name, offset, reason);
+                    if let Some(fam) = &edit.column_family_add {
+                        if cf == 0 || vs.families.contains_key(&cf) {
+                            return Err(bad(format!("column family {cf} ({fam:?}) added twice")));
+                        }
+                        let levels = levels_of(fam);
+                        let f = FamilyVersions::new(fam, levels);
+                        builders.insert(cf, VersionBuilder::new(&f.current, name.as_str()));
+                        vs.families.insert(cf, f);
+                        vs.max_column_family = vs.max_column_family.max(cf);
+                    }
+                    let Some(builder) = builders.get_mut(&cf) else {
+                        return Err(bad(format!("edit of unknown column family {cf}")));
+                    };
+                    if edit.column_family_drop {
+                        if cf == 0 {
+                            return Err(bad("the default column family dropped".into()));
+                        }
+                        builders.remove(&cf);
+                        vs.families.remove(&cf);
+                    } else {
+                        builder.apply(&edit, offset)?;
+                        let fam = vs.families.get_mut(&cf).expect("built with its builder");
+                        if let Some(n) = edit.log_number {
+                            fam.log_number = n;
+                            if cf == 0 {
+                                log_number = Some(n);
+                            }
+                        }
+                        apply_cursors(fam, &edit);
+                    }
                     if let Some(id) = edit.db_id {
                         vs.db_id = Some(id);
                     }
+                    if let Some(m) = edit.max_column_family {
+                        vs.max_column_family = vs.max_column_family.max(m);
+                    }
+                    if let Some(m) = edit.min_log_to_keep {
+                        vs.min_log_to_keep = vs.min_log_to_keep.max(m);
+                    }
                     vs.wals.extend(edit.wal_additions.iter().copied());
                     next_file = edit.next_file_number.or(next_file);
-                    log_number = edit.log_number.or(log_number);
                     last_seq = edit.last_sequence.or(last_seq);
                     if let Some(p) = edit.prev_log_number {
                         vs.prev_log_number = p;
                     }
-                    vs.apply_cursors(&edit);
                 }
                 ReadEvent::Eof => break,
                 ReadEvent::TornTail { offset, reason } => {
@@ -244,22 +335,22 @@ impl VersionSet {
         let missing =
             |what: &str| Error::corruption(&name, 0, format!("manifest has no {what} entry"));
         vs.next_file_number = next_file.ok_or_else(|| missing("next_file_number"))?;
-        vs.log_number = log_number.ok_or_else(|| missing("log_number"))?;
+        log_number.ok_or_else(|| missing("log_number"))?;
         vs.last_sequence = last_seq.ok_or_else(|| missing("last_sequence"))?;
-        let min_log = vs.log_number;
+        let min_log = vs.log_number();
         vs.wals.retain(|&n, _| n >= min_log);
-        let version = builder.finish()?;
         vs.manifest_number = number;
+        let mut used = vec![number, min_log, vs.prev_log_number];
+        for (cf, builder) in builders {
+            let version = builder.finish()?;
+            used.extend(version.live_file_numbers());
+            used.push(vs.families[&cf].log_number);
+            vs.install(cf, version);
+        }
         // Never hand out a number some file may already carry.
-        let used = version.live_file_numbers().into_iter().chain([
-            number,
-            vs.log_number,
-            vs.prev_log_number,
-        ]);
         for n in used {
             vs.mark_file_number_used(n);
         }
-        vs.install(version);
         Ok(vs)
     }
 
@@ -297,9 +388,30 @@ impl VersionSet {
         &self.dir.dbname
     }
 
-    /// Number of levels.
+    /// Number of levels of the default family.
     pub fn num_levels(&self) -> usize {
-        self.current.num_levels()
+        self.families[&0].current.num_levels()
+    }
+
+    /// The live column families by id.
+    pub fn families(&self) -> &BTreeMap<u32, FamilyVersions> {
+        &self.families
+    }
+
+    /// Largest family id ever handed out.
+    pub fn max_column_family(&self) -> u32 {
+        self.max_column_family
+    }
+
+    /// Hands out the id of a new family (recorded by the edit adding it).
+    pub fn new_column_family_id(&mut self) -> u32 {
+        self.max_column_family += 1;
+        self.max_column_family
+    }
+
+    /// Sets the number of levels the next family added gets.
+    pub fn set_levels_of_new_family(&mut self, levels: usize) {
+        self.levels_of_new_family = levels.max(1);
     }
 
     /// Sets the size at which the manifest is rewritten as a snapshot.
@@ -330,9 +442,15 @@ impl VersionSet {
         }
     }
 
-    /// The current version.
+    /// The current version of the default family.
     pub fn current(&self) -> Arc<Version> {
-        self.current.clone()
+        self.families[&0].current.clone()
+    }
+
+    /// The current version of family `cf`; `None` when it does not exist
+    /// (dropped).
+    pub fn current_cf(&self, cf: u32) -> Option<Arc<Version>> {
+        self.families.get(&cf).map(|f| f.current.clone())
     }
 
     /// The last sequence number the next edit will persist.
@@ -347,9 +465,23 @@ impl VersionSet {
         self.last_sequence = seq;
     }
 
-    /// WALs with numbers below this hold nothing that is not in tables.
+    /// WALs with numbers below this hold nothing that is not in tables, in
+    /// any family: the smallest family log number, at least the database's
+    /// `min_log_to_keep`.
     pub fn log_number(&self) -> u64 {
-        self.log_number
+        self.families
+            .keys()
+            .map(|&cf| self.family_log_number(cf))
+            .min()
+            .unwrap_or(self.min_log_to_keep)
+    }
+
+    /// Logs below this hold nothing unflushed of family `cf` (0 when the
+    /// family does not exist).
+    pub fn family_log_number(&self, cf: u32) -> u64 {
+        self.families
+            .get(&cf)
+            .map_or(0, |f| f.log_number.max(self.min_log_to_keep))
     }
 
     /// Older WAL still needed (0 = none).
@@ -362,9 +494,17 @@ impl VersionSet {
         self.manifest_number
     }
 
-    /// Round-robin compaction cursors, one per level (empty = none).
+    /// Round-robin compaction cursors of the default family, one per level
+    /// (empty = none).
     pub fn compact_cursors(&self) -> &[Vec<u8>] {
-        &self.compact_cursors
+        &self.families[&0].compact_cursors
+    }
+
+    /// [`Self::compact_cursors`] of family `cf` (empty when it does not exist).
+    pub fn compact_cursors_cf(&self, cf: u32) -> &[Vec<u8>] {
+        self.families
+            .get(&cf)
+            .map_or(&[][..], |f| &f.compact_cursors)
     }
 
     /// Table numbers referenced by any version still alive (the current one
@@ -448,11 +588,38 @@ impl VersionSet {
                 "another manifest write is in flight; wait for its commit".into(),
             ));
         }
+        let cf = edit.column_family;
+        let added;
+        let base = match (&edit.column_family_add, self.families.get(&cf)) {
+            (Some(name), None) if cf != 0 && cf <= self.max_column_family => {
+                added = FamilyVersions::new(name, self.levels_of_new_family);
+                edit.max_column_family = Some(self.max_column_family);
+                &added
+            }
+            (Some(name), _) => {
+                return Err(Error::InvalidArgument(format!(
+                    "column family {cf} ({name:?}) cannot be added: the id is in use or was not handed out"
+                )));
+            }
+            (None, Some(f)) => f,
+            (None, None) => {
+                return Err(Error::InvalidArgument(format!(
+                    "column family {cf} does not exist (dropped?)"
+                )));
+            }
+        };
+        if edit.column_family_drop && cf == 0 {
+            return Err(Error::InvalidArgument(
+                "the default column family cannot be dropped".into(),
+            ));
+        }
         debug_assert!(
-            edit.log_number.is_none_or(|n| n >= self.log_number),
+            edit.log_number.is_none_or(|n| n >= base.log_number),
             "log_number going backwards"
         );
-        edit.log_number.get_or_insert(self.log_number);
+        if !edit.column_family_drop {
+            edit.log_number.get_or_insert(base.log_number);
+        }
         edit.prev_log_number.get_or_insert(self.prev_log_number);
         edit.last_sequence.get_or_insert(self.last_sequence);
         edit.comparator = None;
@@ -462,9 +629,37 @@ impl VersionSet {
             None
         };
 
-        let mut builder = VersionBuilder::new(&self.current, "version edit");
+        let mut builder = VersionBuilder::new(&base.current, "version edit");
         builder.apply(&edit, 0)?;
         let version = builder.finish()?;
+        // The database's oldest log still needed, with this edit applied:
+        // written in every edit, so that a family whose log number is not
+        // rewritten (it had nothing to flush) does not keep old logs alive.
+        if self.families.len() > 1 || edit.column_family != 0 {
+            let mut min = u64::MAX;
+            for (&id, f) in &self.families {
+                let n = if id == cf {
+                    if edit.column_family_drop {
+                        continue;
+                    }
+                    edit.log_number.unwrap_or(f.log_number)
+                } else {
+                    f.log_number
+                };
+                min = min.min(n);
+            }
+            if edit.column_family_add.is_some() {
+                min = min.min(edit.log_number.unwrap_or(0));
+            }
+            // The database may know more (a family it advanced in memory
+            // because it had nothing unflushed): it sets the field itself.
+            let min = min
+                .max(self.min_log_to_keep)
+                .max(edit.min_log_to_keep.unwrap_or(0));
+            if min != u64::MAX {
+                edit.min_log_to_keep = Some(min);
+            }
+        }
 
         let mut next = edit
             .new_files
@@ -487,7 +682,7 @@ impl VersionSet {
         let target = match roll_to {
             Some(number) => ManifestTarget::New {
                 number,
-                snapshot: Box::new(self.snapshot_edit(next)),
+                snapshot: self.snapshot_edit(next),
                 writer: None,
             },
             None => ManifestTarget::Append(self.manifest.take().expect("checked above")),
@@ -567,9 +762,23 @@ impl VersionSet {
         // The id is in the manifest now: in this edit, or in the snapshot
         // of a roll.
         self.db_id_unrecorded = false;
-        self.log_number = edit.log_number.unwrap_or(self.log_number);
+        let cf = edit.column_family;
+        if let Some(name) = &edit.column_family_add {
+            self.families
+                .insert(cf, FamilyVersions::new(name, version.num_levels()));
+        }
+        if let Some(m) = edit.min_log_to_keep {
+            self.min_log_to_keep = self.min_log_to_keep.max(m);
+        }
+        if edit.column_family_drop {
+            self.families.remove(&cf);
+        } else {
+            let fam = self.families.get_mut(&cf).expect("checked by prepare_edit");
+            fam.log_number = edit.log_number.unwrap_or(fam.log_number);
+            apply_cursors(fam, &edit);
+        }
         self.wals.extend(edit.wal_additions.iter().copied());
-        let min_log = self.log_number;
+        let min_log = self.log_number();
         self.wals.retain(|&n, _| n >= min_log);
         self.prev_log_number = edit.prev_log_number.unwrap_or(self.prev_log_number);
         // The owner may have published a later sequence while the edit was
@@ -577,52 +786,85 @@ impl VersionSet {
         self.last_sequence = self
             .last_sequence
             .max(edit.last_sequence.unwrap_or(self.last_sequence));
-        self.apply_cursors(&edit);
-        Ok(self.install(version))
-    }
-
-    fn apply_cursors(&mut self, edit: &VersionEdit) {
-        for (level, key) in &edit.compact_cursors {
-            // A cursor beyond the configured levels is only a hint: ignore it.
-            if let Some(slot) = self.compact_cursors.get_mut(*level) {
-                slot.clone_from(key);
-            }
+        if edit.column_family_drop {
+            // The dropped family's last version stays in `versions` while
+            // readers hold it, so its tables stay live until then.
+            let v = Arc::new(version);
+            self.versions.retain(|w| w.strong_count() > 0);
+            self.versions.push(Arc::downgrade(&v));
+            return Ok(v);
         }
+        Ok(self.install(cf, version))
     }
 
-    fn install(&mut self, version: Version) -> Arc<Version> {
+    fn install(&mut self, cf: u32, version: Version) -> Arc<Version> {
         let v = Arc::new(version);
         self.versions.retain(|w| w.strong_count() > 0);
         self.versions.push(Arc::downgrade(&v));
-        self.current = v.clone();
+        if let Some(f) = self.families.get_mut(&cf) {
+            f.current = v.clone();
+        }
         v
     }
 
-    /// An edit that rebuilds the whole current state from nothing.
-    fn snapshot_edit(&self, next_file_number: u64) -> VersionEdit {
-        let mut e = VersionEdit {
-            comparator: Some(COMPARATOR_NAME.to_string()),
-            db_id: self.db_id,
-            log_number: Some(self.log_number),
-            prev_log_number: Some(self.prev_log_number),
-            next_file_number: Some(next_file_number),
-            last_sequence: Some(self.last_sequence),
-            ..VersionEdit::default()
-        };
-        for (level, key) in self.compact_cursors.iter().enumerate() {
-            if !key.is_empty() {
-                e.set_compact_cursor(level, key.clone());
+    /// Edits that rebuild the whole current state from nothing: the
+    /// default family's with the database's fields first, then one per
+    /// other family, adding it.
+    fn snapshot_edit(&self, next_file_number: u64) -> Vec<VersionEdit> {
+        let mut edits = Vec::with_capacity(self.families.len());
+        for (&cf, fam) in &self.families {
+            let mut e = if cf == 0 {
+                VersionEdit {
+                    comparator: Some(COMPARATOR_NAME.to_string()),
+                    db_id: self.db_id,
+                    prev_log_number: Some(self.prev_log_number),
+                    next_file_number: Some(next_file_number),
+                    last_sequence: Some(self.last_sequence),
+                    ..VersionEdit::default()
+                }
+            } else {
+                VersionEdit {
+                    column_family: cf,
+                    column_family_add: Some(fam.name.clone()),
+                    ..VersionEdit::default()
+                }
+            };
+            e.log_number = Some(fam.log_number);
+            if cf == 0 {
+                if self.max_column_family != 0 {
+                    e.max_column_family = Some(self.max_column_family);
+                }
+                if self.min_log_to_keep != 0 {
+                    e.min_log_to_keep = Some(self.min_log_to_keep);
+                }
             }
-        }
-        for level in 0..self.current.num_levels() {
-            for f in self.current.files(level) {
-                e.add_file(level, f.clone());
+            for (level, key) in fam.compact_cursors.iter().enumerate() {
+                if !key.is_empty() {
+                    e.set_compact_cursor(level, key.clone());
+                }
             }
+            for level in 0..fam.current.num_levels() {
+                for f in fam.current.files(level) {
+                    e.add_file(level, f.clone());
+                }
+            }
+            if cf == 0 {
+                for (&number, &meta) in &self.wals {
+                    e.add_wal(number, meta);
+                }
+            }
+            edits.push(e);
         }
-        for (&number, &meta) in &self.wals {
-            e.add_wal(number, meta);
+        edits
+    }
+}
+
+fn apply_cursors(fam: &mut FamilyVersions, edit: &VersionEdit) {
+    for (level, key) in &edit.compact_cursors {
+        // A cursor beyond the configured levels is only a hint: ignore it.
+        if let Some(slot) = fam.compact_cursors.get_mut(*level) {
+            slot.clone_from(key);
         }
-        e
     }
 }
 
@@ -644,7 +886,7 @@ enum ManifestTarget {
     /// that succeeded.
     New {
         number: u64,
-        snapshot: Box<VersionEdit>,
+        snapshot: Vec<VersionEdit>,
         writer: Option<LogWriter>,
     },
 }
@@ -721,7 +963,7 @@ impl ManifestDir {
     fn write_new_manifest(
         &self,
         number: u64,
-        snapshot: &VersionEdit,
+        snapshot: &[VersionEdit],
         edit: Option<&VersionEdit>,
     ) -> Result<LogWriter, WriteFailure> {
         let name = filename::manifest_file_name(number);
@@ -730,8 +972,11 @@ impl ManifestDir {
             let file = self.fs.new_writable(&path, self.write_opts)?;
             let mut w = LogWriter::new(file, number);
             let mut record = Vec::new();
-            snapshot.encode(&mut record);
-            w.add_record(&record)?;
+            for e in snapshot {
+                record.clear();
+                e.encode(&mut record);
+                w.add_record(&record)?;
+            }
             if let Some(edit) = edit {
                 record.clear();
                 edit.encode(&mut record);

@@ -2,6 +2,7 @@
 //! in-memory fault-injecting file system `talus::fs::FaultFs` (the kill test
 //! with real processes is `tests/kill.rs`).
 
+mod column_families;
 mod common;
 mod corruption;
 mod io_errors;

@@ -9,6 +9,7 @@
 //! one behaviour each and regression tests named after the bug they pin.
 
 mod close;
+mod column_families;
 mod concurrent;
 mod destroy;
 mod foreign_database;

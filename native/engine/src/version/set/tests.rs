@@ -626,3 +626,101 @@ fn wal_additions_are_tracked_replaced_forgotten_below_the_log_number_and_rolled(
         &want
     );
 }
+
+/// Column families in the manifest: each family's tables, log number and
+/// cursors survive recovery, appended and rolled into a snapshot; a
+/// dropped family is gone, its id never handed out again; the database's
+/// log number is the smallest family log number.
+#[test]
+fn families_are_added_edited_dropped_and_recovered_across_rolls() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut vs = VersionSet::create_new(std_fs(), dir.path(), &opts(), DbId::generate()).unwrap();
+    let add = |vs: &mut VersionSet, name: &str, log: u64| {
+        let id = vs.new_column_family_id();
+        vs.log_and_apply(VersionEdit {
+            column_family: id,
+            column_family_add: Some(name.into()),
+            log_number: Some(log),
+            ..VersionEdit::default()
+        })
+        .unwrap();
+        id
+    };
+    let a = add(&mut vs, "a", 3);
+    let b = add(&mut vs, "b", 3);
+    assert_eq!((a, b), (1, 2));
+    // An id not handed out, or in use, is refused before anything is written.
+    let bad = VersionEdit {
+        column_family: 9,
+        column_family_add: Some("x".into()),
+        ..VersionEdit::default()
+    };
+    assert!(vs.log_and_apply(bad).is_err());
+    let n = vs.new_file_number();
+    let mut e = VersionEdit {
+        column_family: a,
+        log_number: Some(7),
+        ..VersionEdit::default()
+    };
+    e.add_file(0, table(n, "a", "b", 5));
+    e.set_compact_cursor(1, make_internal_key(b"c", 1, ValueKind::Value));
+    vs.set_last_sequence(5);
+    vs.log_and_apply(e).unwrap();
+    let mut e = VersionEdit::new();
+    e.log_number = Some(6);
+    vs.log_and_apply(e).unwrap();
+    // Family b still needs log 3.
+    assert_eq!(vs.log_number(), 3);
+    assert_eq!(vs.family_log_number(a), 7);
+
+    let check = |r: &VersionSet| {
+        let names: Vec<_> = r.families().values().map(|f| f.name.clone()).collect();
+        assert_eq!(names, ["default", "a", "b"]);
+        assert_eq!(r.current_cf(a).unwrap().files(0)[0].number, n);
+        assert_eq!(r.current().num_files(0), 0);
+        assert_eq!(r.family_log_number(a), 7);
+        assert_eq!(r.family_log_number(0), 6);
+        assert_eq!(r.log_number(), 3);
+        assert_eq!(
+            r.compact_cursors_cf(a)[1],
+            make_internal_key(b"c", 1, ValueKind::Value)
+        );
+        assert_eq!(r.max_column_family(), 2);
+    };
+    check(&VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap());
+    // Rolled into a snapshot: the same.
+    vs.set_max_manifest_file_size(0);
+    vs.log_and_apply(VersionEdit::new()).unwrap();
+    let mut r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
+    check(&r);
+
+    // Drop b: the database's log number moves on; a drops its table too.
+    r.log_and_apply(VersionEdit {
+        column_family: b,
+        column_family_drop: true,
+        ..VersionEdit::default()
+    })
+    .unwrap();
+    assert_eq!(r.log_number(), 6);
+    assert!(
+        r.log_and_apply(VersionEdit {
+            column_family: 0,
+            column_family_drop: true,
+            ..VersionEdit::default()
+        })
+        .is_err(),
+        "the default family is never dropped"
+    );
+    let mut r = VersionSet::recover(std_fs(), dir.path(), &opts()).unwrap();
+    assert!(r.current_cf(b).is_none());
+    assert_eq!(r.families().len(), 2);
+    assert_eq!(r.new_column_family_id(), 3, "ids are never reused");
+    // An edit of a dropped family is refused.
+    assert!(
+        r.log_and_apply(VersionEdit {
+            column_family: b,
+            ..VersionEdit::default()
+        })
+        .is_err()
+    );
+}

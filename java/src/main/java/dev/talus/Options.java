@@ -27,6 +27,7 @@ public class Options extends PlainCloseable {
   // Database-wide.
   private boolean createIfMissing;
   private boolean errorIfExists;
+  private boolean createMissingColumnFamilies;
   private boolean paranoidChecks = true;
   private boolean useFsync;
   private boolean allowFAllocate = true;
@@ -153,6 +154,7 @@ public class Options extends PlainCloseable {
     this.statsDumpPeriodSec = other.statsDumpPeriodSec;
     this.mergeOperator = other.mergeOperator;
     this.mergeOperatorName = other.mergeOperatorName;
+    this.createMissingColumnFamilies = other.createMissingColumnFamilies;
   }
 
 
@@ -200,6 +202,26 @@ public class Options extends PlainCloseable {
   public boolean createIfMissing() {
     checkOpen();
     return createIfMissing;
+  }
+
+  /**
+   * Create the column families named at open that the database does not have yet (RocksDB's
+   * {@code create_missing_column_families}). Default false: such an open fails with {@code
+   * InvalidArgument} naming them.
+   *
+   * @param flag true to create them
+   * @return this
+   */
+  public Options setCreateMissingColumnFamilies(boolean flag) {
+    checkOpen();
+    createMissingColumnFamilies = flag;
+    return this;
+  }
+
+  /** @return whether missing column families are created at open (default false) */
+  public boolean createMissingColumnFamilies() {
+    checkOpen();
+    return createMissingColumnFamilies;
   }
 
   /**
@@ -1422,6 +1444,7 @@ public class Options extends PlainCloseable {
     StringBuilder b = new StringBuilder(1024);
     put(b, "create_if_missing", createIfMissing);
     put(b, "error_if_exists", errorIfExists);
+    put(b, "create_missing_column_families", createMissingColumnFamilies);
     put(b, "paranoid_checks", paranoidChecks);
     put(b, "use_fsync", useFsync);
     put(b, "allow_fallocate", allowFAllocate);
@@ -1475,6 +1498,19 @@ public class Options extends PlainCloseable {
     }
     tableFormatConfig.appendTo(b);
     return b.toString();
+  }
+
+  /** The table options and prefix extractor as option text (the database's, not a family's). */
+  String tableText() {
+    StringBuilder b = new StringBuilder();
+    put(b, "prefix_extractor", prefixExtractor);
+    tableFormatConfig.appendTo(b);
+    return b.toString();
+  }
+
+  /** @return the merge operator object set, or null */
+  MergeOperator mergeOperatorObject() {
+    return mergeOperator;
   }
 
   static void put(StringBuilder b, String name, Object value) {

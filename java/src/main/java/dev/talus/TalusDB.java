@@ -44,6 +44,10 @@ public class TalusDB extends NativeHandle {
   private final Set<NativeHandle> children = ConcurrentHashMap.newKeySet();
   /** Spare iterator entry buffers (see {@link #takeIteratorBuffer()}). */
   private final AtomicReferenceArray<ByteBuffer> iteratorBuffers = new AtomicReferenceArray<>(16);
+  /** The live column families' ids (for {@link #getAggregatedLongProperty(String)}). */
+  private final Set<Integer> families = ConcurrentHashMap.newKeySet();
+  /** The database's table options as text: every family's must be the same. */
+  private volatile String tableText;
 
   private TalusDB(long handle, Options options, String path) {
     super(handle);
@@ -53,6 +57,7 @@ public class TalusDB extends NativeHandle {
     // below 2 to 2 (the engine's Options::sanitize, as RocksDB), and numberLevels() reports the
     // levels the database runs with, as RocksJava's does.
     this.numLevels = Math.max(2, options.numLevels());
+    this.families.add(0);
   }
 
   /** Throws {@code IllegalStateException} once this database is closed. */
@@ -146,6 +151,700 @@ public class TalusDB extends NativeHandle {
     String text = options.toNativeString();
     return options.withSharedHandles(
         shared -> new TalusDB(nativeOpen(path, text, shared), options, path));
+  }
+
+  // ---------------------------------------------------------------- column families
+
+  /**
+   * Opens the database at {@code path} with the column families {@code columnFamilyDescriptors},
+   * as RocksJava: the list must name {@code "default"} and every family on disk ({@code
+   * InvalidArgument} naming what is missing otherwise); a listed family not on disk is created
+   * when {@link DBOptions#setCreateMissingColumnFamilies(boolean)} is set, else the open fails
+   * with {@code InvalidArgument} naming it. On return {@code columnFamilyHandles} holds one
+   * handle per descriptor, in order (it is cleared first).
+   *
+   * @param options the database-wide options
+   * @param path the database directory
+   * @param columnFamilyDescriptors the families and their options
+   * @param columnFamilyHandles receives the handles
+   * @return the open database
+   * @throws TalusException as {@link #open(Options, String)}, and for the families as above
+   * @throws IllegalArgumentException for a family name that is not UTF-8, or listed twice
+   * @throws UnsupportedOperationException for a family whose table options or prefix extractor
+   *     differ from the default family's (they are the database's in Talus)
+   */
+  public static TalusDB open(DBOptions options, String path,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(path, "path");
+    Objects.requireNonNull(columnFamilyDescriptors, "columnFamilyDescriptors");
+    Objects.requireNonNull(columnFamilyHandles, "columnFamilyHandles");
+    NativeLibrary.load();
+    int n = columnFamilyDescriptors.size();
+    String[] names = new String[n];
+    byte[][] rawNames = new byte[n][];
+    String[] texts = new String[n];
+    MergeOperator[] ops = new MergeOperator[n];
+    Options defaultCf = null;
+    for (int i = 0; i < n; i++) {
+      ColumnFamilyDescriptor d =
+          Objects.requireNonNull(columnFamilyDescriptors.get(i), "columnFamilyDescriptors element");
+      rawNames[i] = d.getName();
+      names[i] = familyName(rawNames[i]);
+      Options o = d.getOptions().options();
+      texts[i] = o.toNativeString();
+      ops[i] = o.mergeOperatorObject();
+      if (names[i].equals("default")) {
+        defaultCf = o;
+      }
+    }
+    String table = defaultCf == null ? null : defaultCf.tableText();
+    for (int i = 0; i < n; i++) {
+      checkTableOptions(table, columnFamilyDescriptors.get(i).getOptions().options(), names[i]);
+    }
+    Options combined = new Options(options.options());
+    if (defaultCf != null) {
+      combined.setTableFormatConfig(defaultCf.tableFormatConfig());
+      combined.setNumLevels(defaultCf.numLevels());
+    }
+    String text = options.options().toNativeString();
+    long[] opHandles = new long[n];
+    int held = 0;
+    TalusDB db;
+    int[] ids = new int[n];
+    try {
+      for (; held < n; held++) {
+        if (ops[held] != null) {
+          opHandles[held] = ops[held].acquireShared();
+        }
+      }
+      db = combined.withSharedHandles(shared -> new TalusDB(
+          nativeOpenCf(path, text, shared, names, texts, opHandles, ids), combined, path));
+    } finally {
+      for (int i = 0; i < held; i++) {
+        if (ops[i] != null) {
+          ops[i].releaseShared();
+        }
+      }
+    }
+    db.tableText = table;
+    columnFamilyHandles.clear();
+    for (int i = 0; i < n; i++) {
+      db.families.add(ids[i]);
+      columnFamilyHandles.add(new ColumnFamilyHandle(db, ids[i], rawNames[i]));
+    }
+    return db;
+  }
+
+  /** The name as the engine takes it: UTF-8 text. */
+  private static String familyName(byte[] name) {
+    Objects.requireNonNull(name, "column family name");
+    String s = new String(name, StandardCharsets.UTF_8);
+    if (!java.util.Arrays.equals(s.getBytes(StandardCharsets.UTF_8), name)) {
+      throw new IllegalArgumentException("column family name is not UTF-8: "
+          + java.util.Arrays.toString(name));
+    }
+    if (s.isEmpty()) {
+      throw new IllegalArgumentException("column family name must not be empty");
+    }
+    return s;
+  }
+
+  private static void checkTableOptions(String table, Options o, String name) {
+    if (table != null && !table.equals(o.tableText())) {
+      throw new UnsupportedOperationException("column family \"" + name
+          + "\": table options and prefix extractor per column family (Talus takes the default"
+          + " family's for every family)");
+    }
+  }
+
+  /**
+   * The names of the column families of the database at {@code path} (RocksJava's {@code
+   * listColumnFamilies}), {@code "default"} first.
+   *
+   * @param options options (the file system's; nothing else is read)
+   * @param path the database directory
+   * @return the names
+   * @throws TalusException {@code InvalidArgument} when there is no database at {@code path},
+   *     {@code Corruption} for a damaged manifest
+   */
+  public static List<byte[]> listColumnFamilies(Options options, String path)
+      throws TalusException {
+    Objects.requireNonNull(options, "options");
+    Objects.requireNonNull(path, "path");
+    NativeLibrary.load();
+    byte[][] names = nativeListColumnFamilies(path, options.toNativeString());
+    return new ArrayList<>(java.util.Arrays.asList(names));
+  }
+
+  /**
+   * Creates a column family.
+   *
+   * @param descriptor its name and options
+   * @return its handle
+   * @throws TalusException {@code InvalidArgument} when a family of that name exists
+   * @throws UnsupportedOperationException for table options that differ from the database's
+   */
+  public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor descriptor)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(descriptor, "descriptor");
+    byte[] raw = descriptor.getName();
+    String name = familyName(raw);
+    Options o = descriptor.getOptions().options();
+    String table = tableText;
+    if (table == null) {
+      table = options.tableText();
+    }
+    checkTableOptions(table, o, name);
+    String text = o.toNativeString();
+    MergeOperator op = o.mergeOperatorObject();
+    long h = acquire();
+    int id;
+    try {
+      long opHandle = op == null ? 0 : op.acquireShared();
+      try {
+        id = nativeCreateColumnFamily(h, name, text, opHandle);
+      } finally {
+        if (op != null) {
+          op.releaseShared();
+        }
+      }
+    } finally {
+      release();
+    }
+    families.add(id);
+    return new ColumnFamilyHandle(this, id, raw);
+  }
+
+  /**
+   * Creates column families, one per descriptor, in order; stops at the first failure (the
+   * families created before it stay).
+   *
+   * @param descriptors the families
+   * @return their handles
+   * @throws TalusException as {@link #createColumnFamily(ColumnFamilyDescriptor)}
+   */
+  public List<ColumnFamilyHandle> createColumnFamilies(List<ColumnFamilyDescriptor> descriptors)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(descriptors, "descriptors");
+    List<ColumnFamilyHandle> out = new ArrayList<>(descriptors.size());
+    for (ColumnFamilyDescriptor d : descriptors) {
+      out.add(createColumnFamily(d));
+    }
+    return out;
+  }
+
+  /**
+   * Creates column families with the same options.
+   *
+   * @param columnFamilyOptions their options
+   * @param columnFamilyNames their names
+   * @return their handles
+   * @throws TalusException as {@link #createColumnFamily(ColumnFamilyDescriptor)}
+   */
+  public List<ColumnFamilyHandle> createColumnFamilies(ColumnFamilyOptions columnFamilyOptions,
+      List<byte[]> columnFamilyNames) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyOptions, "columnFamilyOptions");
+    Objects.requireNonNull(columnFamilyNames, "columnFamilyNames");
+    List<ColumnFamilyHandle> out = new ArrayList<>(columnFamilyNames.size());
+    for (byte[] n : columnFamilyNames) {
+      out.add(createColumnFamily(new ColumnFamilyDescriptor(n, columnFamilyOptions)));
+    }
+    return out;
+  }
+
+  /**
+   * Drops a column family: recorded in the manifest, then its data is deleted once no iterator
+   * reads it. Every handle of it then throws {@code InvalidArgument} from database calls.
+   *
+   * @param columnFamily the family
+   * @throws TalusException {@code InvalidArgument} for the default family or one already dropped
+   */
+  public void dropColumnFamily(ColumnFamilyHandle columnFamily) throws TalusException {
+    Objects.requireNonNull(columnFamily, "columnFamily");
+    int id = ColumnFamilyHandle.check(this, columnFamily);
+    long h = acquire();
+    try {
+      nativeDropColumnFamily(h, id);
+    } finally {
+      release();
+    }
+    families.remove(id);
+  }
+
+  /**
+   * Drops column families in order; stops at the first failure.
+   *
+   * @param columnFamilies the families
+   * @throws TalusException as {@link #dropColumnFamily(ColumnFamilyHandle)}
+   */
+  public void dropColumnFamilies(List<ColumnFamilyHandle> columnFamilies) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilies, "columnFamilies");
+    for (ColumnFamilyHandle cf : columnFamilies) {
+      dropColumnFamily(cf);
+    }
+  }
+
+  private static final int CF_PUT = 0;
+  private static final int CF_DELETE = 1;
+  private static final int CF_MERGE = 2;
+  private static final int CF_SINGLE_DELETE = 3;
+  private static final int CF_DELETE_RANGE = 4;
+
+  private void cfWrite(ColumnFamilyHandle cf, WriteOptions wo, int op, byte[] key, byte[] value)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    int id = ColumnFamilyHandle.check(this, cf);
+    int flags = wo == null ? 0 : wo.flags();
+    long h = acquire();
+    try {
+      nativeCfWrite(h, flags, id, op, key, value);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Sets {@code key} to {@code value} in column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @param value the value
+   * @throws TalusException on an engine error ({@code InvalidArgument} for a dropped family)
+   */
+  public void put(ColumnFamilyHandle columnFamilyHandle, byte[] key, byte[] value)
+      throws TalusException {
+    Objects.requireNonNull(value, "value");
+    cfWrite(columnFamilyHandle, null, CF_PUT, key, value);
+  }
+
+  /**
+   * As {@link #put(ColumnFamilyHandle, byte[], byte[])} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key
+   * @param value the value
+   * @throws TalusException on an engine error
+   */
+  public void put(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions, byte[] key,
+      byte[] value) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(value, "value");
+    cfWrite(columnFamilyHandle, writeOptions, CF_PUT, key, value);
+  }
+
+  /**
+   * Deletes {@code key} from column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void delete(ColumnFamilyHandle columnFamilyHandle, byte[] key) throws TalusException {
+    cfWrite(columnFamilyHandle, null, CF_DELETE, key, null);
+  }
+
+  /**
+   * As {@link #delete(ColumnFamilyHandle, byte[])} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void delete(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions, byte[] key)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    cfWrite(columnFamilyHandle, writeOptions, CF_DELETE, key, null);
+  }
+
+  /**
+   * Single-deletes {@code key} in column family {@code columnFamilyHandle} (see {@link
+   * #singleDelete(byte[])}).
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(ColumnFamilyHandle columnFamilyHandle, byte[] key)
+      throws TalusException {
+    cfWrite(columnFamilyHandle, null, CF_SINGLE_DELETE, key, null);
+  }
+
+  /**
+   * As {@link #singleDelete(ColumnFamilyHandle, byte[])} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key
+   * @throws TalusException on an engine error
+   */
+  public void singleDelete(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      byte[] key) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    cfWrite(columnFamilyHandle, writeOptions, CF_SINGLE_DELETE, key, null);
+  }
+
+  /**
+   * Deletes every key in {@code [beginKey, endKey)} of column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException on an engine error
+   */
+  public void deleteRange(ColumnFamilyHandle columnFamilyHandle, byte[] beginKey, byte[] endKey)
+      throws TalusException {
+    Objects.requireNonNull(endKey, "endKey");
+    cfWrite(columnFamilyHandle, null, CF_DELETE_RANGE, beginKey, endKey);
+  }
+
+  /**
+   * As {@link #deleteRange(ColumnFamilyHandle, byte[], byte[])} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException on an engine error
+   */
+  public void deleteRange(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      byte[] beginKey, byte[] endKey) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(endKey, "endKey");
+    cfWrite(columnFamilyHandle, writeOptions, CF_DELETE_RANGE, beginKey, endKey);
+  }
+
+  /**
+   * Merges {@code value} into {@code key}'s value in column family {@code columnFamilyHandle},
+   * with that family's merge operator.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @param value the operand
+   * @throws TalusException {@code NotSupported} when the family has no merge operator
+   */
+  public void merge(ColumnFamilyHandle columnFamilyHandle, byte[] key, byte[] value)
+      throws TalusException {
+    Objects.requireNonNull(value, "value");
+    cfWrite(columnFamilyHandle, null, CF_MERGE, key, value);
+  }
+
+  /**
+   * As {@link #merge(ColumnFamilyHandle, byte[], byte[])} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key
+   * @param value the operand
+   * @throws TalusException on an engine error
+   */
+  public void merge(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions, byte[] key,
+      byte[] value) throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(value, "value");
+    cfWrite(columnFamilyHandle, writeOptions, CF_MERGE, key, value);
+  }
+
+  /**
+   * Reads {@code key} in column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error ({@code InvalidArgument} for a dropped family)
+   */
+  public byte[] get(ColumnFamilyHandle columnFamilyHandle, byte[] key) throws TalusException {
+    return get(columnFamilyHandle, (ReadOptions) null, key);
+  }
+
+  /**
+   * As {@link #get(ColumnFamilyHandle, byte[])} with {@code readOptions} (null: defaults).
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, byte[] key)
+      throws TalusException {
+    Objects.requireNonNull(key, "key");
+    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeCfGet(h, flags, sequenceOf(snapshot), id, key);
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
+  private int cfKeyCheck(ColumnFamilyHandle cf, ReadOptions readOptions, byte[] key,
+      boolean exact) throws TalusException {
+    Objects.requireNonNull(key, "key");
+    int id = ColumnFamilyHandle.check(this, cf);
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      return nativeCfKeyCheck(h, flags, sequenceOf(snapshot), id, key, exact);
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
+  /**
+   * Whether {@code key} exists in column family {@code columnFamilyHandle}: exact, at the cost
+   * of a point lookup.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @return whether it exists
+   * @throws TalusException on an engine error (a dropped family)
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, byte[] key)
+      throws TalusException {
+    return cfKeyCheck(columnFamilyHandle, null, key, true) != 0;
+  }
+
+  /**
+   * As {@link #keyExists(ColumnFamilyHandle, byte[])} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key
+   * @return whether it exists
+   * @throws TalusException on an engine error
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      byte[] key) throws TalusException {
+    return cfKeyCheck(columnFamilyHandle, readOptions, key, true) != 0;
+  }
+
+  /**
+   * Whether {@code key} may exist in column family {@code columnFamilyHandle}, found without IO
+   * (see {@link #keyMayExist(byte[], Holder)}). The column-family form does not return the
+   * value: {@code valueHolder} is set to null.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @param valueHolder set to null; may be null
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, byte[] key,
+      Holder<byte[]> valueHolder) throws TalusException {
+    return keyMayExist(columnFamilyHandle, null, key, valueHolder);
+  }
+
+  /**
+   * As {@link #keyMayExist(ColumnFamilyHandle, byte[], Holder)} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key
+   * @param valueHolder set to null; may be null
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      byte[] key, Holder<byte[]> valueHolder) throws TalusException {
+    boolean r = cfKeyCheck(columnFamilyHandle, readOptions, key, false) != 0;
+    if (valueHolder != null) {
+      valueHolder.setValue(null);
+    }
+    return r;
+  }
+
+  /**
+   * Reads several keys, each in its own column family, at one snapshot.
+   *
+   * @param columnFamilyHandleList one family per key
+   * @param keys the keys
+   * @return one entry per key, {@code null} for absent keys
+   * @throws TalusException on an engine error
+   * @throws IllegalArgumentException if the lists differ in length
+   */
+  public List<byte[]> multiGetAsList(List<ColumnFamilyHandle> columnFamilyHandleList,
+      List<byte[]> keys) throws TalusException {
+    return multiGetAsList((ReadOptions) null, columnFamilyHandleList, keys);
+  }
+
+  /**
+   * As {@link #multiGetAsList(List, List)} with {@code readOptions} (null: defaults).
+   *
+   * @param readOptions options of the reads
+   * @param columnFamilyHandleList one family per key
+   * @param keys the keys
+   * @return one entry per key, {@code null} for absent keys
+   * @throws TalusException on an engine error
+   */
+  public List<byte[]> multiGetAsList(ReadOptions readOptions,
+      List<ColumnFamilyHandle> columnFamilyHandleList, List<byte[]> keys) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyHandleList, "columnFamilyHandleList");
+    Objects.requireNonNull(keys, "keys");
+    if (columnFamilyHandleList.size() != keys.size()) {
+      throw new IllegalArgumentException("For each key there must be a ColumnFamilyHandle.");
+    }
+    int[] ids = new int[keys.size()];
+    byte[][] arr = new byte[keys.size()][];
+    int flags = readFlags(readOptions);
+    long h = acquire();
+    Snapshot snapshot = null;
+    byte[][] values;
+    try {
+      // The snapshot first: a read at another database's snapshot is refused whatever else.
+      snapshot = acquireReadSnapshot(readOptions);
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = ColumnFamilyHandle.check(this, Objects.requireNonNull(
+            columnFamilyHandleList.get(i), "columnFamilyHandleList element"));
+        arr[i] = Objects.requireNonNull(keys.get(i), "keys element");
+      }
+      values = nativeCfMultiGet(h, flags, sequenceOf(snapshot), ids, arr);
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+    List<byte[]> out = new ArrayList<>(values.length);
+    for (byte[] v : values) {
+      out.add(v);
+    }
+    return out;
+  }
+
+  /**
+   * A new iterator over column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @return the iterator, not yet positioned
+   * @throws IllegalStateException for a dropped family (with the engine's message)
+   */
+  public TalusIterator newIterator(ColumnFamilyHandle columnFamilyHandle) {
+    return newIterator(columnFamilyHandle, new ReadOptions());
+  }
+
+  /**
+   * As {@link #newIterator(ColumnFamilyHandle)} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of the iterator
+   * @return the iterator, not yet positioned
+   * @throws IllegalStateException for a dropped family (with the engine's message)
+   */
+  public TalusIterator newIterator(ColumnFamilyHandle columnFamilyHandle,
+      ReadOptions readOptions) {
+    Objects.requireNonNull(readOptions, "readOptions");
+    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    int flags = readOptions.flags();
+    long h = acquire();
+    Snapshot snapshot = null;
+    try {
+      snapshot = acquireReadSnapshot(readOptions);
+      TalusIterator it =
+          TalusIterator.createCf(this, h, flags, sequenceOf(snapshot), readOptions, id);
+      children.add(it);
+      return it;
+    } finally {
+      releaseReadSnapshot(snapshot);
+      release();
+    }
+  }
+
+  /**
+   * One iterator per column family, each at its own moment (RocksJava's {@code newIterators}).
+   *
+   * @param columnFamilyHandleList the families
+   * @return the iterators, in order
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public List<TalusIterator> newIterators(List<ColumnFamilyHandle> columnFamilyHandleList)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyHandleList, "columnFamilyHandleList");
+    List<TalusIterator> out = new ArrayList<>(columnFamilyHandleList.size());
+    for (ColumnFamilyHandle cf : columnFamilyHandleList) {
+      out.add(newIterator(cf));
+    }
+    return out;
+  }
+
+  /**
+   * Flushes column family {@code columnFamilyHandle}'s memtables to L0 tables.
+   *
+   * @param flushOptions how to flush
+   * @param columnFamilyHandle the family
+   * @throws TalusException on an engine error
+   */
+  public void flush(FlushOptions flushOptions, ColumnFamilyHandle columnFamilyHandle)
+      throws TalusException {
+    Objects.requireNonNull(flushOptions, "flushOptions");
+    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    long h = acquire();
+    try {
+      nativeCfFlush(h, id, flushOptions.waitForFlush(), flushOptions.allowWriteStall());
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Flushes each family of {@code columnFamilyHandles}, one after the other (RocksDB's atomic
+   * flush of several families is not implemented: each family's flush is its own manifest
+   * edit).
+   *
+   * @param flushOptions how to flush
+   * @param columnFamilyHandles the families
+   * @throws TalusException on an engine error
+   */
+  public void flush(FlushOptions flushOptions, List<ColumnFamilyHandle> columnFamilyHandles)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyHandles, "columnFamilyHandles");
+    for (ColumnFamilyHandle cf : columnFamilyHandles) {
+      flush(flushOptions, cf);
+    }
+  }
+
+  /**
+   * Compacts all of column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @throws TalusException on an engine error
+   */
+  public void compactRange(ColumnFamilyHandle columnFamilyHandle) throws TalusException {
+    compactRange(columnFamilyHandle, null, null);
+  }
+
+  /**
+   * Compacts {@code [begin, end]} of column family {@code columnFamilyHandle} (null: unbounded).
+   *
+   * @param columnFamilyHandle the family
+   * @param begin first key, or null
+   * @param end last key, or null
+   * @throws TalusException on an engine error
+   */
+  public void compactRange(ColumnFamilyHandle columnFamilyHandle, byte[] begin, byte[] end)
+      throws TalusException {
+    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    long h = acquire();
+    try {
+      nativeCfCompactRange(h, id, begin, end);
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -390,7 +1089,7 @@ public class TalusDB extends NativeHandle {
    * @throws TalusException on an engine error
    */
   public void deleteRange(byte[] beginKey, byte[] endKey) throws TalusException {
-    deleteRange(null, beginKey, endKey);
+    deleteRange((WriteOptions) null, beginKey, endKey);
   }
 
   /**
@@ -1089,7 +1788,7 @@ public class TalusDB extends NativeHandle {
    * @throws TalusException on an engine error
    */
   public List<byte[]> multiGetAsList(List<byte[]> keys) throws TalusException {
-    return multiGetAsList(null, keys);
+    return multiGetAsList((ReadOptions) null, keys);
   }
 
   /**
@@ -1453,8 +2152,17 @@ public class TalusDB extends NativeHandle {
    */
   public String getProperty(ColumnFamilyHandle columnFamily, String property)
       throws TalusException {
-    ColumnFamilyHandle.check(this, columnFamily);
-    return getProperty(property);
+    int id = ColumnFamilyHandle.check(this, columnFamily);
+    if (id == 0) {
+      return getProperty(property);
+    }
+    Objects.requireNonNull(property, "property");
+    long h = acquire();
+    try {
+      return nativeCfGetProperty(h, id, property);
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -1481,8 +2189,17 @@ public class TalusDB extends NativeHandle {
    */
   public long getLongProperty(ColumnFamilyHandle columnFamily, String property)
       throws TalusException {
-    ColumnFamilyHandle.check(this, columnFamily);
-    return getLongProperty(property);
+    int id = ColumnFamilyHandle.check(this, columnFamily);
+    if (id == 0) {
+      return getLongProperty(property);
+    }
+    Objects.requireNonNull(property, "property");
+    long h = acquire();
+    try {
+      return nativeCfGetLongProperty(h, id, property);
+    } finally {
+      release();
+    }
   }
 
   /**
@@ -1510,7 +2227,17 @@ public class TalusDB extends NativeHandle {
    * @throws TalusException for an unknown or non-numeric name
    */
   public long getAggregatedLongProperty(String property) throws TalusException {
-    return getLongProperty(property);
+    Objects.requireNonNull(property, "property");
+    long sum = 0;
+    long h = acquire();
+    try {
+      for (int id : families.toArray(new Integer[0])) {
+        sum += nativeCfGetLongProperty(h, id, property);
+      }
+    } finally {
+      release();
+    }
+    return sum;
   }
 
   // ---------------------------------------------------------------- close
@@ -1731,6 +2458,45 @@ public class TalusDB extends NativeHandle {
       throws TalusException;
 
   private static native void nativeDestroyDB(String path, String options) throws TalusException;
+
+  private static native long nativeOpenCf(String path, String options, long[] shared,
+      String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut)
+      throws TalusException;
+
+  private static native byte[][] nativeListColumnFamilies(String path, String options)
+      throws TalusException;
+
+  private static native int nativeCreateColumnFamily(long h, String name, String options,
+      long mergeOperator) throws TalusException;
+
+  private static native void nativeDropColumnFamily(long h, int id) throws TalusException;
+
+  private static native void nativeCfWrite(long h, int flags, int cf, int op, byte[] key,
+      byte[] value) throws TalusException;
+
+  private static native byte[] nativeCfGet(long h, int flags, long snapshot, int cf, byte[] key)
+      throws TalusException;
+
+  private static native int nativeCfKeyCheck(long h, int flags, long snapshot, int cf,
+      byte[] key, boolean exact) throws TalusException;
+
+  private static native byte[][] nativeCfMultiGet(long h, int flags, long snapshot, int[] cfs,
+      byte[][] keys) throws TalusException;
+
+  static native long nativeCfNewIterator(long h, int flags, long snapshot, int cf, byte[] lower,
+      byte[] upper, ByteBuffer buffer) throws TalusException;
+
+  private static native void nativeCfFlush(long h, int cf, boolean wait, boolean allowWriteStall)
+      throws TalusException;
+
+  private static native void nativeCfCompactRange(long h, int cf, byte[] begin, byte[] end)
+      throws TalusException;
+
+  private static native String nativeCfGetProperty(long h, int cf, String name)
+      throws TalusException;
+
+  private static native long nativeCfGetLongProperty(long h, int cf, String name)
+      throws TalusException;
 
   // Engine errors are answered as "may exist" natively: these throw only unchecked exceptions.
   private static native int nativeKeyMayExist(long h, int flags, long snapshot, byte[] key,

@@ -74,6 +74,23 @@ public class TalusIterator extends NativeHandle {
     return new TalusIterator(db, h, buf, ro.tailing());
   }
 
+  static TalusIterator createCf(TalusDB db, long dbHandle, int flags, long snapshot,
+      ReadOptions ro, int cf) {
+    ByteBuffer buf = db.takeIteratorBuffer();
+    long h;
+    try {
+      h = TalusDB.nativeCfNewIterator(dbHandle, flags, snapshot, cf, ro.lowerBound(),
+          ro.upperBound(), buf);
+    } catch (TalusException e) {
+      db.returnIteratorBuffer(buf);
+      throw new IllegalStateException("newIterator: " + e.getMessage(), e);
+    } catch (RuntimeException | Error e) {
+      db.returnIteratorBuffer(buf);
+      throw e;
+    }
+    return new TalusIterator(db, h, buf, ro.tailing());
+  }
+
   /** @return the database this iterator reads */
   public TalusDB getDatabase() {
     acquire(); // throws IllegalStateException once closed, as every other method

@@ -160,9 +160,119 @@ public class WriteBatch extends PlainCloseable {
     size += len;
   }
 
+  /**
+   * Starts a record of {@code kind} in family {@code columnFamily}: the default family's records
+   * are the plain ones; another family's kind byte has bit 7 set and its id follows as a varint
+   * (the engine's {@code write_batch} format).
+   */
+  private void kindOf(byte kind, ColumnFamilyHandle columnFamily) {
+    int id = columnFamily == null ? 0 : columnFamily.idForBatch();
+    if (id == 0) {
+      buf[size++] = kind;
+    } else {
+      buf[size++] = (byte) (0x80 | kind);
+      varint(id);
+    }
+  }
+
   private void record(byte kind) {
     count++;
     kinds |= 1 << kind;
+  }
+
+  /**
+   * Adds a put of {@code key} to {@code value} in column family {@code columnFamily}.
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key
+   * @param value the value
+   * @throws TalusException never; declared for RocksJava compatibility
+   * @throws IllegalStateException if the handle is closed
+   */
+  public void put(ColumnFamilyHandle columnFamily, byte[] key, byte[] value)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(16L + key.length + value.length);
+    kindOf(VALUE, columnFamily);
+    bytes(key, 0, key.length);
+    bytes(value, 0, value.length);
+    record(VALUE);
+  }
+
+  /**
+   * Adds a delete of {@code key} in column family {@code columnFamily}.
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void delete(ColumnFamilyHandle columnFamily, byte[] key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(11L + key.length);
+    kindOf(DELETION, columnFamily);
+    bytes(key, 0, key.length);
+    record(DELETION);
+  }
+
+  /**
+   * Adds a single delete of {@code key} in column family {@code columnFamily}.
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void singleDelete(ColumnFamilyHandle columnFamily, byte[] key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(11L + key.length);
+    kindOf(SINGLE_DELETION, columnFamily);
+    bytes(key, 0, key.length);
+    record(SINGLE_DELETION);
+  }
+
+  /**
+   * Adds a delete of every key in {@code [beginKey, endKey)} of column family {@code
+   * columnFamily}.
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param beginKey first key deleted
+   * @param endKey first key kept
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void deleteRange(ColumnFamilyHandle columnFamily, byte[] beginKey, byte[] endKey)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(beginKey, "beginKey");
+    Objects.requireNonNull(endKey, "endKey");
+    ensure(16L + beginKey.length + endKey.length);
+    kindOf(RANGE_DELETION, columnFamily);
+    bytes(beginKey, 0, beginKey.length);
+    bytes(endKey, 0, endKey.length);
+    record(RANGE_DELETION);
+  }
+
+  /**
+   * Adds a merge of the operand {@code value} into {@code key}'s value in column family {@code
+   * columnFamily}, resolved by that family's merge operator.
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key
+   * @param value the merge operand
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void merge(ColumnFamilyHandle columnFamily, byte[] key, byte[] value)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(16L + key.length + value.length);
+    kindOf(MERGE, columnFamily);
+    bytes(key, 0, key.length);
+    bytes(value, 0, value.length);
+    record(MERGE);
   }
 
   /**

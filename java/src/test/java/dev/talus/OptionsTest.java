@@ -40,7 +40,7 @@ class OptionsTest {
 
   /** Setters this test covers, checked against the classes by reflection. */
   private static final Set<String> OPTIONS_SETTERS = Set.of("setCreateIfMissing",
-      "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
+      "setCreateMissingColumnFamilies", "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
       "setWalRecoveryMode", "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
       "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
       "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setMaxConcurrentWriters",

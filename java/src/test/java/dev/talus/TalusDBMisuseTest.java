@@ -101,6 +101,12 @@ class TalusDBMisuseTest {
     if (t == PerfLevel.class) {
       return PerfLevel.ENABLE_COUNT;
     }
+    if (t == ColumnFamilyDescriptor.class) {
+      return new ColumnFamilyDescriptor(b("cf"));
+    }
+    if (t == ColumnFamilyOptions.class) {
+      return new ColumnFamilyOptions();
+    }
     if (t == Holder.class) {
       return new Holder<byte[]>();
     }
@@ -377,8 +383,13 @@ class TalusDBMisuseTest {
 
   /** Calls read method {@code m} of {@code db} with {@code ro}; returns what it threw, or null. */
   private static Throwable read(TalusDB db, Method m, ReadOptions ro) throws Exception {
-    Object[] args = Arrays.stream(m.getParameterTypes())
+    Class<?>[] types = m.getParameterTypes();
+    Object[] args = Arrays.stream(types)
         .map(t -> t == ReadOptions.class ? ro : dummy(t, null, null)).toArray();
+    // The column-family multiGetAsList: a list of handles, then the keys.
+    if (types.length == 3 && types[1] == List.class && types[2] == List.class) {
+      args[1] = List.of(db.getDefaultColumnFamily());
+    }
     try {
       Object result = m.invoke(db, args);
       if (result instanceof AutoCloseable) {
@@ -419,8 +430,9 @@ class TalusDBMisuseTest {
         }
       }
       assertTrue(wrong.isEmpty(), String.join("\n", wrong));
-      // get x4, newIterator, multiGetAsList, keyMayExist x4, keyExists x3.
-      assertEquals(13, reads.size(), "checked " + reads);
+      // get x4, newIterator, multiGetAsList, keyMayExist x4, keyExists x3, and the
+      // column-family forms of get, newIterator, multiGetAsList, keyMayExist, keyExists.
+      assertEquals(18, reads.size(), "checked " + reads);
       assertArrayEquals(b("mine"), db.get(b("k")));
       other.releaseSnapshot(theirs);
     } finally {
@@ -654,7 +666,7 @@ class TalusDBMisuseTest {
       assertTrue(e.getMessage().contains("value"), e.getMessage());
       assertThrows(NullPointerException.class, () -> db.get((byte[]) null));
       assertThrows(NullPointerException.class, () -> db.delete((byte[]) null));
-      assertThrows(NullPointerException.class, () -> db.put(null, b("k"), b("v")));
+      assertThrows(NullPointerException.class, () -> db.put((WriteOptions) null, b("k"), b("v")));
       assertThrows(NullPointerException.class, () -> db.write(wo, null));
       assertThrows(NullPointerException.class, () -> db.getProperty(null));
       assertThrows(NullPointerException.class, () -> TalusDB.open(null, dir.toString()));

@@ -1,0 +1,450 @@
+//! Bindings of the column-family methods of `dev.talus.TalusDB`: open with
+//! families, list, create, drop, and the per-family forms of the data
+//! calls. A family crosses as its id (`ColumnFamilyHandle.getID()`); a
+//! dropped or unknown id is the engine's `InvalidArgument` naming it.
+
+#![expect(
+    unsafe_code,
+    reason = "JNI entry points are found by their #[unsafe(no_mangle)] names"
+)]
+
+use jni::JNIEnv;
+use jni::objects::{JByteArray, JByteBuffer, JClass, JIntArray, JLongArray, JObjectArray, JString};
+use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
+
+use talus::Db;
+use talus::db::ColumnFamilyHandle;
+
+use crate::bytes::read_all;
+use crate::db::{db, options_text, read_options, unknown_property, write_options};
+use crate::error::{JniError, JniResult, guard, require_non_null, string_arg};
+use crate::handle::into_handle;
+use crate::iterator::IterHandle;
+
+fn family(d: &Db, id: jint) -> JniResult<ColumnFamilyHandle> {
+    let id = u32::try_from(id)
+        .map_err(|_| JniError::IllegalArgument(format!("column family id {id} is negative")))?;
+    Ok(d.column_family(id)?)
+}
+
+/// The bytes of a non-null array argument.
+fn bytes(env: &mut JNIEnv<'_>, a: &JByteArray<'_>, what: &'static str) -> JniResult<Vec<u8>> {
+    require_non_null(a, what)?;
+    let mut b = Vec::new();
+    read_all(env, a, &mut b)?;
+    Ok(b)
+}
+
+/// `static native long nativeOpenCf(String path, String dbOptions, long[] shared,
+/// String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut)`:
+/// `shared` as for `nativeOpen` (its merge operator slot unused); each
+/// family's options text and merge operator handle (0 = none). The block
+/// cache and table options are the default family's, the database's (the
+/// table cache is shared). Fills `idsOut` with each family's id.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenCf<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    path: JString<'l>,
+    options: JString<'l>,
+    shared: JLongArray<'l>,
+    names: JObjectArray<'l>,
+    cf_options: JObjectArray<'l>,
+    merge_ops: JLongArray<'l>,
+    ids_out: JIntArray<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&path, "path")?;
+        require_non_null(&options, "options")?;
+        require_non_null(&shared, "shared")?;
+        require_non_null(&names, "names")?;
+        require_non_null(&cf_options, "cfOptions")?;
+        require_non_null(&merge_ops, "mergeOperators")?;
+        require_non_null(&ids_out, "idsOut")?;
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
+        let mut handles = [0 as jlong; 5];
+        if env.get_array_length(&shared)? as usize != handles.len() {
+            return Err(JniError::IllegalArgument(
+                "shared handle array has the wrong length".into(),
+            ));
+        }
+        env.get_long_array_region(&shared, 0, &mut handles)?;
+        let mut opts = talus::Options::default();
+        crate::options::apply(&mut opts, &text)?;
+        if handles[1] != 0 {
+            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
+        }
+        if handles[2] != 0 {
+            opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
+        }
+        if handles[3] != 0 {
+            let sink: std::sync::Arc<dyn talus::logger::LogSink> =
+                crate::logger::logger(env, handles[3])?.clone();
+            opts.logger = Some(sink);
+        }
+        let n = env.get_array_length(&names)?;
+        if env.get_array_length(&cf_options)? != n
+            || env.get_array_length(&merge_ops)? != n
+            || env.get_array_length(&ids_out)? != n
+        {
+            return Err(JniError::IllegalArgument(
+                "column family arrays differ in length".into(),
+            ));
+        }
+        let mut ops = vec![0 as jlong; n as usize];
+        env.get_long_array_region(&merge_ops, 0, &mut ops)?;
+        let mut families = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let name = JString::from(env.get_object_array_element(&names, i)?);
+            require_non_null(&name, "column family name")?;
+            let name = string_arg(env, &name, "column family name")?;
+            let o = JString::from(env.get_object_array_element(&cf_options, i)?);
+            require_non_null(&o, "column family options")?;
+            let t = options_text(env, &o)?;
+            let mut fo = talus::Options::default();
+            crate::options::apply(&mut fo, &t)?;
+            if ops[i as usize] != 0 {
+                fo.merge_operator =
+                    Some(crate::merge_operator::merge_operator(ops[i as usize])?.clone());
+            }
+            if name == "default" {
+                // Table options (with the block cache) and the prefix
+                // extractor are the database's: the default family's.
+                opts.table = fo.table.clone();
+                opts.prefix_extractor = fo.prefix_extractor;
+                if handles[0] != 0 {
+                    opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
+                }
+            }
+            families.push((name, fo));
+        }
+        let (db, hs) = Db::open_cf(opts, &path, families)?;
+        let ids: Vec<jint> = hs.iter().map(|h| h.id() as jint).collect();
+        env.set_int_array_region(&ids_out, 0, &ids)?;
+        Ok(into_handle(Box::new(db)))
+    })
+}
+
+/// `static native byte[][] nativeListColumnFamilies(String path, String options)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeListColumnFamilies<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    path: JString<'l>,
+    options: JString<'l>,
+) -> jobjectArray {
+    guard(&mut env, |env| {
+        require_non_null(&path, "path")?;
+        require_non_null(&options, "options")?;
+        let path = string_arg(env, &path, "database path")?;
+        let text = options_text(env, &options)?;
+        let mut opts = talus::Options::default();
+        crate::options::apply(&mut opts, &text)?;
+        let names = Db::list_column_families(&opts, &path)?;
+        let out = env.new_object_array(names.len() as jint, "[B", jni::objects::JObject::null())?;
+        for (i, n) in names.iter().enumerate() {
+            let a = env.byte_array_from_slice(n.as_bytes())?;
+            env.set_object_array_element(&out, i as jint, &a)?;
+            env.delete_local_ref(a)?;
+        }
+        Ok(out.into_raw())
+    })
+}
+
+/// `static native int nativeCreateColumnFamily(long h, String name, String options,
+/// long mergeOperator)`: the new family's id.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCreateColumnFamily<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    name: JString<'l>,
+    options: JString<'l>,
+    merge_op: jlong,
+) -> jint {
+    guard(&mut env, |env| {
+        require_non_null(&name, "name")?;
+        require_non_null(&options, "options")?;
+        let name = string_arg(env, &name, "column family name")?;
+        let text = options_text(env, &options)?;
+        let mut fo = talus::Options::default();
+        crate::options::apply(&mut fo, &text)?;
+        if merge_op != 0 {
+            fo.merge_operator = Some(crate::merge_operator::merge_operator(merge_op)?.clone());
+        }
+        let h = db(env, handle)?.create_column_family(&fo, &name)?;
+        Ok(h.id() as jint)
+    })
+}
+
+/// `static native void nativeDropColumnFamily(long h, int id)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeDropColumnFamily<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    id: jint,
+) {
+    guard(&mut env, |env| {
+        let d = db(env, handle)?;
+        let h = family(d, id)?;
+        Ok(d.drop_column_family(&h)?)
+    })
+}
+
+/// `static native void nativeCfWrite(long h, int wflags, int cf, int op, byte[] key,
+/// byte[] value)`: op 0 put, 1 delete, 2 merge, 3 single delete, 4 delete
+/// range (`value` is the end key).
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfWrite<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    wflags: jint,
+    cf: jint,
+    op: jint,
+    key: JByteArray<'l>,
+    value: JByteArray<'l>,
+) {
+    guard(&mut env, |env| {
+        let k = bytes(env, &key, "key")?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        let wo = write_options(wflags);
+        match op {
+            0 => d.put_cf(&wo, &h, &k, &bytes(env, &value, "value")?)?,
+            1 => d.delete_cf(&wo, &h, &k)?,
+            2 => d.merge_cf(&wo, &h, &k, &bytes(env, &value, "value")?)?,
+            3 => d.single_delete_cf(&wo, &h, &k)?,
+            4 => d.delete_range_cf(&wo, &h, &k, &bytes(env, &value, "endKey")?)?,
+            _ => return Err(JniError::IllegalArgument(format!("unknown write {op}"))),
+        }
+        Ok(())
+    })
+}
+
+/// `static native byte[] nativeCfGet(long h, int rflags, long snapshot, int cf,
+/// byte[] key)`: null when absent.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGet<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    cf: jint,
+    key: JByteArray<'l>,
+) -> jbyteArray {
+    guard(&mut env, |env| {
+        let k = bytes(env, &key, "key")?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        match d.get_cf(&read_options(rflags, snapshot)?, &h, &k)? {
+            Some(v) => Ok(env.byte_array_from_slice(&v)?.into_raw()),
+            None => Ok(std::ptr::null_mut()),
+        }
+    })
+}
+
+/// `static native int nativeCfKeyCheck(long h, int rflags, long snapshot, int cf,
+/// byte[] key, boolean exact)`: with `exact`, 2 when the key exists, else 0
+/// (`keyExists`); without, `keyMayExist`'s 0 absent, 1 may exist, 2 found.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfKeyCheck<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    cf: jint,
+    key: JByteArray<'l>,
+    exact: jboolean,
+) -> jint {
+    guard(&mut env, |env| {
+        let k = bytes(env, &key, "key")?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        let ro = read_options(rflags, snapshot)?;
+        if exact != 0 {
+            return Ok(if d.key_exists_cf(&ro, &h, &k)? { 2 } else { 0 });
+        }
+        let mut v = Vec::new();
+        Ok(match d.key_may_exist_cf(&ro, &h, &k, &mut v) {
+            Ok(talus::db::KeyMayExist::Absent) => 0,
+            Ok(talus::db::KeyMayExist::MayExist) | Err(_) => 1,
+            Ok(talus::db::KeyMayExist::Found) => 2,
+        })
+    })
+}
+
+/// `static native byte[][] nativeCfMultiGet(long h, int rflags, long snapshot,
+/// int[] cfs, byte[][] keys)`: at one snapshot; null for an absent key.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfMultiGet<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    cfs: JIntArray<'l>,
+    keys: JObjectArray<'l>,
+) -> jobjectArray {
+    guard(&mut env, |env| {
+        require_non_null(&cfs, "columnFamilyHandles")?;
+        require_non_null(&keys, "keys")?;
+        let n = env.get_array_length(&keys)?;
+        if env.get_array_length(&cfs)? != n {
+            return Err(JniError::IllegalArgument(
+                "one column family per key is needed".into(),
+            ));
+        }
+        let mut ids = vec![0 as jint; n as usize];
+        env.get_int_array_region(&cfs, 0, &mut ids)?;
+        let d = db(env, handle)?;
+        let mut handles = Vec::with_capacity(n as usize);
+        let mut ks = Vec::with_capacity(n as usize);
+        for i in 0..n {
+            let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
+            if k.is_null() {
+                return Err(JniError::NullArgument("keys element"));
+            }
+            let mut b = Vec::new();
+            read_all(env, &k, &mut b)?;
+            env.delete_local_ref(k)?;
+            ks.push(b);
+            handles.push(family(d, ids[i as usize])?);
+        }
+        let pairs: Vec<(&ColumnFamilyHandle, &[u8])> =
+            handles.iter().zip(ks.iter().map(Vec::as_slice)).collect();
+        let vals = d.multi_get_cf(&read_options(rflags, snapshot)?, &pairs)?;
+        let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
+        for (i, v) in vals.iter().enumerate() {
+            if let Some(v) = v {
+                let a = env.byte_array_from_slice(v)?;
+                env.set_object_array_element(&out, i as jint, &a)?;
+                env.delete_local_ref(a)?;
+            }
+        }
+        Ok(out.into_raw())
+    })
+}
+
+/// `static native long nativeCfNewIterator(long h, int rflags, long snapshot, int cf,
+/// byte[] lower, byte[] upper, ByteBuffer buffer)`: as `nativeNewIterator`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfNewIterator<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    rflags: jint,
+    snapshot: jlong,
+    cf: jint,
+    lower: JByteArray<'l>,
+    upper: JByteArray<'l>,
+    buffer: JByteBuffer<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        let mut ro = read_options(rflags, snapshot)?;
+        if !lower.is_null() {
+            ro.iterate_lower_bound = Some(bytes(env, &lower, "lower")?);
+        }
+        if !upper.is_null() {
+            ro.iterate_upper_bound = Some(bytes(env, &upper, "upper")?);
+        }
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        let it = d.iter_cf(&ro, &h)?;
+        let ih = IterHandle::new(env, it, &buffer)?;
+        Ok(into_handle(Box::new(ih)))
+    })
+}
+
+/// `static native void nativeCfFlush(long h, int cf, boolean wait, boolean allowWriteStall)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfFlush<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    cf: jint,
+    wait: jboolean,
+    allow_write_stall: jboolean,
+) {
+    guard(&mut env, |env| {
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        let fo = talus::db::FlushOptions {
+            wait: wait != 0,
+            allow_write_stall: allow_write_stall != 0,
+        };
+        Ok(d.flush_cf(&fo, &h)?)
+    })
+}
+
+/// `static native void nativeCfCompactRange(long h, int cf, byte[] begin, byte[] end)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    cf: jint,
+    begin: JByteArray<'l>,
+    end: JByteArray<'l>,
+) {
+    guard(&mut env, |env| {
+        let b = (!begin.is_null())
+            .then(|| bytes(env, &begin, "begin"))
+            .transpose()?;
+        let e = (!end.is_null())
+            .then(|| bytes(env, &end, "end"))
+            .transpose()?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        Ok(d.compact_range_cf(&h, b.as_deref(), e.as_deref())?)
+    })
+}
+
+/// `static native String nativeCfGetProperty(long h, int cf, String name)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGetProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    cf: jint,
+    name: JString<'l>,
+) -> jstring {
+    guard(&mut env, |env| {
+        require_non_null(&name, "property")?;
+        let name = string_arg(env, &name, "property name")?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        let v = d
+            .property_cf(&h, &name)
+            .ok_or_else(|| unknown_property(&name))?;
+        Ok(env.new_string(v)?.into_raw())
+    })
+}
+
+/// `static native long nativeCfGetLongProperty(long h, int cf, String name)`.
+#[unsafe(no_mangle)]
+pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGetLongProperty<'l>(
+    mut env: JNIEnv<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    cf: jint,
+    name: JString<'l>,
+) -> jlong {
+    guard(&mut env, |env| {
+        require_non_null(&name, "property")?;
+        let name = string_arg(env, &name, "property name")?;
+        let d = db(env, handle)?;
+        let h = family(d, cf)?;
+        match d.int_property_cf(&h, &name) {
+            Some(v) => Ok(v as jlong),
+            None if d.property_cf(&h, &name).is_some() => Err(JniError::Engine(
+                talus::Error::NotFound(format!("property {name} is not numeric")),
+            )),
+            None => Err(unknown_property(&name)),
+        }
+    })
+}
