@@ -141,10 +141,36 @@ impl DbInner {
                 .clone()
                 .unwrap_or_else(|| Error::Aborted("flush failed during resume()".into())));
         }
-        // Step 5: make the manifest definitive again.
+        // Step 5: make the manifest definitive again. The edit names the
+        // default family's log: with every immutable memtable flushed and
+        // writes still refused, that is the log its (empty) active memtable
+        // was moved to by step 3. Without it, when step 3 had nothing to
+        // flush (every memtable empty), the manifest would go on naming the
+        // failed log, whose start lies before the numbers the failed group
+        // burnt, and recovery would read the gap between it and the new log
+        // as a hole and drop everything acknowledged after `resume()`
+        // (regression `resume_with_empty_memtables_names_the_new_log`). With
+        // several families `log_and_apply` records the minimum over them.
+        let log = st
+            .families
+            .get(&super::family::DEFAULT_FAMILY_ID)
+            .map(|f| f.oldest_log(&f.cfd.super_version.load().mem));
+        if let Some(log) = log {
+            // Recovery starts at the log the edit names: its first record
+            // and directory entry must be durable first.
+            let mut waited = Ok(());
+            parking_lot::MutexGuard::unlocked(&mut st, || {
+                waited = self.wait_wal_start_durable(log);
+            });
+            waited?;
+        }
         st.versions
             .set_last_sequence(self.last_sequence.load(Ordering::Acquire));
-        self.log_and_apply(&mut st, VersionEdit::new())?;
+        let edit = VersionEdit {
+            log_number: log,
+            ..VersionEdit::new()
+        };
+        self.log_and_apply(&mut st, edit)?;
         let ids: Vec<u32> = st.families.keys().copied().collect();
         for cf in ids {
             self.refresh_super_version(&mut st, cf);
