@@ -155,8 +155,12 @@ class ColumnFamilyOverloadsTest {
   }
 
   @Test
-  void everyFamilyOverloadWritesAndReadsItsOwnFamily() throws Exception {
+  void everyOverloadOnAnotherFamilyWritesAndReadsThatFamily() throws Exception {
     writesAndReadsLandInTheFamilyNamed(1);
+  }
+
+  @Test
+  void everyOverloadOnTheDefaultFamilyWritesAndReadsTheDefaultFamily() throws Exception {
     writesAndReadsLandInTheFamilyNamed(0);
   }
 
