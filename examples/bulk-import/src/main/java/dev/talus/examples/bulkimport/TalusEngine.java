@@ -286,11 +286,13 @@ final class TalusEngine implements Engine {
     if (families == 1 || !Engine.perFamily(name)) {
       return db.getLongProperty(name);
     }
-    boolean max = name.startsWith("rocksdb.num-files-at-level");
+    // num-files-at-level<N> is a string property in RocksDB (getLongProperty: NotFound).
+    boolean files = name.startsWith("rocksdb.num-files-at-level");
     long v = 0;
     for (ColumnFamilyHandle h : handles) {
-      long f = db.getLongProperty(h, name);
-      v = max ? Math.max(v, f) : v + f;
+      long f = files ? Long.parseLong(db.getProperty(h, name).trim())
+          : db.getLongProperty(h, name);
+      v = files ? Math.max(v, f) : v + f;
     }
     return v;
   }
