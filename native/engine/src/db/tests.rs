@@ -1302,7 +1302,10 @@ fn regression_a_family_over_its_own_l0_stop_trigger_stops_writes() {
         db.put_cf(&wo, &small, &i.to_be_bytes(), b"v").unwrap();
         db.flush_cf(&fo, &small).unwrap();
     }
-    assert_eq!(db.int_property_cf(&small, "rocksdb.num-files-at-level0"), Some(3));
+    assert_eq!(
+        db.int_property_cf(&small, "rocksdb.num-files-at-level0"),
+        Some(3)
+    );
     assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
     assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(1));
     let ns = WriteOptions {
