@@ -399,6 +399,16 @@ pub(crate) const HELD_NAMES: [&str; 4] = [
     "pending-compaction-bytes",
 ];
 
+/// How bad a condition is, to pick the worst family's: normal, delayed,
+/// stopped.
+fn severity(c: WriteCondition) -> u8 {
+    match c {
+        WriteCondition::Normal => 0,
+        WriteCondition::Delayed(_) => 1,
+        WriteCondition::Stopped(_) => 2,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -431,15 +441,5 @@ mod tests {
                 "compaction, held {held}"
             );
         }
-    }
-}
-
-/// How bad a condition is, to pick the worst family's: normal, delayed,
-/// stopped.
-fn severity(c: WriteCondition) -> u8 {
-    match c {
-        WriteCondition::Normal => 0,
-        WriteCondition::Delayed(_) => 1,
-        WriteCondition::Stopped(_) => 2,
     }
 }
