@@ -205,8 +205,10 @@ pub(crate) type FamilyMap = BTreeMap<u32, Arc<ColumnFamilyData>>;
 /// The family's options: `db` for what is the database's, `cf` for what
 /// RocksDB keeps per family (`ColumnFamilyOptions`): memtable sizes and
 /// counts, level shape, compaction triggers and limits, compression,
-/// merge operator, and automatic compactions. Table options and the prefix
-/// extractor stay the database's (the table cache is shared).
+/// merge operator, automatic compactions, and the prefix extractor of its
+/// iterators. Table options stay the database's (the table cache and the
+/// table builder are shared), so the prefixes in a table's filter are those
+/// of the database's extractor (see `DbInner::iterator_parts`).
 pub fn family_options(db: &Options, cf: &Options) -> Options {
     let mut o = db.clone();
     o.write_buffer_size = cf.write_buffer_size;
@@ -231,6 +233,7 @@ pub fn family_options(db: &Options, cf: &Options) -> Options {
     o.bottommost_compression = cf.bottommost_compression;
     o.bottommost_compression_opts = cf.bottommost_compression_opts;
     o.merge_operator = cf.merge_operator.clone();
+    o.prefix_extractor = cf.prefix_extractor;
     o
 }
 

@@ -601,8 +601,23 @@ impl DbInner {
             ro.iterate_upper_bound.clone(),
             sv.merger.clone(),
         )
-        .with_prefix_seek(PrefixSeek::of(self.opts.prefix_extractor, ro));
+        .with_prefix_seek(self.family_prefix_seek(cfd, ro));
         Ok((it, sv))
+    }
+
+    /// The prefix handling of an iterator of family `cfd`: the family's
+    /// extractor bounds `prefix_same_as_start`. Tables may skip a seek by
+    /// their prefix filter only when the family's extractor is the
+    /// database's: the filters hold the database's extractor's prefixes
+    /// (tables are built with the database's table options), and probing
+    /// them with another extractor's prefix could rule out keys they hold.
+    fn family_prefix_seek(&self, cfd: &ColumnFamilyData, ro: &ReadOptions) -> Option<PrefixSeek> {
+        let mut p = PrefixSeek::of(cfd.opts.prefix_extractor, ro)?;
+        if cfd.opts.prefix_extractor != self.opts.prefix_extractor {
+            p.prefix_mode = false;
+            p.auto = false;
+        }
+        Some(p)
     }
 
     /// Opens table iterators of files at `level` for a [`LevelIter`].

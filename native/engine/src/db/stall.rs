@@ -80,34 +80,57 @@ impl DbInner {
     /// Re-evaluates the write condition for the current LSM shape. Called
     /// under the DB mutex whenever a new super version is installed.
     pub(crate) fn recalculate_write_stall(&self, st: &mut DbState) {
-        // The worst family decides (RocksDB stalls the one write path for
-        // any family's condition): the most immutable memtables, L0 files
-        // and pending bytes of any family; `v` is the family with the most
-        // L0 files, for the pressure estimate below.
+        // Each family is judged against its own limits (its memtable count,
+        // L0 triggers and pending-bytes limits, as RocksDB's per-family
+        // write stall conditions) and the worst condition decides for the
+        // one write path. `inputs` and `limits` are the deciding family's
+        // (with no stall, the family with the most L0 files, whose `v`
+        // feeds the pressure estimate below). Pinned by
+        // `column_families::a_family_over_its_own_l0_stop_trigger_stops_writes`.
+        let auto_compactions = !st.disable_auto_compactions;
         let mut inputs = StallInputs {
             unflushed_memtables: 0,
             l0_files: 0,
             pending_compaction_bytes: 0,
-            auto_compactions: !st.disable_auto_compactions,
+            auto_compactions,
         };
+        let mut limits = st.stall.limits;
+        let mut cond = WriteCondition::Normal;
         let mut v = st.versions.current();
         for (&cf, f) in &st.families {
             let Some(fv) = st.versions.current_cf(cf) else {
                 continue;
             };
-            inputs.unflushed_memtables = inputs.unflushed_memtables.max(f.imm.len());
-            inputs.pending_compaction_bytes = inputs
-                .pending_compaction_bytes
-                .max(estimated_pending_compaction_bytes(&fv, &f.cfd.picker_opts));
-            if fv.num_files(0) > inputs.l0_files {
-                inputs.l0_files = fv.num_files(0);
+            // A family whose own auto compactions are off is not held by its
+            // L0 or pending bytes (nothing would ever compact them), as in
+            // RocksDB.
+            let fi = StallInputs {
+                unflushed_memtables: f.imm.len(),
+                l0_files: fv.num_files(0),
+                pending_compaction_bytes: estimated_pending_compaction_bytes(
+                    &fv,
+                    &f.cfd.picker_opts,
+                ),
+                auto_compactions: auto_compactions && !f.cfd.opts.disable_auto_compactions,
+            };
+            let fl = if cf == 0 {
+                st.stall.limits
+            } else {
+                StallLimits::from_options(&f.cfd.opts)
+            };
+            let fc = evaluate(&fi, &fl);
+            let worse = severity(fc) > severity(cond)
+                || (severity(fc) == severity(cond) && fi.l0_files > inputs.l0_files);
+            if worse {
+                cond = fc;
+                inputs = fi;
+                limits = fl;
                 v = fv;
             }
         }
         let sc = &mut st.stall;
-        let cond = evaluate(&inputs, &sc.limits);
         let old_rate = sc.rate.rate();
-        sc.rate.update(cond, &inputs, &sc.limits);
+        sc.rate.update(cond, &inputs, &limits);
         match cond {
             WriteCondition::Delayed(c) => sc.delays[c as usize] += 1,
             WriteCondition::Stopped(c) => sc.stops[c as usize] += 1,
@@ -116,13 +139,13 @@ impl DbInner {
         // Compaction pressure (RocksDB): let several compactions run when
         // L0 or the compaction debt is building up.
         let trigger = i64::from(self.opts.level0_file_num_compaction_trigger.max(1));
-        let slowdown = sc.limits.l0_slowdown.max(trigger);
+        let slowdown = limits.l0_slowdown.max(trigger);
         let l0_pressure = (2 * trigger).min(trigger + (slowdown - trigger) / 4);
         let bottom_bytes = (0..v.num_levels())
             .rev()
             .find(|&l| v.num_files(l) > 0)
             .map_or(0, |l| v.level_bytes(l));
-        let soft = sc.limits.soft_pending_bytes;
+        let soft = limits.soft_pending_bytes;
         sc.pressure = cond != WriteCondition::Normal
             || inputs.l0_files as i64 >= l0_pressure
             || soft == 0
@@ -375,6 +398,16 @@ pub(crate) const HELD_NAMES: [&str; 4] = [
     "l0-file-count-stop",
     "pending-compaction-bytes",
 ];
+
+/// How bad a condition is, to pick the worst family's: normal, delayed,
+/// stopped.
+fn severity(c: WriteCondition) -> u8 {
+    match c {
+        WriteCondition::Normal => 0,
+        WriteCondition::Delayed(_) => 1,
+        WriteCondition::Stopped(_) => 2,
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -1267,6 +1267,59 @@ fn a_slow_write_group_is_logged_with_its_phases() {
     assert!(delay >= 20.0, "{line}");
 }
 
+/// A family over its own `level0_stop_writes_trigger` stops every write,
+/// as RocksDB's per-family stall conditions do, although the default
+/// family (stop trigger 36) is far from its own; compaction of that family
+/// releases the writes. Regression: the stall was judged against the
+/// database's limits only, so a family with lower triggers never stalled.
+#[test]
+fn regression_a_family_over_its_own_l0_stop_trigger_stops_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, gate) = gate::GateFs::new();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        soft_pending_compaction_bytes_limit: 0,
+        hard_pending_compaction_bytes_limit: 0,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
+    let small = db
+        .create_column_family(
+            &Options {
+                level0_file_num_compaction_trigger: 2,
+                level0_slowdown_writes_trigger: 2,
+                level0_stop_writes_trigger: 3,
+                ..o.clone()
+            },
+            "small",
+        )
+        .unwrap();
+    gate.set_closed(true);
+    let wo = WriteOptions::default();
+    let fo = stalling_flush();
+    for i in 0..3u32 {
+        db.put_cf(&wo, &small, &i.to_be_bytes(), b"v").unwrap();
+        db.flush_cf(&fo, &small).unwrap();
+    }
+    assert_eq!(
+        db.int_property_cf(&small, "rocksdb.num-files-at-level0"),
+        Some(3)
+    );
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
+    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(1));
+    let ns = WriteOptions {
+        no_slowdown: true,
+        ..WriteOptions::default()
+    };
+    let err = db.put(&ns, b"default-key", b"v").unwrap_err();
+    assert_eq!(err.code(), crate::Code::Incomplete, "{err}");
+    gate.set_closed(false);
+    db.wait_for_compactions().unwrap();
+    assert_eq!(db.int_property("rocksdb.is-write-stopped"), Some(0));
+    db.put(&ns, b"default-key", b"v").unwrap();
+}
+
 #[test]
 fn l0_files_slow_then_stop_writes_and_compaction_releases_them() {
     let dir = tempfile::tempdir().unwrap();

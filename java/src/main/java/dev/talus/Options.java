@@ -1500,12 +1500,16 @@ public class Options extends PlainCloseable {
     return b.toString();
   }
 
-  /** The table options and prefix extractor as option text (the database's, not a family's). */
-  String tableText() {
+  /** @return the table options as text, without the prefix extractor */
+  String tableConfigText() {
     StringBuilder b = new StringBuilder();
-    put(b, "prefix_extractor", prefixExtractor);
     tableFormatConfig.appendTo(b);
     return b.toString();
+  }
+
+  /** Sets this object's prefix extractor to {@code other}'s (or none). */
+  void copyPrefixExtractor(Options other) {
+    prefixExtractor = other.prefixExtractor;
   }
 
   /** @return the merge operator object set, or null */

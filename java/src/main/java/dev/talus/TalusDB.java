@@ -170,8 +170,8 @@ public class TalusDB extends NativeHandle {
    * @return the open database
    * @throws TalusException as {@link #open(Options, String)}, and for the families as above
    * @throws IllegalArgumentException for a family name that is not UTF-8, or listed twice
-   * @throws UnsupportedOperationException for a family whose table options or prefix extractor
-   *     differ from the default family's (they are the database's in Talus)
+   * @throws UnsupportedOperationException for a family whose table options differ from the
+   *     default family's (they are the database's in Talus; the prefix extractor may differ)
    */
   public static TalusDB open(DBOptions options, String path,
       List<ColumnFamilyDescriptor> columnFamilyDescriptors,
@@ -199,7 +199,7 @@ public class TalusDB extends NativeHandle {
         defaultCf = o;
       }
     }
-    String table = defaultCf == null ? null : defaultCf.tableText();
+    String table = defaultCf == null ? null : defaultCf.tableConfigText();
     for (int i = 0; i < n; i++) {
       checkTableOptions(table, columnFamilyDescriptors.get(i).getOptions().options(), names[i]);
     }
@@ -207,6 +207,9 @@ public class TalusDB extends NativeHandle {
     if (defaultCf != null) {
       combined.setTableFormatConfig(defaultCf.tableFormatConfig());
       combined.setNumLevels(defaultCf.numLevels());
+      // The tables' filters are built with the database's extractor: the default family's. Each
+      // family's iterators use its own (the engine's family options).
+      combined.copyPrefixExtractor(defaultCf);
     }
     String text = options.options().toNativeString();
     long[] opHandles = new long[n];
@@ -237,6 +240,40 @@ public class TalusDB extends NativeHandle {
     return db;
   }
 
+  /**
+   * {@link #open(DBOptions, String, List, List)} with default {@link DBOptions}, as RocksJava's
+   * form without options: {@code createIfMissing} is false, so the database must exist.
+   *
+   * @param path the database directory
+   * @param columnFamilyDescriptors the families and their options
+   * @param columnFamilyHandles receives the handles
+   * @return the open database
+   * @throws TalusException as {@link #open(DBOptions, String, List, List)}
+   */
+  public static TalusDB open(String path, List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    try (DBOptions options = new DBOptions()) {
+      return open(options, path, columnFamilyDescriptors, columnFamilyHandles);
+    }
+  }
+
+  /**
+   * Closes {@code columnFamilyHandle} (RocksJava's {@code destroyColumnFamilyHandle}): the family
+   * stays in the database; the handle throws {@code IllegalStateException} from now on. A
+   * handle of another database is refused.
+   *
+   * @param columnFamilyHandle the handle
+   * @throws IllegalArgumentException for a handle of another database
+   */
+  public void destroyColumnFamilyHandle(ColumnFamilyHandle columnFamilyHandle) {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyHandle, "columnFamilyHandle");
+    if (columnFamilyHandle.database() != this) {
+      throw new IllegalArgumentException("the column family handle is of another database");
+    }
+    columnFamilyHandle.close();
+  }
+
   /** The name as the engine takes it: UTF-8 text. */
   private static String familyName(byte[] name) {
     Objects.requireNonNull(name, "column family name");
@@ -252,10 +289,10 @@ public class TalusDB extends NativeHandle {
   }
 
   private static void checkTableOptions(String table, Options o, String name) {
-    if (table != null && !table.equals(o.tableText())) {
+    if (table != null && !table.equals(o.tableConfigText())) {
       throw new UnsupportedOperationException("column family \"" + name
-          + "\": table options and prefix extractor per column family (Talus takes the default"
-          + " family's for every family)");
+          + "\": table options per column family (Talus takes the default family's for every"
+          + " family)");
     }
   }
 
@@ -295,7 +332,7 @@ public class TalusDB extends NativeHandle {
     Options o = descriptor.getOptions().options();
     String table = tableText;
     if (table == null) {
-      table = options.tableText();
+      table = options.tableConfigText();
     }
     checkTableOptions(table, o, name);
     String text = o.toNativeString();
@@ -779,6 +816,552 @@ public class TalusDB extends NativeHandle {
       out.add(newIterator(cf));
     }
     return out;
+  }
+
+  /**
+   * As {@link #newIterators(List)}, each iterator with {@code readOptions}.
+   *
+   * @param columnFamilyHandleList the families
+   * @param readOptions options of every iterator
+   * @return one iterator per family, in list order
+   * @throws TalusException on an engine error
+   */
+  public List<TalusIterator> newIterators(List<ColumnFamilyHandle> columnFamilyHandleList,
+      ReadOptions readOptions) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(columnFamilyHandleList, "columnFamilyHandleList");
+    Objects.requireNonNull(readOptions, "readOptions");
+    List<TalusIterator> out = new ArrayList<>(columnFamilyHandleList.size());
+    for (ColumnFamilyHandle cf : columnFamilyHandleList) {
+      out.add(newIterator(cf, readOptions));
+    }
+    return out;
+  }
+
+  // ------------------------------------------- column-family offset/length and ByteBuffer forms
+  //
+  // A column-family call on the default family takes the default family's path (no copy); on
+  // another family the key and value ranges are copied once into arrays for the one native call
+  // of that family. Pinned by ColumnFamilyOverloadsTest.
+
+  /** The bytes {@code [off, off + len)} of {@code a}; bad bounds: IndexOutOfBoundsException. */
+  private static byte[] slice(byte[] a, int off, int len, String what) {
+    Objects.requireNonNull(a, what);
+    Objects.checkFromIndexSize(off, len, a.length);
+    return off == 0 && len == a.length ? a : java.util.Arrays.copyOfRange(a, off, off + len);
+  }
+
+  /** The bytes from {@code b}'s position to its limit; the position moves to the limit. */
+  private static byte[] drain(ByteBuffer b, String what) {
+    Objects.requireNonNull(b, what);
+    byte[] out = new byte[b.remaining()];
+    b.get(out);
+    return out;
+  }
+
+  private boolean isDefault(ColumnFamilyHandle cf) {
+    return ColumnFamilyHandle.check(this, cf) == 0;
+  }
+
+  /**
+   * Sets {@code key[offset, offset + len)} to {@code value[vOffset, vOffset + vLen)} in column
+   * family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the value array
+   * @param vOffset first value byte
+   * @param vLen value length in bytes
+   * @throws TalusException on an engine error
+   * @throws IndexOutOfBoundsException if a range is outside its array
+   */
+  public void put(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset, int len,
+      byte[] value, int vOffset, int vLen) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      put(key, offset, len, value, vOffset, vLen);
+      return;
+    }
+    put(columnFamilyHandle, slice(key, offset, len, "key"), slice(value, vOffset, vLen, "value"));
+  }
+
+  /**
+   * As {@link #put(ColumnFamilyHandle, byte[], int, int, byte[], int, int)} with {@code
+   * writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the value array
+   * @param vOffset first value byte
+   * @param vLen value length in bytes
+   * @throws TalusException on an engine error
+   */
+  public void put(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions, byte[] key,
+      int offset, int len, byte[] value, int vOffset, int vLen) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      put(writeOptions, key, offset, len, value, vOffset, vLen);
+      return;
+    }
+    put(columnFamilyHandle, writeOptions, slice(key, offset, len, "key"),
+        slice(value, vOffset, vLen, "value"));
+  }
+
+  /**
+   * Sets the key (position to limit of {@code key}) to the value (position to limit of {@code
+   * value}) in column family {@code columnFamilyHandle}; both positions move to their limits.
+   * Direct and heap buffers are both accepted.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @param value the value buffer
+   * @throws TalusException on an engine error
+   */
+  public void put(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      ByteBuffer key, ByteBuffer value) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      put(writeOptions, key, value);
+      return;
+    }
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    put(columnFamilyHandle, writeOptions, drain(key, "key"), drain(value, "value"));
+  }
+
+  /**
+   * Adds merge operand {@code value[vOffset, vOffset + vLen)} to {@code key[offset, offset +
+   * len)} in column family {@code columnFamilyHandle} (the family needs a merge operator).
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length in bytes
+   * @throws TalusException on an engine error
+   */
+  public void merge(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset, int len,
+      byte[] value, int vOffset, int vLen) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      merge(key, offset, len, value, vOffset, vLen);
+      return;
+    }
+    merge(columnFamilyHandle, slice(key, offset, len, "key"), slice(value, vOffset, vLen,
+        "value"));
+  }
+
+  /**
+   * As {@link #merge(ColumnFamilyHandle, byte[], int, int, byte[], int, int)} with {@code
+   * writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the operand array
+   * @param vOffset first operand byte
+   * @param vLen operand length in bytes
+   * @throws TalusException on an engine error
+   */
+  public void merge(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions, byte[] key,
+      int offset, int len, byte[] value, int vOffset, int vLen) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      merge(writeOptions, key, offset, len, value, vOffset, vLen);
+      return;
+    }
+    merge(columnFamilyHandle, writeOptions, slice(key, offset, len, "key"),
+        slice(value, vOffset, vLen, "value"));
+  }
+
+  /**
+   * Adds the merge operand (position to limit of {@code value}) to the key (position to limit of
+   * {@code key}) in column family {@code columnFamilyHandle}; both positions move to their
+   * limits.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @param value the operand buffer
+   * @throws TalusException on an engine error
+   */
+  public void merge(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      ByteBuffer key, ByteBuffer value) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      merge(writeOptions, key, value);
+      return;
+    }
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    merge(columnFamilyHandle, writeOptions, drain(key, "key"), drain(value, "value"));
+  }
+
+  /**
+   * Deletes {@code key[offset, offset + len)} from column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @throws TalusException on an engine error
+   */
+  public void delete(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset, int len)
+      throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      delete(key, offset, len);
+      return;
+    }
+    delete(columnFamilyHandle, slice(key, offset, len, "key"));
+  }
+
+  /**
+   * As {@link #delete(ColumnFamilyHandle, byte[], int, int)} with {@code writeOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @throws TalusException on an engine error
+   */
+  public void delete(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      byte[] key, int offset, int len) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      delete(writeOptions, key, offset, len);
+      return;
+    }
+    delete(columnFamilyHandle, writeOptions, slice(key, offset, len, "key"));
+  }
+
+  /**
+   * Deletes the key (position to limit of {@code key}) from column family {@code
+   * columnFamilyHandle}; the position moves to the limit.
+   *
+   * @param columnFamilyHandle the family
+   * @param writeOptions options of this write
+   * @param key the key buffer
+   * @throws TalusException on an engine error
+   */
+  public void delete(ColumnFamilyHandle columnFamilyHandle, WriteOptions writeOptions,
+      ByteBuffer key) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      delete(writeOptions, key);
+      return;
+    }
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    delete(columnFamilyHandle, writeOptions, drain(key, "key"));
+  }
+
+  /**
+   * The value of {@code key[offset, offset + len)} in column family {@code columnFamilyHandle}.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset, int len)
+      throws TalusException {
+    return get(columnFamilyHandle, (ReadOptions) null, key, offset, len);
+  }
+
+  /**
+   * As {@link #get(ColumnFamilyHandle, byte[], int, int)} with {@code readOptions} (null:
+   * defaults).
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @return the value, or {@code null} when absent
+   * @throws TalusException on an engine error
+   */
+  public byte[] get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, byte[] key,
+      int offset, int len) throws TalusException {
+    return get(columnFamilyHandle, readOptions, slice(key, offset, len, "key"));
+  }
+
+  /**
+   * Reads the value of {@code key} in column family {@code columnFamilyHandle} into {@code
+   * value}: as much as fits is copied.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key
+   * @param value where the value is copied
+   * @return the value's full length in bytes, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ColumnFamilyHandle columnFamilyHandle, byte[] key, byte[] value)
+      throws TalusException {
+    Objects.requireNonNull(value, "value");
+    return get(columnFamilyHandle, null, key, 0, key == null ? 0 : key.length, value, 0,
+        value.length);
+  }
+
+  /**
+   * As {@link #get(ColumnFamilyHandle, byte[], byte[])} with {@code readOptions} (null:
+   * defaults).
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key
+   * @param value where the value is copied
+   * @return the value's full length in bytes, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, byte[] key,
+      byte[] value) throws TalusException {
+    Objects.requireNonNull(value, "value");
+    return get(columnFamilyHandle, readOptions, key, 0, key == null ? 0 : key.length, value, 0,
+        value.length);
+  }
+
+  /**
+   * Reads the value of {@code key[offset, offset + len)} in column family {@code
+   * columnFamilyHandle} into {@code value[vOffset, vOffset + vLen)}: as much as fits is copied.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the value array
+   * @param vOffset where the value goes
+   * @param vLen room for the value in bytes
+   * @return the value's full length in bytes, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset, int len,
+      byte[] value, int vOffset, int vLen) throws TalusException {
+    return get(columnFamilyHandle, null, key, offset, len, value, vOffset, vLen);
+  }
+
+  /**
+   * As {@link #get(ColumnFamilyHandle, byte[], int, int, byte[], int, int)} with {@code
+   * readOptions} (null: defaults).
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param value the value array
+   * @param vOffset where the value goes
+   * @param vLen room for the value in bytes
+   * @return the value's full length in bytes, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, byte[] key,
+      int offset, int len, byte[] value, int vOffset, int vLen) throws TalusException {
+    Objects.requireNonNull(value, "value");
+    Objects.checkFromIndexSize(vOffset, vLen, value.length);
+    byte[] v = get(columnFamilyHandle, readOptions, slice(key, offset, len, "key"));
+    if (v == null) {
+      return NOT_FOUND;
+    }
+    System.arraycopy(v, 0, value, vOffset, Math.min(v.length, vLen));
+    return v.length;
+  }
+
+  /**
+   * Reads the key (position to limit of {@code key}) in column family {@code
+   * columnFamilyHandle} into {@code value} from its position: as much as fits is copied. The
+   * key's position moves to its limit; on a hit the value's limit becomes {@code min(limit,
+   * position + length)}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read
+   * @param key the key buffer
+   * @param value the value buffer, not read-only
+   * @return the value's full length in bytes, or {@link #NOT_FOUND}
+   * @throws TalusException on an engine error
+   */
+  public int get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, ByteBuffer key,
+      ByteBuffer value) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      return get(readOptions, key, value);
+    }
+    Objects.requireNonNull(readOptions, "readOptions");
+    Objects.requireNonNull(value, "value");
+    if (value.isReadOnly()) {
+      throw new IllegalArgumentException("value buffer is read-only");
+    }
+    byte[] v = get(columnFamilyHandle, readOptions, drain(key, "key"));
+    if (v == null) {
+      return NOT_FOUND;
+    }
+    value.duplicate().put(v, 0, Math.min(v.length, value.remaining()));
+    value.limit(Math.min(value.limit(), value.position() + v.length));
+    return v.length;
+  }
+
+  /**
+   * Whether {@code key[offset, offset + len)} exists in column family {@code
+   * columnFamilyHandle}: exact.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @return whether it exists
+   * @throws TalusException on an engine error
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset,
+      int len) throws TalusException {
+    return keyExists(columnFamilyHandle, null, slice(key, offset, len, "key"));
+  }
+
+  /**
+   * As {@link #keyExists(ColumnFamilyHandle, byte[], int, int)} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @return whether it exists
+   * @throws TalusException on an engine error
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      byte[] key, int offset, int len) throws TalusException {
+    return keyExists(columnFamilyHandle, readOptions, slice(key, offset, len, "key"));
+  }
+
+  /**
+   * Whether the key (position to limit of {@code key}) exists in column family {@code
+   * columnFamilyHandle}: exact. The position moves to the limit.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key buffer
+   * @return whether it exists
+   * @throws TalusException on an engine error
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, ByteBuffer key)
+      throws TalusException {
+    return keyExists(columnFamilyHandle, null, drain(key, "key"));
+  }
+
+  /**
+   * As {@link #keyExists(ColumnFamilyHandle, ByteBuffer)} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key buffer
+   * @return whether it exists
+   * @throws TalusException on an engine error
+   */
+  public boolean keyExists(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      ByteBuffer key) throws TalusException {
+    return keyExists(columnFamilyHandle, readOptions, drain(key, "key"));
+  }
+
+  /**
+   * Whether {@code key[offset, offset + len)} may exist in column family {@code
+   * columnFamilyHandle} (see {@link #keyMayExist(ColumnFamilyHandle, byte[], Holder)}).
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param valueHolder set to null; may be null
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, byte[] key, int offset,
+      int len, Holder<byte[]> valueHolder) throws TalusException {
+    return keyMayExist(columnFamilyHandle, null, slice(key, offset, len, "key"), valueHolder);
+  }
+
+  /**
+   * As {@link #keyMayExist(ColumnFamilyHandle, byte[], int, int, Holder)} with {@code
+   * readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key array
+   * @param offset first key byte
+   * @param len key length in bytes
+   * @param valueHolder set to null; may be null
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      byte[] key, int offset, int len, Holder<byte[]> valueHolder) throws TalusException {
+    return keyMayExist(columnFamilyHandle, readOptions, slice(key, offset, len, "key"),
+        valueHolder);
+  }
+
+  /**
+   * Whether the key (position to limit of {@code key}) may exist in column family {@code
+   * columnFamilyHandle}, found without IO. The position moves to the limit.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key buffer
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, ByteBuffer key)
+      throws TalusException {
+    return keyMayExist(columnFamilyHandle, null, drain(key, "key"), null);
+  }
+
+  /**
+   * As {@link #keyMayExist(ColumnFamilyHandle, ByteBuffer)} with {@code readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key buffer
+   * @return false when the key is certainly absent
+   * @throws TalusException for a dropped family
+   */
+  public boolean keyMayExist(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      ByteBuffer key) throws TalusException {
+    return keyMayExist(columnFamilyHandle, readOptions, drain(key, "key"), null);
+  }
+
+  /**
+   * Whether the key (position to limit of {@code key}) may exist in column family {@code
+   * columnFamilyHandle}. On the default family this is {@link #keyMayExist(ByteBuffer,
+   * ByteBuffer)}; on another family the value is not returned ({@code kExistsWithoutValue},
+   * length 0, or {@code kNotExist}). The key's position moves to its limit.
+   *
+   * @param columnFamilyHandle the family
+   * @param key the key buffer
+   * @param value where a value found cheaply is copied (default family only)
+   * @return the answer and the value's length
+   * @throws TalusException for a dropped family
+   */
+  public KeyMayExist keyMayExist(ColumnFamilyHandle columnFamilyHandle, ByteBuffer key,
+      ByteBuffer value) throws TalusException {
+    return keyMayExist(columnFamilyHandle, null, key, value);
+  }
+
+  /**
+   * As {@link #keyMayExist(ColumnFamilyHandle, ByteBuffer, ByteBuffer)} with {@code
+   * readOptions}.
+   *
+   * @param columnFamilyHandle the family
+   * @param readOptions options of this read (null: defaults)
+   * @param key the key buffer
+   * @param value where a value found cheaply is copied (default family only)
+   * @return the answer and the value's length
+   * @throws TalusException for a dropped family
+   */
+  public KeyMayExist keyMayExist(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions,
+      ByteBuffer key, ByteBuffer value) throws TalusException {
+    if (isDefault(columnFamilyHandle)) {
+      return readOptions == null ? keyMayExist(key, value)
+          : keyMayExist(readOptions, key, value);
+    }
+    Objects.requireNonNull(value, "value");
+    boolean may = keyMayExist(columnFamilyHandle, readOptions, drain(key, "key"), null);
+    return new KeyMayExist(may ? KeyMayExist.KeyMayExistEnum.kExistsWithoutValue
+        : KeyMayExist.KeyMayExistEnum.kNotExist, 0);
   }
 
   /**

@@ -276,6 +276,44 @@ public class WriteBatch extends PlainCloseable {
   }
 
   /**
+   * Adds a put, in column family {@code columnFamily}, of the key in {@code key} to the value in
+   * {@code value} (position to limit; both positions move to their limits).
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key buffer
+   * @param value the value buffer
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void put(ColumnFamilyHandle columnFamily, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    ensure(16L + key.remaining() + value.remaining());
+    kindOf(VALUE, columnFamily);
+    bytes(key);
+    bytes(value);
+    record(VALUE);
+  }
+
+  /**
+   * Adds a delete, in column family {@code columnFamily}, of the key in {@code key} (position to
+   * limit; the position moves to the limit).
+   *
+   * @param columnFamily the family (null: the default one)
+   * @param key the key buffer
+   * @throws TalusException never; declared for RocksJava compatibility
+   */
+  public void delete(ColumnFamilyHandle columnFamily, ByteBuffer key) throws TalusException {
+    checkOpen();
+    Objects.requireNonNull(key, "key");
+    ensure(11L + key.remaining());
+    kindOf(DELETION, columnFamily);
+    bytes(key);
+    record(DELETION);
+  }
+
+  /**
    * Adds a put of {@code key} to {@code value}.
    *
    * @param key the key

@@ -390,6 +390,10 @@ class TalusDBMisuseTest {
     if (types.length == 3 && types[1] == List.class && types[2] == List.class) {
       args[1] = List.of(db.getDefaultColumnFamily());
     }
+    // newIterators(List<ColumnFamilyHandle>, ReadOptions): a list of handles.
+    if (types.length == 2 && types[0] == List.class) {
+      args[0] = List.of(db.getDefaultColumnFamily());
+    }
     try {
       Object result = m.invoke(db, args);
       if (result instanceof AutoCloseable) {
@@ -431,8 +435,9 @@ class TalusDBMisuseTest {
       }
       assertTrue(wrong.isEmpty(), String.join("\n", wrong));
       // get x4, newIterator, multiGetAsList, keyMayExist x4, keyExists x3, and the
-      // column-family forms of get, newIterator, multiGetAsList, keyMayExist, keyExists.
-      assertEquals(18, reads.size(), "checked " + reads);
+      // column-family forms: get x5, newIterator, newIterators, multiGetAsList, keyMayExist x4,
+      // keyExists x3.
+      assertEquals(28, reads.size(), "checked " + reads);
       assertArrayEquals(b("mine"), db.get(b("k")));
       other.releaseSnapshot(theirs);
     } finally {

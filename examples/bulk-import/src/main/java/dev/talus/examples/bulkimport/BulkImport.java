@@ -148,6 +148,13 @@ public final class BulkImport implements Callable<Integer> {
       description = "Write summary.json, timeseries.csv and timeline.png into DIR.")
   Path report;
 
+  @Option(names = "--column-families", paramLabel = "N",
+      description = "Spread the rows over N column families (default, cf1 .. cf<N-1>, each with"
+          + " the same options) by a hash of the key, the same on both engines; flushes and"
+          + " compactRange() cover every family, and --verify reads each row from its family."
+          + " Default: ${DEFAULT-VALUE}.")
+  int columnFamilies = 1;
+
   @Option(names = "--verify", paramLabel = "MODE",
       description = "Read back none, a sample (about 100,000 rows) or all rows. "
           + "Default: ${DEFAULT-VALUE}.")
@@ -216,6 +223,10 @@ public final class BulkImport implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    if (columnFamilies < 1) {
+      out.println("bulk-import: need --column-families >= 1");
+      return 2;
+    }
     if (threads < 1 || keySize < 8 || valueSize < 8 || flushEvery < 1 || rateLimitMb < 0
         || backpressureSleepMs < 0 || walBytesPerSyncMb < 0) {
       out.println("bulk-import: need --threads >= 1, --key-size and --value-size >= 8, "
@@ -253,12 +264,13 @@ public final class BulkImport implements Callable<Integer> {
     summary = s;
     fillHeader(s, settings);
     int status = 0;
-    try (Engine e = Engine.open(engine, settings)) {
+    try (Engine e = Engine.open(engine, settings, columnFamilies)) {
       s.engineVersion = e.describe();
       s.stallSource = e.stallSource();
       out.println("bulk-import: " + s.engineVersion + ", " + Fmt.count(rows) + " rows of "
           + keySize + "+" + valueSize + " bytes (" + Fmt.bytes(rows * (keySize + valueSize))
-          + "), " + threads + " writers, " + keyOrder + " keys, seed " + seed);
+          + "), " + threads + " writers, " + keyOrder + " keys, seed " + seed
+          + (columnFamilies == 1 ? "" : ", " + columnFamilies + " column families"));
       out.println("  db " + dbDir.toAbsolutePath()
           + (walDir == null ? "" : ", wal " + walDir.toAbsolutePath()));
       out.println("  flush every " + Fmt.count(flushEvery) + " rows (wait); back-pressure: "

@@ -55,8 +55,47 @@ interface Engine extends AutoCloseable {
   }
 
   static Engine open(Kind kind, EngineSettings settings) throws Exception {
-    return kind == Kind.talus ? new TalusEngine(settings) : new RocksDbEngine(settings);
+    return open(kind, settings, 1);
   }
+
+  /**
+   * Opens the engine with {@code families} column families: {@code default} and {@code cf1} ..
+   * {@code cf<N-1>}, each with the settings' options. With more than one, every row goes to the
+   * family {@link #familyOf} picks from its key (the same on both engines) and the whole-database
+   * calls ({@link #flush}, {@link #compactRange}, the properties) cover every family.
+   */
+  static Engine open(Kind kind, EngineSettings settings, int families) throws Exception {
+    return kind == Kind.talus ? new TalusEngine(settings, families)
+        : new RocksDbEngine(settings, families);
+  }
+
+  /** @return the family (0 .. families - 1) of {@code key}: a hash of its bytes */
+  static int familyOf(byte[] key, int families) {
+    return families == 1 ? 0 : Math.floorMod(java.util.Arrays.hashCode(key), families);
+  }
+
+  /** @return the name of family {@code i} */
+  static String familyName(int i) {
+    return i == 0 ? "default" : "cf" + i;
+  }
+
+  /**
+   * Properties that RocksDB keeps per family: over several families {@link #longProperty} sums
+   * them, except the {@code num-files-at-level<N>} counts, which give the most of any family (the
+   * figure a family's L0 stall triggers see). The others are the database's.
+   */
+  static boolean perFamily(String name) {
+    return name.startsWith("rocksdb.num-files-at-level")
+        || List.of("rocksdb.mem-table-flush-pending", "rocksdb.compaction-pending",
+            "rocksdb.estimate-pending-compaction-bytes", "rocksdb.num-entries-active-mem-table",
+            "rocksdb.num-entries-imm-mem-tables", "rocksdb.estimate-num-keys",
+            "rocksdb.cur-size-active-mem-table", "rocksdb.cur-size-all-mem-tables",
+            "rocksdb.size-all-mem-tables", "rocksdb.total-sst-files-size",
+            "rocksdb.live-sst-files-size", "rocksdb.num-immutable-mem-table").contains(name);
+  }
+
+  /** @return the number of column families the rows are spread over */
+  int families();
 
   /** @return e.g. "talus 0.1.0-SNAPSHOT" */
   String describe();

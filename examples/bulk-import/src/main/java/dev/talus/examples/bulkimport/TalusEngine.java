@@ -1,7 +1,13 @@
 package dev.talus.examples.bulkimport;
 
 import dev.talus.BlockBasedTableConfig;
+import dev.talus.ColumnFamilyDescriptor;
+import dev.talus.ColumnFamilyHandle;
+import dev.talus.ColumnFamilyOptions;
+import dev.talus.DBOptions;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import dev.talus.BloomFilter;
 import dev.talus.CompressionType;
@@ -37,8 +43,15 @@ final class TalusEngine implements Engine {
   private final WriteOptions writeOptions = new WriteOptions();
   private final WriteOptions noWalOptions = new WriteOptions().setDisableWAL(true);
   private final TalusDB db;
+  /** Column families the rows are spread over; 1: the default family only, as before. */
+  private final int families;
+  /** The families' handles, {@link Engine#familyName} order; empty with one family. */
+  private final List<ColumnFamilyHandle> handles = new ArrayList<>();
+  private final DBOptions dbOptions;
+  private final ColumnFamilyOptions cfOptions;
 
-  TalusEngine(EngineSettings s) throws Exception {
+  TalusEngine(EngineSettings s, int families) throws Exception {
+    this.families = families;
     statistics = s.statistics() ? new Statistics() : null;
     cache = new LRUCache(s.blockCacheBytes());
     options = new Options()
@@ -88,7 +101,21 @@ final class TalusEngine implements Engine {
       // Process-wide and one-way, in both engines.
       Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
-    db = TalusDB.open(options, s.path());
+    if (families == 1) {
+      dbOptions = null;
+      cfOptions = null;
+      db = TalusDB.open(options, s.path());
+    } else {
+      // The same options, split as RocksJava splits them; every family gets the family half.
+      dbOptions = new DBOptions(options).setCreateMissingColumnFamilies(true);
+      cfOptions = new ColumnFamilyOptions(options);
+      List<ColumnFamilyDescriptor> ds = new ArrayList<>();
+      for (int i = 0; i < families; i++) {
+        ds.add(new ColumnFamilyDescriptor(
+            Engine.familyName(i).getBytes(StandardCharsets.UTF_8), cfOptions));
+      }
+      db = TalusDB.open(dbOptions, s.path(), ds, handles);
+    }
   }
 
   @Override
@@ -98,27 +125,55 @@ final class TalusEngine implements Engine {
   }
 
   @Override
+  public int families() {
+    return families;
+  }
+
+  private ColumnFamilyHandle handle(byte[] key) {
+    return handles.get(Engine.familyOf(key, families));
+  }
+
+  @Override
   public void put(byte[] key, byte[] value) throws Exception {
-    db.put(key, value);
+    if (families == 1) {
+      db.put(key, value);
+    } else {
+      db.put(handle(key), key, value);
+    }
   }
 
   @Override
   public byte[] get(byte[] key) throws Exception {
-    return db.get(key);
+    return families == 1 ? db.get(key) : db.get(handle(key), key);
   }
 
   @Override
   public int getDirect(ByteBuffer key, ByteBuffer value) throws Exception {
-    return db.get(readOptions, key, value);
+    if (families == 1) {
+      return db.get(readOptions, key, value);
+    }
+    byte[] k = new byte[key.remaining()];
+    key.duplicate().get(k);
+    return db.get(handle(k), readOptions, key, value);
   }
 
   @Override
   public List<byte[]> multiGetAsList(List<byte[]> keys) throws Exception {
-    return db.multiGetAsList(keys);
+    if (families == 1) {
+      return db.multiGetAsList(keys);
+    }
+    List<ColumnFamilyHandle> hs = new ArrayList<>(keys.size());
+    for (byte[] k : keys) {
+      hs.add(handle(k));
+    }
+    return db.multiGetAsList(hs, keys);
   }
 
   @Override
   public Cursor newCursor() {
+    if (families != 1) {
+      throw new UnsupportedOperationException("cursors read one family: use one column family");
+    }
     TalusIterator it = db.newIterator();
     return new Cursor() {
       @Override
@@ -178,7 +233,11 @@ final class TalusEngine implements Engine {
       throws Exception {
     try (WriteBatch batch = new WriteBatch()) {
       for (int i = 0; i < n; i++) {
-        batch.put(keys[i], values[i]);
+        if (families == 1) {
+          batch.put(keys[i], values[i]);
+        } else {
+          batch.put(handle(keys[i]), keys[i], values[i]);
+        }
       }
       db.write(disableWal ? noWalOptions : writeOptions, batch);
     }
@@ -186,22 +245,56 @@ final class TalusEngine implements Engine {
 
   @Override
   public void compactRange() throws Exception {
-    db.compactRange();
+    if (families == 1) {
+      db.compactRange();
+    } else {
+      for (ColumnFamilyHandle h : handles) {
+        db.compactRange(h);
+      }
+    }
   }
 
   @Override
   public void flush() throws Exception {
-    db.flush(flushOptions);
+    if (families == 1) {
+      db.flush(flushOptions);
+    } else {
+      db.flush(flushOptions, handles);
+    }
   }
 
   @Override
   public String property(String name) throws Exception {
+    if (families == 1) {
+      return db.getProperty(name);
+    }
+    if (name.startsWith("rocksdb.num-files-at-level")) {
+      return Long.toString(longProperty(name));
+    }
+    if (name.equals("rocksdb.stats") || name.equals("rocksdb.cf-write-stall-stats")) {
+      StringBuilder sb = new StringBuilder();
+      for (ColumnFamilyHandle h : handles) {
+        sb.append(db.getProperty(h, name));
+      }
+      return sb.toString();
+    }
     return db.getProperty(name);
   }
 
   @Override
   public long longProperty(String name) throws Exception {
-    return db.getLongProperty(name);
+    if (families == 1 || !Engine.perFamily(name)) {
+      return db.getLongProperty(name);
+    }
+    // num-files-at-level<N> is a string property in RocksDB (getLongProperty: NotFound).
+    boolean files = name.startsWith("rocksdb.num-files-at-level");
+    long v = 0;
+    for (ColumnFamilyHandle h : handles) {
+      long f = files ? Long.parseLong(db.getProperty(h, name).trim())
+          : db.getLongProperty(h, name);
+      v = files ? Math.max(v, f) : v + f;
+    }
+    return v;
   }
 
   @Override
@@ -247,12 +340,19 @@ final class TalusEngine implements Engine {
 
   @Override
   public void close() {
+    for (ColumnFamilyHandle h : handles) {
+      h.close();
+    }
     try {
       db.closeE();
     } catch (dev.talus.TalusException e) {
       throw new IllegalStateException("closing the database failed: " + e.getMessage(), e);
     }
     options.close();
+    if (dbOptions != null) {
+      dbOptions.close();
+      cfOptions.close();
+    }
     flushOptions.close();
     readOptions.close();
     writeOptions.close();

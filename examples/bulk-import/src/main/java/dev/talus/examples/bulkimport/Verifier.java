@@ -9,7 +9,9 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Reads rows back and checks each value against the one computed from its index ({@link
  * Rows}): a missing row ({@code get} returns null) or a wrong one (any byte differs, including
- * the key checksum in its first 8 bytes) is counted, and the first few are named. {@code all}
+ * the key checksum in its first 8 bytes) is counted, and the first few are named. With several
+ * column families each row is read from the family its key belongs to ({@link Engine#familyOf})
+ * and the counts are also kept per family. {@code all}
  * checks every row; {@code sample} about 100 000 rows spread evenly over the index range. Needs
  * no state from the import.
  */
@@ -32,6 +34,8 @@ final class Verifier {
   long wrong;
   double seconds;
   final List<String> problems = new ArrayList<>();
+  /** Per family: rows checked, missing, wrong. */
+  long[][] perFamily = new long[0][];
 
   void run(Engine engine, Rows rows, long total, Mode mode, int threads, PrintStream out)
       throws Exception {
@@ -44,6 +48,9 @@ final class Verifier {
     AtomicLong nChecked = new AtomicLong();
     AtomicLong nMissing = new AtomicLong();
     AtomicLong nWrong = new AtomicLong();
+    int families = engine.families();
+    java.util.concurrent.atomic.AtomicLongArray fam =
+        new java.util.concurrent.atomic.AtomicLongArray(3 * families);
     AtomicReference<Exception> error = new AtomicReference<>();
     long t0 = System.nanoTime();
     List<Thread> ts = new ArrayList<>();
@@ -62,10 +69,14 @@ final class Verifier {
               long i = j * stride;
               rows.key(i, key);
               byte[] v = engine.get(key);
+              int f = Engine.familyOf(key, families);
+              fam.incrementAndGet(3 * f);
               if (v == null) {
+                fam.incrementAndGet(3 * f + 1);
                 nMissing.incrementAndGet();
                 problem("missing row " + i);
               } else if (!rows.matches(key, v, scratch)) {
+                fam.incrementAndGet(3 * f + 2);
                 nWrong.incrementAndGet();
                 problem("wrong value for row " + i + " (" + v.length + " bytes)");
               }
@@ -97,6 +108,14 @@ final class Verifier {
     checked = nChecked.get();
     missing = nMissing.get();
     wrong = nWrong.get();
+    perFamily = new long[families][];
+    for (int f = 0; f < families; f++) {
+      perFamily[f] = new long[] {fam.get(3 * f), fam.get(3 * f + 1), fam.get(3 * f + 2)};
+      if (families > 1) {
+        out.printf("verify: family %s: %s rows checked, %d missing, %d wrong%n",
+            Engine.familyName(f), Fmt.count(perFamily[f][0]), perFamily[f][1], perFamily[f][2]);
+      }
+    }
   }
 
   private synchronized void problem(String what) {
