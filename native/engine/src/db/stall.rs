@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use super::{DbInner, DbState};
 use crate::compaction::estimated_pending_compaction_bytes;
+use crate::compaction::universal::stall_run_count;
+use crate::options::CompactionStyle;
 use crate::error::{Error, Result};
 use crate::info_log;
 use crate::rate_limiter::IoPriority;
@@ -91,16 +93,22 @@ impl DbInner {
             auto_compactions: !st.disable_auto_compactions,
         };
         let mut v = st.versions.current();
-        for (&cf, f) in &st.families {
-            let Some(fv) = st.versions.current_cf(cf) else {
+        for &cf in st.families.keys() {
+            let Some((fi, fv)) = self.family_stall_inputs(st, cf) else {
                 continue;
             };
-            inputs.unflushed_memtables = inputs.unflushed_memtables.max(f.imm.len());
+            inputs.unflushed_memtables = inputs.unflushed_memtables.max(fi.unflushed_memtables);
+            // A family without automatic compactions has no L0 or byte
+            // condition (RocksDB evaluates each family with its own
+            // options): nothing would ever clear it.
+            if !fi.auto_compactions {
+                continue;
+            }
             inputs.pending_compaction_bytes = inputs
                 .pending_compaction_bytes
-                .max(estimated_pending_compaction_bytes(&fv, &f.cfd.picker_opts));
-            if fv.num_files(0) > inputs.l0_files {
-                inputs.l0_files = fv.num_files(0);
+                .max(fi.pending_compaction_bytes);
+            if fi.l0_files > inputs.l0_files {
+                inputs.l0_files = fi.l0_files;
                 v = fv;
             }
         }
@@ -152,6 +160,39 @@ impl DbInner {
         self.write_condition.store(code, Ordering::Release);
         self.held_cause.store(held_code(cond), Ordering::Release);
         self.bg_cv.notify_all();
+    }
+
+    /// The write controller's inputs for family `cf` alone, with the
+    /// version they were read from; `None` for a family that is gone. The
+    /// L0 count is what the family's style stalls on (RocksDB's
+    /// `l0_delay_trigger_count`): L0 files for leveled compaction, sorted
+    /// runs for universal, nothing for FIFO (whose L0 triggers are off);
+    /// pending compaction bytes are estimated for leveled compaction only.
+    pub(crate) fn family_stall_inputs(
+        &self,
+        st: &DbState,
+        cf: u32,
+    ) -> Option<(StallInputs, Arc<crate::version::Version>)> {
+        let f = st.families.get(&cf)?;
+        let fv = st.versions.current_cf(cf)?;
+        let o = &f.cfd.opts;
+        let (l0_files, pending_compaction_bytes) = match o.compaction_style {
+            CompactionStyle::Level => (
+                fv.num_files(0),
+                estimated_pending_compaction_bytes(&fv, &f.cfd.picker_opts),
+            ),
+            CompactionStyle::Universal => (stall_run_count(&fv), 0),
+            CompactionStyle::Fifo => (0, 0),
+        };
+        Some((
+            StallInputs {
+                unflushed_memtables: f.imm.len(),
+                l0_files,
+                pending_compaction_bytes,
+                auto_compactions: !st.disable_auto_compactions && !o.disable_auto_compactions,
+            },
+            fv,
+        ))
     }
 
     fn log_condition_change(
