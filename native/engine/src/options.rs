@@ -10,6 +10,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use crate::compaction::fifo::FifoOptions;
+pub use crate::compaction::universal::{StopStyle, UniversalOptions};
 use crate::env::{Env, Priority};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, StdFileSystem};
@@ -512,10 +514,10 @@ pub struct Options {
     pub compaction_style: CompactionStyle,
     /// Universal compaction's options (used with
     /// [`CompactionStyle::Universal`]). Default: RocksDB's.
-    pub compaction_options_universal: crate::compaction::universal::UniversalOptions,
+    pub compaction_options_universal: UniversalOptions,
     /// FIFO compaction's options (used with [`CompactionStyle::Fifo`]).
     /// Default: RocksDB's.
-    pub compaction_options_fifo: crate::compaction::fifo::FifoOptions,
+    pub compaction_options_fifo: FifoOptions,
     /// Seconds after which FIFO compaction drops a table (by the creation
     /// time in its properties); 0 (the default) drops by size only. Only
     /// FIFO compaction honours it: with another style a non-zero value is

@@ -17,6 +17,7 @@ use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
 use super::family::ColumnFamilyData;
 use super::level_iter::LevelIter;
 use super::stats::LevelStats;
+use super::{BottommostLevelCompaction, CompactRangeOptions};
 use super::{DbInner, DbState};
 use crate::compaction::fifo::{FifoPickerOptions, pick_fifo};
 use crate::compaction::universal::{UniversalPickerOptions, pick_universal, stall_run_count};
@@ -27,7 +28,6 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
-use super::{BottommostLevelCompaction, CompactRangeOptions};
 use crate::options::{CompactionStyle, CompressionOptions, CompressionType, OutputTarget};
 use crate::range_del::{self, FragmentedRangeTombstoneList};
 use crate::rate_limiter::RateLimitedFile;
@@ -874,9 +874,10 @@ impl DbInner {
         cf: u32,
         plan: CompactionPlan,
     ) -> Result<()> {
-        let f = st.families.get_mut(&cf).ok_or_else(|| {
-            Error::InvalidArgument("the column family was dropped".into())
-        })?;
+        let f = st
+            .families
+            .get_mut(&cf)
+            .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
         f.jobs_running += 1;
         plan.mark_being_compacted(true);
         st.compactions_running += 1;
@@ -897,9 +898,10 @@ impl DbInner {
         let cf = cfd.id;
         loop {
             self.manual_may_go_on(st, cfd)?;
-            let v = st.versions.current_cf(cf).ok_or_else(|| {
-                Error::InvalidArgument("the column family was dropped".into())
-            })?;
+            let v = st
+                .versions
+                .current_cf(cf)
+                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
             let Some(last) = (1..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
                 return Ok(());
             };
@@ -933,9 +935,10 @@ impl DbInner {
         let cf = cfd.id;
         loop {
             self.manual_may_go_on(st, cfd)?;
-            let v = st.versions.current_cf(cf).ok_or_else(|| {
-                Error::InvalidArgument("the column family was dropped".into())
-            })?;
+            let v = st
+                .versions
+                .current_cf(cf)
+                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
             let n = v.num_levels();
             let Some(from) = (0..n).rev().find(|&l| v.num_files(l) > 0) else {
                 return Ok(());
@@ -967,7 +970,11 @@ impl DbInner {
                     "change_level: cannot move files out of level 0".into(),
                 ));
             }
-            let between = if to > from { from + 1..=to } else { to..=from - 1 };
+            let between = if to > from {
+                from + 1..=to
+            } else {
+                to..=from - 1
+            };
             if between.clone().any(|l| v.num_files(l) > 0) {
                 return Err(Error::NotSupported(format!(
                     "change_level: levels between L{from} and L{to} are not empty"

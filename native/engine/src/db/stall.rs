@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use super::{DbInner, DbState};
 use crate::compaction::estimated_pending_compaction_bytes;
 use crate::compaction::universal::stall_run_count;
-use crate::options::CompactionStyle;
 use crate::error::{Error, Result};
 use crate::info_log;
+use crate::options::CompactionStyle;
 use crate::rate_limiter::IoPriority;
 use crate::write_controller::{
     DEFAULT_DELAYED_RATE, DelayedRate, Pacer, StallCause, StallInputs, StallLimits, WriteCondition,

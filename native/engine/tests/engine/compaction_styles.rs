@@ -60,11 +60,18 @@ fn universal_merges_sorted_runs_and_keeps_every_value() {
         // sorted runs is left (more would pick a run-count compaction).
         db.wait_for_compactions().unwrap();
         let runs = files_at(&db, 0) + (1..7).filter(|&l| files_at(&db, l) > 0).count() as u64;
-        assert!(runs <= 4, "round {round}: {runs} sorted runs after compaction");
+        assert!(
+            runs <= 4,
+            "round {round}: {runs} sorted runs after compaction"
+        );
     }
     // Data lives in L0 and at the bottom, never in levels with nothing
     // below them: the oldest run is the last level.
-    assert!(files_at(&db, 6) > 0, "{:?}", db.property("rocksdb.levelstats"));
+    assert!(
+        files_at(&db, 6) > 0,
+        "{:?}",
+        db.property("rocksdb.levelstats")
+    );
     assert!(ticker(&o, Ticker::CompactWriteBytes) > 0);
     let ro = ReadOptions::default();
     for i in 0..1500 {
@@ -119,7 +126,11 @@ fn universal_trivial_move_moves_runs_that_do_not_overlap() {
     db.wait_for_compactions().unwrap();
     assert_eq!(files_at(&db, 0), 0);
     assert_eq!(files_at(&db, 6), 4);
-    assert_eq!(ticker(&o, Ticker::CompactWriteBytes), 0, "nothing rewritten");
+    assert_eq!(
+        ticker(&o, Ticker::CompactWriteBytes),
+        0,
+        "nothing rewritten"
+    );
     let ro = ReadOptions::default();
     assert_eq!(db.get(&ro, &key(3005)).unwrap(), Some(value(3005, 3)));
 }
@@ -355,7 +366,10 @@ fn compact_range_options_reach_other_families() {
         ..CompactRangeOptions::default()
     };
     db.compact_range_cf_opt(&cf, &cro, None, None).unwrap();
-    assert_eq!(db.int_property_cf(&cf, "rocksdb.num-files-at-level0"), Some(0));
+    assert_eq!(
+        db.int_property_cf(&cf, "rocksdb.num-files-at-level0"),
+        Some(0)
+    );
     assert_eq!(
         db.int_property_cf(&cf, "rocksdb.num-files-at-level6"),
         Some(1)
