@@ -877,16 +877,23 @@ impl Options {
         // below L0. With a single level nothing ever compacted L0, so once it
         // held `level0_stop_writes_trigger` files writes (and flushes) waited
         // forever.
-        if self.num_levels < 1 {
-            notes.push(format!("num_levels raised from {} to 1", self.num_levels));
-            self.num_levels = 1;
-        }
-        if self.compaction_style == CompactionStyle::Level && self.num_levels < 2 {
+        // Universal and FIFO compaction work in L0 alone.
+        let min_levels = if self.compaction_style == CompactionStyle::Level {
+            2
+        } else {
+            1
+        };
+        if self.num_levels < min_levels {
             notes.push(format!(
-                "num_levels raised from {} to 2 (level compaction needs a level below L0)",
-                self.num_levels
+                "num_levels raised from {} to {min_levels}{}",
+                self.num_levels,
+                if min_levels == 2 {
+                    " (level compaction needs a level below L0)"
+                } else {
+                    ""
+                }
             ));
-            self.num_levels = 2;
+            self.num_levels = min_levels;
         }
         if self.max_write_buffer_number < 2 {
             notes.push(format!(
