@@ -502,8 +502,11 @@ mod tests {
             talus::options::UniversalOptions::default(),
             "flags left at 0 keep RocksDB's defaults"
         );
-        let f = config(&["--compaction_style=2", "--fifo_compaction_max_table_files_size_mb=64"])
-            .unwrap();
+        let f = config(&[
+            "--compaction_style=2",
+            "--fifo_compaction_max_table_files_size_mb=64",
+        ])
+        .unwrap();
         assert_eq!(f.options().compaction_style, CompactionStyle::Fifo);
         assert_eq!(
             f.options().compaction_options_fifo.max_table_files_size,

@@ -313,12 +313,7 @@ pub const FLAGS: &[FlagDef] = &[
         "true",
         "Size levels from the bottom up (RocksDB's default since 8.4; db_bench 7.8 defaults to false)",
     ),
-    f(
-        "compaction_style",
-        Int,
-        "0",
-        "0 level, 1 universal, 2 FIFO",
-    ),
+    f("compaction_style", Int, "0", "0 level, 1 universal, 2 FIFO"),
     f(
         "universal_size_ratio",
         Int,

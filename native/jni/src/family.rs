@@ -398,7 +398,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
     max_subcompactions: jint,
 ) {
     guard(&mut env, |env| {
-        let cro = crate::db::compact_range_options(flags, target_level, bottommost, max_subcompactions)?;
+        let cro =
+            crate::db::compact_range_options(flags, target_level, bottommost, max_subcompactions)?;
         let b = (!begin.is_null())
             .then(|| bytes(env, &begin, "begin"))
             .transpose()?;

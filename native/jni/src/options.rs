@@ -156,7 +156,11 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             "compaction_style" => {
                 let b: u8 = int(name, v)?;
                 o.compaction_style = CompactionStyle::from_u8(b).ok_or_else(|| {
-                    bad(name, v, "a CompactionStyle byte of LEVEL, UNIVERSAL or FIFO")
+                    bad(
+                        name,
+                        v,
+                        "a CompactionStyle byte of LEVEL, UNIVERSAL or FIFO",
+                    )
                 })?;
             }
             // C++ unsigned ints: a negative Java int wraps, as in RocksJava
@@ -171,8 +175,8 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
                 o.compaction_options_universal.max_merge_width = int::<i32>(name, v)? as u32;
             }
             "compaction_options_universal.max_size_amplification_percent" => {
-                o.compaction_options_universal.max_size_amplification_percent =
-                    int::<i32>(name, v)? as u32;
+                o.compaction_options_universal
+                    .max_size_amplification_percent = int::<i32>(name, v)? as u32;
             }
             "compaction_options_universal.compression_size_percent" => {
                 o.compaction_options_universal.compression_size_percent = int(name, v)?;

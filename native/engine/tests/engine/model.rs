@@ -1531,7 +1531,7 @@ enum StyleRun {
 
 /// Applies `style` to `o`, drawing from its own generator.
 fn apply_style_run(o: &mut Options, style: StyleRun, seed: u64) {
-    let mut rng = StdRng::seed_from_u64(seed ^ 0x5757_1e5);
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x0575_71e5);
     match style {
         StyleRun::Level => {}
         StyleRun::Universal => {
