@@ -315,9 +315,11 @@ fn one_level_databases_keep_everything_in_l0() {
 #[test]
 fn into_plan_groups_the_runs_by_level() {
     let v = version(&[10, 10, 10], &[(3, 30), (6, 1000)]);
-    let mut picker = PickerOptions::default();
-    picker.target_file_size_base = 64;
-    picker.target_file_size_multiplier = 2;
+    let picker = PickerOptions {
+        target_file_size_base: 64,
+        target_file_size_multiplier: 2,
+        ..PickerOptions::default()
+    };
     // Everything, into L6.
     let p = pick_universal_manual(&v, &picker).expect("a plan");
     assert_eq!((p.level, p.output_level), (0, 6));
