@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use talus::BlockCache;
 use talus::Options;
-use talus::options::{CompactionPriority, CompressionType};
+use talus::options::{CompactionPriority, CompactionStyle, CompressionType};
 
 use crate::flags::Flags;
 
@@ -156,13 +156,41 @@ impl Config {
             zstd_max_train_bytes: u32_flag("compression_zstd_max_train_bytes")?,
             ..Default::default()
         };
-        match flags.int("compaction_style") {
-            0 => {}
-            s => {
-                return Err(format!(
-                    "--compaction_style={s} is not supported by Talus: it implements level compaction (0) only"
-                ));
+        let compaction_style = u8::try_from(flags.int("compaction_style"))
+            .ok()
+            .and_then(CompactionStyle::from_u8)
+            .ok_or_else(|| {
+                format!(
+                    "--compaction_style={} is not supported by Talus: it implements level (0), \
+                     universal (1) and FIFO (2) compaction",
+                    flags.int("compaction_style")
+                )
+            })?;
+        // As db_bench: a universal flag left at 0 keeps RocksDB's default.
+        let mut universal = talus::options::UniversalOptions::default();
+        for (name, field) in [
+            ("universal_size_ratio", &mut universal.size_ratio),
+            ("universal_min_merge_width", &mut universal.min_merge_width),
+            ("universal_max_merge_width", &mut universal.max_merge_width),
+            (
+                "universal_max_size_amplification_percent",
+                &mut universal.max_size_amplification_percent,
+            ),
+        ] {
+            let v = u32_flag(name)?;
+            if v != 0 {
+                *field = v;
             }
+        }
+        universal.compression_size_percent = i32_flag(flags, "universal_compression_size_percent")?;
+        universal.allow_trivial_move = flags.bool("universal_allow_trivial_move");
+        let mut fifo = talus::options::FifoOptions {
+            allow_compaction: flags.bool("fifo_compaction_allow_compaction"),
+            ..Default::default()
+        };
+        let fifo_mb = flags.uint("fifo_compaction_max_table_files_size_mb");
+        if fifo_mb != 0 {
+            fifo.max_table_files_size = fifo_mb.saturating_mul(1 << 20);
         }
         if flags.str("cache_type") != "lru_cache" {
             return Err(format!(
@@ -242,6 +270,9 @@ impl Config {
             disable_auto_compactions: flags.bool("disable_auto_compactions"),
             compression,
             compression_opts,
+            compaction_style,
+            compaction_options_universal: universal,
+            compaction_options_fifo: fifo,
             ..Options::default()
         };
         o.table.block_size = positive_usize(flags, "block_size")?;
@@ -445,6 +476,42 @@ mod tests {
             .unwrap()
             .compression_opts;
         assert_eq!(d, talus::options::CompressionOptions::default());
+        let c = config(&[
+            "--compaction_style=1",
+            "--universal_size_ratio=10",
+            "--universal_min_merge_width=3",
+            "--universal_max_merge_width=8",
+            "--universal_max_size_amplification_percent=150",
+            "--universal_compression_size_percent=80",
+            "--universal_allow_trivial_move=true",
+        ])
+        .unwrap();
+        let o = c.options();
+        assert_eq!(o.compaction_style, CompactionStyle::Universal);
+        let u = &o.compaction_options_universal;
+        assert_eq!(
+            (u.size_ratio, u.min_merge_width, u.max_merge_width),
+            (10, 3, 8)
+        );
+        assert_eq!(u.max_size_amplification_percent, 150);
+        assert_eq!(u.compression_size_percent, 80);
+        assert!(u.allow_trivial_move);
+        let d = config(&["--compaction_style=1"]).unwrap();
+        assert_eq!(
+            d.options().compaction_options_universal,
+            talus::options::UniversalOptions::default(),
+            "flags left at 0 keep RocksDB's defaults"
+        );
+        let f = config(&[
+            "--compaction_style=2",
+            "--fifo_compaction_max_table_files_size_mb=64",
+        ])
+        .unwrap();
+        assert_eq!(f.options().compaction_style, CompactionStyle::Fifo);
+        assert_eq!(
+            f.options().compaction_options_fifo.max_table_files_size,
+            64 << 20
+        );
         assert!(config(&["--compression_type=brotli"]).is_err());
         assert!(config(&["--compression_max_dict_bytes=-1"]).is_err());
     }
@@ -453,7 +520,7 @@ mod tests {
     fn what_talus_cannot_do_is_an_error_saying_so() {
         for args in [
             &["--compression_type=zlib"][..],
-            &["--compaction_style=1"],
+            &["--compaction_style=3"],
             &["--cache_type=hyper_clock_cache"],
         ] {
             let e = config(args).unwrap_err();

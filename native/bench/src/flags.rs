@@ -313,11 +313,54 @@ pub const FLAGS: &[FlagDef] = &[
         "true",
         "Size levels from the bottom up (RocksDB's default since 8.4; db_bench 7.8 defaults to false)",
     ),
+    f("compaction_style", Int, "0", "0 level, 1 universal, 2 FIFO"),
     f(
-        "compaction_style",
+        "universal_size_ratio",
         Int,
         "0",
-        "0 level; Talus has no universal (1) or FIFO (2) compaction",
+        "Universal: percentage of flexibility comparing run sizes (0: RocksDB's default, 1)",
+    ),
+    f(
+        "universal_min_merge_width",
+        Int,
+        "0",
+        "Universal: fewest runs merged (0: RocksDB's default, 2)",
+    ),
+    f(
+        "universal_max_merge_width",
+        Int,
+        "0",
+        "Universal: most runs merged (0: RocksDB's default, no limit)",
+    ),
+    f(
+        "universal_max_size_amplification_percent",
+        Int,
+        "0",
+        "Universal: size amplification that merges everything (0: RocksDB's default, 200)",
+    ),
+    f(
+        "universal_compression_size_percent",
+        Int,
+        "-1",
+        "Universal: leave outputs uncompressed while older runs hold this percentage of the data (-1: always compress)",
+    ),
+    f(
+        "universal_allow_trivial_move",
+        Bool,
+        "false",
+        "Universal: move runs that do not overlap instead of rewriting them",
+    ),
+    f(
+        "fifo_compaction_max_table_files_size_mb",
+        Uint,
+        "0",
+        "FIFO: total table size (MiB) above which the oldest tables are dropped (0: RocksDB's default, 1 GiB)",
+    ),
+    f(
+        "fifo_compaction_allow_compaction",
+        Bool,
+        "true",
+        "FIFO: merge small L0 tables",
     ),
     f(
         "compaction_pri",
@@ -542,16 +585,6 @@ pub const UNSUPPORTED: &[Unsupported] = &[
         "max_subcompactions",
         "1",
         "Talus runs each compaction in one thread",
-    ),
-    u(
-        "universal_size_ratio",
-        "",
-        "Talus has no universal compaction",
-    ),
-    u(
-        "fifo_compaction_max_table_files_size_mb",
-        "",
-        "Talus has no FIFO compaction",
     ),
     u(
         "use_tailing_iterator",

@@ -275,7 +275,7 @@ mod flags {
         for args in [
             &["--use_direct_reads=true"][..],
             &["--compression_type=zlib"],
-            &["--compaction_style=1"],
+            &["--compaction_style=3"],
         ] {
             let out = talus_bench(args);
             assert_eq!(out.status.code(), Some(2), "{args:?}");

@@ -10,6 +10,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
+pub use crate::compaction::fifo::FifoOptions;
+pub use crate::compaction::universal::{StopStyle, UniversalOptions};
 use crate::env::{Env, Priority};
 use crate::error::{Error, Result};
 use crate::fs::{FileSystem, StdFileSystem};
@@ -173,6 +175,43 @@ pub enum OutputTarget {
         /// Deepest non-empty level + 1.
         num_non_empty_levels: usize,
     },
+}
+
+/// How a column family compacts (RocksJava `CompactionStyle` byte values).
+/// See the module docs of [`crate::compaction`] for each style's policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum CompactionStyle {
+    /// Leveled compaction (the default).
+    #[default]
+    Level = 0,
+    /// Universal compaction: sorted runs merged whole
+    /// ([`crate::compaction::universal`]).
+    Universal = 1,
+    /// FIFO compaction: every table in L0, the oldest dropped
+    /// ([`crate::compaction::fifo`]).
+    Fifo = 2,
+}
+
+impl CompactionStyle {
+    /// Decodes the RocksJava byte; `NONE` (3) and unknown bytes are `None`.
+    pub fn from_u8(b: u8) -> Option<Self> {
+        Some(match b {
+            0 => Self::Level,
+            1 => Self::Universal,
+            2 => Self::Fifo,
+            _ => return None,
+        })
+    }
+
+    /// RocksJava's name of the style.
+    pub fn java_name(self) -> &'static str {
+        match self {
+            Self::Level => "LEVEL",
+            Self::Universal => "UNIVERSAL",
+            Self::Fifo => "FIFO",
+        }
+    }
 }
 
 /// How the level compaction picker chooses a file within a level
@@ -471,6 +510,19 @@ pub struct Options {
     pub compaction_pri: CompactionPriority,
     /// Stop scheduling automatic compactions. Default false.
     pub disable_auto_compactions: bool,
+    /// How the family compacts. Default [`CompactionStyle::Level`].
+    pub compaction_style: CompactionStyle,
+    /// Universal compaction's options (used with
+    /// [`CompactionStyle::Universal`]). Default: RocksDB's.
+    pub compaction_options_universal: UniversalOptions,
+    /// FIFO compaction's options (used with [`CompactionStyle::Fifo`]).
+    /// Default: RocksDB's.
+    pub compaction_options_fifo: FifoOptions,
+    /// Seconds after which FIFO compaction drops a table (by the creation
+    /// time in its properties); 0 (the default) drops by size only. Only
+    /// FIFO compaction honours it: with another style a non-zero value is
+    /// refused at open (`NotSupported`) rather than ignored.
+    pub ttl: u64,
     /// Block compression. Default LZ4. [`Self::compression_for`] says which
     /// codec each table gets.
     pub compression: CompressionType,
@@ -552,6 +604,10 @@ impl Default for Options {
             target_file_size_multiplier: 1,
             compaction_pri: CompactionPriority::default(),
             disable_auto_compactions: false,
+            compaction_style: CompactionStyle::Level,
+            compaction_options_universal: Default::default(),
+            compaction_options_fifo: Default::default(),
+            ttl: 0,
             compression: CompressionType::default(),
             compression_opts: CompressionOptions::default(),
             compression_per_level: Vec::new(),
@@ -657,6 +713,13 @@ impl Options {
             return Err(invalid(format!(
                 "block_size must be at most 1 GiB, got {}",
                 t.block_size
+            )));
+        }
+        if self.ttl > 0 && self.compaction_style != CompactionStyle::Fifo {
+            return Err(Error::NotSupported(format!(
+                "ttl ({} s) with {} compaction: Talus drops tables by age in FIFO compaction only",
+                self.ttl,
+                self.compaction_style.java_name()
             )));
         }
         self.compression.check_supported("compression")?;
@@ -814,12 +877,23 @@ impl Options {
         // below L0. With a single level nothing ever compacted L0, so once it
         // held `level0_stop_writes_trigger` files writes (and flushes) waited
         // forever.
-        if self.num_levels < 2 {
+        // Universal and FIFO compaction work in L0 alone.
+        let min_levels = if self.compaction_style == CompactionStyle::Level {
+            2
+        } else {
+            1
+        };
+        if self.num_levels < min_levels {
             notes.push(format!(
-                "num_levels raised from {} to 2 (level compaction needs a level below L0)",
-                self.num_levels
+                "num_levels raised from {} to {min_levels}{}",
+                self.num_levels,
+                if min_levels == 2 {
+                    " (level compaction needs a level below L0)"
+                } else {
+                    ""
+                }
             ));
-            self.num_levels = 2;
+            self.num_levels = min_levels;
         }
         if self.max_write_buffer_number < 2 {
             notes.push(format!(
@@ -883,6 +957,13 @@ impl Options {
                 self.level0_stop_writes_trigger
             ));
             self.level0_stop_writes_trigger = floor;
+        }
+        // RocksDB's SanitizeOptions: FIFO compaction drops the oldest L0
+        // tables instead of compacting them down, so L0's count means
+        // nothing to it and never stalls writes.
+        if self.compaction_style == CompactionStyle::Fifo {
+            self.level0_slowdown_writes_trigger = i32::MAX;
+            self.level0_stop_writes_trigger = i32::MAX;
         }
         if self.soft_pending_compaction_bytes_limit == 0
             && self.hard_pending_compaction_bytes_limit > 0
@@ -1041,6 +1122,16 @@ impl Options {
                 self.target_file_size_multiplier
             ),
             format!("compaction_pri: {:?}", self.compaction_pri),
+            format!("compaction_style: {:?}", self.compaction_style),
+            format!(
+                "compaction_options_universal: {:?}",
+                self.compaction_options_universal
+            ),
+            format!(
+                "compaction_options_fifo: {:?}",
+                self.compaction_options_fifo
+            ),
+            format!("ttl: {}", self.ttl),
             format!(
                 "disable_auto_compactions: {}",
                 self.disable_auto_compactions

@@ -641,6 +641,10 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
     handle: jlong,
     begin: JByteArray<'l>,
     end: JByteArray<'l>,
+    flags: jint,
+    target_level: jint,
+    bottommost: jint,
+    max_subcompactions: jint,
 ) {
     guard(&mut env, |env| {
         let mut b = Vec::new();
@@ -651,10 +655,40 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCompactRange<'l>(
         if !end.is_null() {
             read_all(env, &end, &mut e)?;
         }
-        Ok(db(env, handle)?.compact_range(
+        let cro = compact_range_options(flags, target_level, bottommost, max_subcompactions)?;
+        Ok(db(env, handle)?.compact_range_opt(
+            &cro,
             (!begin.is_null()).then_some(b.as_slice()),
             (!end.is_null()).then_some(e.as_slice()),
         )?)
+    })
+}
+
+/// `dev.talus.CompactRangeOptions` as it crosses: `flags` bit 0
+/// `exclusiveManualCompaction`, bit 1 `changeLevel`, bit 2
+/// `allowWriteStall`; the enum as its RocksJava byte; `maxSubcompactions`
+/// a C++ unsigned int (a negative Java int wraps, as in RocksJava).
+pub(crate) fn compact_range_options(
+    flags: jint,
+    target_level: jint,
+    bottommost: jint,
+    max_subcompactions: jint,
+) -> JniResult<talus::db::CompactRangeOptions> {
+    let bottommost_level_compaction = u8::try_from(bottommost)
+        .ok()
+        .and_then(talus::db::BottommostLevelCompaction::from_u8)
+        .ok_or_else(|| {
+            JniError::Engine(talus::Error::InvalidArgument(format!(
+                "bottommostLevelCompaction: {bottommost} is not a BottommostLevelCompaction byte"
+            )))
+        })?;
+    Ok(talus::db::CompactRangeOptions {
+        exclusive_manual_compaction: flags & 1 != 0,
+        change_level: flags & 2 != 0,
+        allow_write_stall: flags & 4 != 0,
+        target_level,
+        bottommost_level_compaction,
+        max_subcompactions: max_subcompactions as u32,
     })
 }
 

@@ -381,7 +381,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfFlush<'l>(
     })
 }
 
-/// `static native void nativeCfCompactRange(long h, int cf, byte[] begin, byte[] end)`.
+/// `static native void nativeCfCompactRange(long h, int cf, byte[] begin, byte[] end, int flags,
+/// int targetLevel, int bottommost, int maxSubcompactions)` (the options as
+/// `db::compact_range_options` decodes them).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
     mut env: JNIEnv<'l>,
@@ -390,8 +392,14 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
     cf: jint,
     begin: JByteArray<'l>,
     end: JByteArray<'l>,
+    flags: jint,
+    target_level: jint,
+    bottommost: jint,
+    max_subcompactions: jint,
 ) {
     guard(&mut env, |env| {
+        let cro =
+            crate::db::compact_range_options(flags, target_level, bottommost, max_subcompactions)?;
         let b = (!begin.is_null())
             .then(|| bytes(env, &begin, "begin"))
             .transpose()?;
@@ -400,7 +408,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
             .transpose()?;
         let d = db(env, handle)?;
         let h = family(d, cf)?;
-        Ok(d.compact_range_cf(&h, b.as_deref(), e.as_deref())?)
+        Ok(d.compact_range_cf_opt(&h, &cro, b.as_deref(), e.as_deref())?)
     })
 }
 

@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use talus::WalRecoveryMode;
 use talus::options::{
-    CompactionPriority, CompressionOptions, CompressionType, DISABLE_COMPRESSION_OPTION, Options,
-    PrefixExtractor,
+    CompactionPriority, CompactionStyle, CompressionOptions, CompressionType,
+    DISABLE_COMPRESSION_OPTION, Options, PrefixExtractor, StopStyle,
 };
 
 use crate::error::{JniError, JniResult};
@@ -153,6 +153,51 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
                     .ok_or_else(|| bad(name, v, "a CompactionPriority byte"))?;
             }
             "disable_auto_compactions" => o.disable_auto_compactions = boolean(name, v)?,
+            "compaction_style" => {
+                let b: u8 = int(name, v)?;
+                o.compaction_style = CompactionStyle::from_u8(b).ok_or_else(|| {
+                    bad(
+                        name,
+                        v,
+                        "a CompactionStyle byte of LEVEL, UNIVERSAL or FIFO",
+                    )
+                })?;
+            }
+            // C++ unsigned ints: a negative Java int wraps, as in RocksJava
+            // (-1 is UINT_MAX, the default max_merge_width).
+            "compaction_options_universal.size_ratio" => {
+                o.compaction_options_universal.size_ratio = int::<i32>(name, v)? as u32;
+            }
+            "compaction_options_universal.min_merge_width" => {
+                o.compaction_options_universal.min_merge_width = int::<i32>(name, v)? as u32;
+            }
+            "compaction_options_universal.max_merge_width" => {
+                o.compaction_options_universal.max_merge_width = int::<i32>(name, v)? as u32;
+            }
+            "compaction_options_universal.max_size_amplification_percent" => {
+                o.compaction_options_universal
+                    .max_size_amplification_percent = int::<i32>(name, v)? as u32;
+            }
+            "compaction_options_universal.compression_size_percent" => {
+                o.compaction_options_universal.compression_size_percent = int(name, v)?;
+            }
+            "compaction_options_universal.stop_style" => {
+                o.compaction_options_universal.stop_style = match int::<u8>(name, v)? {
+                    0 => StopStyle::SimilarSize,
+                    1 => StopStyle::TotalSize,
+                    _ => return Err(bad(name, v, "a CompactionStopStyle byte")),
+                };
+            }
+            "compaction_options_universal.allow_trivial_move" => {
+                o.compaction_options_universal.allow_trivial_move = boolean(name, v)?;
+            }
+            "compaction_options_fifo.max_table_files_size" => {
+                o.compaction_options_fifo.max_table_files_size = unsigned(name, v)?;
+            }
+            "compaction_options_fifo.allow_compaction" => {
+                o.compaction_options_fifo.allow_compaction = boolean(name, v)?;
+            }
+            "ttl" => o.ttl = unsigned(name, v)?,
             "compression" => o.compression = CompressionType::from_u8(int(name, v)?)?,
             "compression_per_level" => o.compression_per_level = compression_list(name, v)?,
             "bottommost_compression" => {

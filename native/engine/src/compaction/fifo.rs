@@ -26,6 +26,7 @@
 
 use std::sync::Arc;
 
+use super::picker::{CompactionPlan, CompactionReason};
 use crate::version::{FileMetaData, Version};
 
 /// Fewest tables an intra-L0 compaction merges (RocksDB's
@@ -95,6 +96,36 @@ impl FifoPlan {
         for f in &self.files {
             f.being_compacted
                 .store(on, std::sync::atomic::Ordering::Release);
+        }
+    }
+
+    /// The plan the DB runs: L0 to L0, the files oldest first; a drop
+    /// deletes them, an intra-L0 compaction writes one table. The output
+    /// of an intra-L0 compaction is the bottom of its keys' history only
+    /// when it takes the oldest table of L0 (`oldest_l0`).
+    pub fn into_plan(self, oldest_l0: Option<u64>, score: f64) -> CompactionPlan {
+        let mut files = self.files;
+        files.reverse();
+        let bottommost = !self.drop && files.first().map(|f| f.number) == oldest_l0;
+        CompactionPlan {
+            level: 0,
+            output_level: 0,
+            inputs: files,
+            middle_inputs: Vec::new(),
+            output_inputs: Vec::new(),
+            grandparents: Vec::new(),
+            score,
+            reason: match self.reason {
+                FifoReason::Ttl => CompactionReason::FifoTtl,
+                FifoReason::MaxSize => CompactionReason::FifoMaxSize,
+                FifoReason::IntraL0 => CompactionReason::FifoReduceNumFiles,
+            },
+            is_trivial_move: false,
+            bottommost,
+            max_output_file_size: u64::MAX,
+            next_compact_cursor: None,
+            drop_inputs: self.drop,
+            compress_output: true,
         }
     }
 }

@@ -97,6 +97,19 @@ pub enum CompactionReason {
     LevelMaxLevelSize,
     /// `compactRange`.
     ManualCompaction,
+    /// Universal: the newer runs reached `max_size_amplification_percent`
+    /// of the oldest.
+    UniversalSizeAmplification,
+    /// Universal: runs of similar size merged.
+    UniversalSizeRatio,
+    /// Universal: too many sorted runs.
+    UniversalSortedRunNum,
+    /// FIFO: tables older than `ttl` dropped.
+    FifoTtl,
+    /// FIFO: the oldest tables dropped to fit `max_table_files_size`.
+    FifoMaxSize,
+    /// FIFO: small L0 tables merged (`allow_compaction`).
+    FifoReduceNumFiles,
 }
 
 /// Size targets of every level.
@@ -366,6 +379,10 @@ pub struct CompactionPlan {
     pub output_level: usize,
     /// Input files of `level`: L0 oldest first, other levels in key order.
     pub inputs: Vec<Arc<FileMetaData>>,
+    /// Input files of the levels between `level` and `output_level` (a
+    /// universal compaction merges several sorted runs, each a level), in
+    /// key order per level; empty for leveled and FIFO plans.
+    pub middle_inputs: Vec<(usize, Vec<Arc<FileMetaData>>)>,
     /// Files of `output_level` rewritten with the inputs, in key order.
     pub output_inputs: Vec<Arc<FileMetaData>>,
     /// Files of `output_level + 1` overlapping the compaction: cut an output
@@ -390,12 +407,33 @@ pub struct CompactionPlan {
     /// smallest key of the file after the last input; empty = wrap around).
     /// Recorded by [`Self::record_inputs`].
     pub next_compact_cursor: Option<Vec<u8>>,
+    /// FIFO: the inputs are deleted, nothing is written
+    /// ([`Self::record_inputs`] is the whole edit).
+    pub drop_inputs: bool,
+    /// False when universal's `compression_size_percent` asks for
+    /// uncompressed outputs; true otherwise (the options' codec).
+    pub compress_output: bool,
 }
 
 impl CompactionPlan {
-    /// Inputs of both levels.
+    /// Inputs of every level.
     pub fn all_inputs(&self) -> impl Iterator<Item = &Arc<FileMetaData>> {
-        self.inputs.iter().chain(&self.output_inputs)
+        self.inputs
+            .iter()
+            .chain(self.middle_inputs.iter().flat_map(|(_, f)| f.iter()))
+            .chain(&self.output_inputs)
+    }
+
+    /// The inputs grouped by level, top down: `(level, files)`; empty
+    /// groups left out.
+    pub fn input_levels(&self) -> Vec<(usize, &[Arc<FileMetaData>])> {
+        let mut out: Vec<(usize, &[Arc<FileMetaData>])> = vec![(self.level, &self.inputs)];
+        out.extend(self.middle_inputs.iter().map(|(l, f)| (*l, f.as_slice())));
+        if self.output_level != self.level {
+            out.push((self.output_level, &self.output_inputs));
+        }
+        out.retain(|(_, f)| !f.is_empty());
+        out
     }
 
     /// Total bytes of all inputs.
@@ -424,25 +462,33 @@ impl CompactionPlan {
     /// Adds to `edit` the deletion of every input and the next round-robin
     /// cursor; the DB adds the output files and applies the edit.
     pub fn record_inputs(&self, edit: &mut VersionEdit) {
-        for f in &self.inputs {
-            edit.delete_file(self.level, f.number);
-        }
-        for f in &self.output_inputs {
-            edit.delete_file(self.output_level, f.number);
+        for (level, files) in self.input_levels() {
+            for f in files {
+                edit.delete_file(level, f.number);
+            }
         }
         if let Some(c) = &self.next_compact_cursor {
             edit.set_compact_cursor(self.level, c.clone());
         }
     }
 
-    /// The whole edit of a trivial move: the input leaves `level` and the
-    /// same file joins `output_level`. Precondition: `is_trivial_move`.
+    /// The whole edit of a trivial move: the inputs above `output_level`
+    /// leave their levels and the same files join `output_level` (inputs
+    /// already there stay). Precondition: `is_trivial_move`.
     pub fn trivial_move_edit(&self) -> VersionEdit {
         debug_assert!(self.is_trivial_move);
         let mut edit = VersionEdit::new();
-        self.record_inputs(&mut edit);
-        for f in &self.inputs {
-            edit.add_file(self.output_level, Arc::new(f.clone_metadata()));
+        for (level, files) in self.input_levels() {
+            if level == self.output_level {
+                continue;
+            }
+            for f in files {
+                edit.delete_file(level, f.number);
+                edit.add_file(self.output_level, Arc::new(f.clone_metadata()));
+            }
+        }
+        if let Some(c) = &self.next_compact_cursor {
+            edit.set_compact_cursor(self.level, c.clone());
         }
         edit
     }
@@ -585,6 +631,9 @@ fn build_plan(
         bottommost,
         max_output_file_size: target_file_size(opts, targets, output_level),
         next_compact_cursor: None,
+        middle_inputs: Vec::new(),
+        drop_inputs: false,
+        compress_output: true,
     })
 }
 
@@ -841,6 +890,50 @@ pub fn try_pick_manual(
         &targets,
         input_level,
         output_level,
+        inputs,
+        0.0,
+        CompactionReason::ManualCompaction,
+    ) {
+        Some(plan) => ManualPick::Plan(plan),
+        None => ManualPick::Busy,
+    }
+}
+
+/// One step of rewriting the files of `level` overlapping `[begin, end]`
+/// into `level` itself (`compactRange` with a forced bottommost-level
+/// compaction: the last non-empty level rewritten in place). Files numbered
+/// above `newer_than` (the files a manual compaction wrote itself, for
+/// `kForceOptimized`) are left out; `None` takes every file. Returns
+/// `Empty` when no file is left, `Busy` when one is being compacted.
+pub fn try_pick_manual_in_place(
+    version: &Version,
+    opts: &PickerOptions,
+    level: usize,
+    begin: Option<&[u8]>,
+    end: Option<&[u8]>,
+    newer_than: Option<u64>,
+) -> ManualPick {
+    if level == 0 || level >= version.num_levels() {
+        return ManualPick::Empty;
+    }
+    let mut inputs = version.overlapping_files(level, begin, end);
+    if let Some(n) = newer_than {
+        inputs.retain(|f| f.number <= n);
+    }
+    if inputs.is_empty() {
+        return ManualPick::Empty;
+    }
+    let inputs = clean_cut(version, level, &inputs);
+    if any_compacting(&inputs) {
+        return ManualPick::Busy;
+    }
+    let targets = level_targets(version, opts);
+    match build_plan(
+        version,
+        opts,
+        &targets,
+        level,
+        level,
         inputs,
         0.0,
         CompactionReason::ManualCompaction,

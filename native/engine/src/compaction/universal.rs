@@ -45,6 +45,7 @@
 
 use std::sync::Arc;
 
+use super::picker::{CompactionPlan, CompactionReason, PickerOptions};
 use crate::key;
 use crate::version::{FileMetaData, Version};
 
@@ -210,6 +211,89 @@ impl UniversalPlan {
                 .store(on, std::sync::atomic::Ordering::Release);
         }
     }
+
+    /// The plan the DB runs: the runs' files grouped by level (L0 files
+    /// oldest first), the output level and how outputs are cut. Outputs
+    /// to L0 are one table (RocksDB sizes universal L0 outputs without
+    /// limit: an L0 sorted run is one file); below L0 they are cut at the
+    /// level's target file size. A trivial move into L0 would move
+    /// nothing, so a plan whose output is L0 always rewrites.
+    pub fn into_plan(self, opts: &PickerOptions, score: f64) -> CompactionPlan {
+        let mut by_level: Vec<(usize, Vec<Arc<FileMetaData>>)> = Vec::new();
+        for run in &self.runs {
+            match by_level.last_mut() {
+                Some((l, files)) if *l == run.level => files.extend(run.files.iter().cloned()),
+                _ => by_level.push((run.level, run.files.clone())),
+            }
+        }
+        if let Some((0, l0)) = by_level.first_mut() {
+            l0.reverse(); // runs are newest first; L0 inputs go oldest first
+        }
+        let output_level = self.output_level;
+        let output_inputs = match by_level.last() {
+            Some((l, _)) if *l == output_level && by_level.len() > 1 => {
+                by_level.pop().map(|(_, f)| f).unwrap_or_default()
+            }
+            _ => Vec::new(),
+        };
+        let (level, inputs) = if by_level.is_empty() {
+            (output_level, Vec::new())
+        } else {
+            by_level.remove(0)
+        };
+        let max_output_file_size = if output_level == 0 {
+            u64::MAX
+        } else {
+            let mut size = opts.target_file_size_base;
+            for _ in 1..output_level {
+                size = size.saturating_mul(opts.target_file_size_multiplier);
+            }
+            size
+        };
+        CompactionPlan {
+            level,
+            output_level,
+            inputs,
+            middle_inputs: by_level,
+            output_inputs,
+            grandparents: Vec::new(),
+            score,
+            reason: match self.reason {
+                UniversalReason::SizeAmplification => CompactionReason::UniversalSizeAmplification,
+                UniversalReason::SizeRatio => CompactionReason::UniversalSizeRatio,
+                UniversalReason::SortedRunNum => CompactionReason::UniversalSortedRunNum,
+            },
+            is_trivial_move: self.is_trivial_move && output_level != 0,
+            bottommost: self.bottommost,
+            max_output_file_size,
+            next_compact_cursor: None,
+            drop_inputs: false,
+            compress_output: self.compress_output,
+        }
+    }
+}
+
+/// `compactRange` under universal compaction (RocksDB compacts every file
+/// of the family together): every file of every level merged into the last
+/// level (into L0 when there is one level). `None` when there are no files
+/// or one of them is being compacted (the caller waits and asks again).
+pub fn pick_universal_manual(version: &Version, opts: &PickerOptions) -> Option<CompactionPlan> {
+    let runs = sorted_runs(version);
+    if runs.is_empty() || runs.iter().any(|r| r.being_compacted) {
+        return None;
+    }
+    let last = version.num_levels().saturating_sub(1);
+    let plan = UniversalPlan {
+        runs,
+        output_level: last,
+        reason: UniversalReason::SizeAmplification,
+        compress_output: true,
+        is_trivial_move: false,
+        bottommost: true,
+    };
+    let mut plan = plan.into_plan(opts, 0.0);
+    plan.reason = CompactionReason::ManualCompaction;
+    Some(plan)
 }
 
 /// Picks the next universal compaction of `version`, if one is due (module

@@ -17,7 +17,10 @@ use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
 use super::family::ColumnFamilyData;
 use super::level_iter::LevelIter;
 use super::stats::LevelStats;
+use super::{BottommostLevelCompaction, CompactRangeOptions};
 use super::{DbInner, DbState};
+use crate::compaction::fifo::{FifoPickerOptions, pick_fifo};
+use crate::compaction::universal::{UniversalPickerOptions, pick_universal, stall_run_count};
 use crate::compaction::{CompactionPlan, ManualPick, pick_compaction, try_pick_manual};
 use crate::error::{Error, Result};
 use crate::fs::{PeriodicSyncFile, WriteFileOptions};
@@ -25,7 +28,7 @@ use crate::info_log;
 use crate::iterator::{InternalIterator, MergingIterator};
 use crate::key::{self, MAX_SEQUENCE, ValueKind, compare_internal, make_internal_key};
 use crate::memtable::RangeTombstone;
-use crate::options::{CompressionOptions, CompressionType, OutputTarget};
+use crate::options::{CompactionStyle, CompressionOptions, CompressionType, OutputTarget};
 use crate::range_del::{self, FragmentedRangeTombstoneList};
 use crate::rate_limiter::RateLimitedFile;
 use crate::statistics::{Histogram, Ticker};
@@ -287,6 +290,58 @@ pub(crate) fn file_meta(
     }
 }
 
+/// The automatic compaction family `cfd`'s style picks from `version`
+/// (module docs of [`crate::compaction`]), if one is due. The score ranks
+/// the families' picks: the leveled picker's level score; for universal,
+/// sorted runs over the run-count trigger; for FIFO, 1 (a drop frees
+/// space, so it is never postponed for long).
+pub(crate) fn pick_for_style(
+    cfd: &ColumnFamilyData,
+    version: &crate::version::Version,
+    cursors: &[Vec<u8>],
+) -> Option<CompactionPlan> {
+    let o = &cfd.opts;
+    match o.compaction_style {
+        CompactionStyle::Level => pick_compaction(version, &cfd.picker_opts, cursors),
+        CompactionStyle::Universal => {
+            let uopts = universal_picker_options(cfd);
+            let plan = pick_universal(version, &uopts)?;
+            let score = stall_run_count(version) as f64 / uopts.trigger.max(1) as f64;
+            Some(plan.into_plan(&cfd.picker_opts, score))
+        }
+        CompactionStyle::Fifo => {
+            let plan = pick_fifo(version, &fifo_picker_options(cfd), unix_now())?;
+            let oldest = version.files(0).last().map(|f| f.number);
+            Some(plan.into_plan(oldest, 1.0))
+        }
+    }
+}
+
+fn universal_picker_options(cfd: &ColumnFamilyData) -> UniversalPickerOptions {
+    UniversalPickerOptions {
+        num_levels: cfd.picker_opts.num_levels,
+        trigger: cfd.picker_opts.level0_file_num_compaction_trigger,
+        universal: cfd.opts.compaction_options_universal.clone(),
+    }
+}
+
+pub(crate) fn fifo_picker_options(cfd: &ColumnFamilyData) -> FifoPickerOptions {
+    FifoPickerOptions {
+        fifo: cfd.opts.compaction_options_fifo.clone(),
+        ttl: cfd.opts.ttl,
+        trigger: cfd.picker_opts.level0_file_num_compaction_trigger,
+        write_buffer_size: cfd.opts.write_buffer_size as u64,
+        max_compaction_bytes: cfd.picker_opts.max_compaction_bytes,
+    }
+}
+
+/// Seconds since the Unix epoch (the clock of table creation times).
+pub(crate) fn unix_now() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
 /// What a compaction did, for the info log and statistics.
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct JobStats {
@@ -302,7 +357,9 @@ impl DbInner {
     /// family's pick (its own picker options and cursors), the one with
     /// the highest score.
     pub(crate) fn pick_family_to_compact(&self, st: &DbState) -> Option<(u32, CompactionPlan)> {
-        if st.disable_auto_compactions {
+        // An exclusive manual compaction runs alone (RocksDB's
+        // `exclusive_manual_compaction`).
+        if st.disable_auto_compactions || st.exclusive_manual_compactions > 0 {
             return None;
         }
         let mut best: Option<(u32, CompactionPlan)> = None;
@@ -320,11 +377,8 @@ impl DbInner {
             {
                 continue;
             }
-            if let Some(plan) = pick_compaction(
-                &current,
-                &f.cfd.picker_opts,
-                st.versions.compact_cursors_cf(cf),
-            ) && best.as_ref().is_none_or(|b| plan.score > b.1.score)
+            if let Some(plan) = pick_for_style(&f.cfd, &current, st.versions.compact_cursors_cf(cf))
+                && best.as_ref().is_none_or(|b| plan.score > b.1.score)
             {
                 best = Some((cf, plan));
             }
@@ -363,16 +417,22 @@ impl DbInner {
         info_log!(
             self.info_log,
             Info,
-            "Compaction started: L{} -> L{} ({:?}, score {:.2}), {} + {} files, {} bytes{}",
+            "Compaction started: L{} -> L{} ({:?}, score {:.2}), {} files ({}), {} bytes{}",
             plan.level,
             plan.output_level,
             plan.reason,
             plan.score,
-            plan.inputs.len(),
-            plan.output_inputs.len(),
+            plan.all_inputs().count(),
+            plan.input_levels()
+                .iter()
+                .map(|(l, f)| format!("L{l}: {}", f.len()))
+                .collect::<Vec<_>>()
+                .join(", "),
             plan.input_bytes(),
             if plan.is_trivial_move {
                 ", trivial move"
+            } else if plan.drop_inputs {
+                ", dropping the files"
             } else {
                 ""
             }
@@ -382,12 +442,27 @@ impl DbInner {
             None => Err(Error::InvalidArgument(
                 "the column family was dropped".into(),
             )),
-            Some(_) if plan.is_trivial_move => {
+            Some(_) if plan.is_trivial_move || plan.drop_inputs => {
                 let mut st = self.state.lock();
-                let mut edit = plan.trivial_move_edit();
+                let mut edit = if plan.drop_inputs {
+                    let mut e = VersionEdit::new();
+                    plan.record_inputs(&mut e);
+                    e
+                } else {
+                    plan.trivial_move_edit()
+                };
                 edit.column_family = cf;
                 let r = self.log_and_apply(&mut st, edit);
                 if r.is_ok() {
+                    if plan.drop_inputs
+                        && let Some(f) = st.families.get_mut(&cf)
+                    {
+                        // FIFO drops the oldest tables, whose sequence
+                        // ranges lie below every table it keeps.
+                        let through = plan.inputs.iter().map(|f| f.largest_seq).max();
+                        f.fifo_dropped_through = f.fifo_dropped_through.max(through.unwrap_or(0));
+                        f.fifo_dropped_files += plan.inputs.len() as u64;
+                    }
                     self.refresh_super_version(&mut st, cf);
                 }
                 r.map(|_| JobStats::default())
@@ -406,6 +481,7 @@ impl DbInner {
         };
         if let Ok(s) = &result
             && !plan.is_trivial_move
+            && !plan.drop_inputs
         {
             self.tick(Ticker::CompactReadBytes, s.bytes_read);
             self.tick(Ticker::CompactWriteBytes, s.bytes_written);
@@ -415,12 +491,14 @@ impl DbInner {
             );
             self.hist(
                 Histogram::NumFilesInSingleCompaction,
-                (plan.inputs.len() + plan.output_inputs.len()) as u64,
+                plan.all_inputs().count() as u64,
             );
         }
-        if let Ok(s) = &result {
-            let rn: u64 = plan.inputs.iter().map(|f| f.file_size).sum();
+        if let Ok(s) = &result
+            && !plan.drop_inputs
+        {
             let rnp1: u64 = plan.output_inputs.iter().map(|f| f.file_size).sum();
+            let rn: u64 = plan.input_bytes() - rnp1;
             let ls = if plan.is_trivial_move {
                 LevelStats {
                     moved: rn,
@@ -519,13 +597,7 @@ impl DbInner {
             bytes_read: plan.input_bytes(),
             ..JobStats::default()
         };
-        for (level, files) in [
-            (plan.level, &plan.inputs),
-            (plan.output_level, &plan.output_inputs),
-        ] {
-            if files.is_empty() {
-                continue;
-            }
+        for (level, files) in plan.input_levels() {
             for f in files.iter().filter(|f| f.num_deletions > 0) {
                 tombstones.extend_from_slice(self.table_cache.reader(f, level)?.range_tombstones());
             }
@@ -548,11 +620,18 @@ impl DbInner {
         // Older entries of the input keys outside the job are below the
         // output level; taken after the plan was picked, which is safe: while
         // the job runs, such entries only move further down.
+        // An output to L0 (universal, FIFO) has older L0 tables beside it,
+        // not below: every table counts then.
+        let below_from = if plan.output_level == 0 {
+            0
+        } else {
+            plan.output_level + 1
+        };
         let below = if plan.bottommost {
             Below::Nothing
         } else {
             match self.state.lock().versions.current_cf(cfd.id) {
-                Some(v) => Below::Levels(v, plan.output_level + 1),
+                Some(v) => Below::Levels(v, below_from),
                 None => {
                     return Err(Error::InvalidArgument(
                         "the column family was dropped".into(),
@@ -577,7 +656,14 @@ impl DbInner {
                 .versions
                 .current_cf(cfd.id)
                 .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
-            let base_level = crate::compaction::level_targets(&v, &cfd.picker_opts).base_level;
+            // RocksDB's universal and FIFO pickers choose codecs with base
+            // level 1.
+            let base_level = match cfd.opts.compaction_style {
+                CompactionStyle::Level => {
+                    crate::compaction::level_targets(&v, &cfd.picker_opts).base_level
+                }
+                _ => 1,
+            };
             let num_non_empty_levels = (0..v.num_levels())
                 .rev()
                 .find(|&l| v.num_files(l) > 0)
@@ -589,7 +675,12 @@ impl DbInner {
             }
         };
         let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None, target);
-        out.set_compression(cfd.opts.compression_for(target));
+        let (codec, codec_opts) = cfd.opts.compression_for(target);
+        out.set_compression(if plan.compress_output {
+            (codec, codec_opts)
+        } else {
+            (CompressionType::None, codec_opts)
+        });
         let r = (|| -> Result<Vec<FileMetaData>> {
             let mut n = 0u64;
             while it.advance() {
@@ -653,25 +744,265 @@ impl DbInner {
         Ok(stats)
     }
 
-    /// Manual compaction of `[begin, end]`: flush, then compact level by
-    /// level down to the last level holding data.
+    /// Manual compaction of `[begin, end]` (`compactRange`): flush, then by
+    /// the family's style (see [`super::Db::compact_range`]), then the
+    /// options' bottommost-level rewrite and level change.
     pub(crate) fn compact_range(
         self: &Arc<Self>,
         cfd: &ColumnFamilyData,
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
+        cro: &CompactRangeOptions,
     ) -> Result<()> {
         self.check_open()?;
-        self.flush_cf(&super::FlushOptions::default(), cfd)?;
+        let fo = super::FlushOptions {
+            wait: true,
+            allow_write_stall: cro.allow_write_stall,
+        };
+        self.flush_cf(&fo, cfd)?;
         let mut st = self.state.lock();
         st.manual_compactions += 1;
-        let r = self.manual_compaction_rounds(&mut st, cfd, begin, end);
+        if cro.exclusive_manual_compaction {
+            st.exclusive_manual_compactions += 1;
+        }
+        let r = self.manual_compaction(&mut st, cfd, begin, end, cro);
         st.manual_compactions -= 1;
+        if cro.exclusive_manual_compaction {
+            st.exclusive_manual_compactions -= 1;
+            self.maybe_schedule_work(&mut st);
+        }
         self.bg_cv.notify_all();
         drop(st);
         // Automatic compactions that ran meanwhile may still be deleting.
         self.purge_obsolete_files();
         r
+    }
+
+    fn manual_compaction(
+        self: &Arc<Self>,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cfd: &ColumnFamilyData,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+        cro: &CompactRangeOptions,
+    ) -> Result<()> {
+        let cf = cfd.id;
+        let dropped =
+            || Error::InvalidArgument(format!("column family {:?} was dropped", cfd.name));
+        if cro.exclusive_manual_compaction {
+            // RocksDB: an exclusive manual compaction first waits for the
+            // automatic ones running (none starts meanwhile: the picker
+            // sees `exclusive_manual_compactions`).
+            while st.compactions_running > 0 {
+                self.manual_may_go_on(st, cfd)?;
+                self.bg_cv.wait(st);
+            }
+        }
+        // Files numbered from here on are written by this compaction.
+        let first_new = st.versions.next_file_number();
+        match cfd.opts.compaction_style {
+            CompactionStyle::Level => {
+                self.manual_compaction_rounds(st, cfd, begin, end)?;
+                if matches!(
+                    cro.bottommost_level_compaction,
+                    BottommostLevelCompaction::Force | BottommostLevelCompaction::ForceOptimized
+                ) {
+                    let newer_than = match cro.bottommost_level_compaction {
+                        BottommostLevelCompaction::ForceOptimized => first_new,
+                        _ => st.versions.next_file_number(),
+                    };
+                    self.manual_bottommost_in_place(st, cfd, begin, end, newer_than - 1)?;
+                }
+            }
+            CompactionStyle::Universal => loop {
+                self.manual_may_go_on(st, cfd)?;
+                let v = st.versions.current_cf(cf).ok_or_else(dropped)?;
+                if (0..v.num_levels()).all(|l| v.num_files(l) == 0) {
+                    break;
+                }
+                match crate::compaction::universal::pick_universal_manual(&v, &cfd.picker_opts) {
+                    Some(plan) => {
+                        drop(v);
+                        self.run_manual_plan(st, cf, plan)?;
+                        break;
+                    }
+                    None => {
+                        drop(v);
+                        self.bg_cv.wait(st);
+                    }
+                }
+            },
+            CompactionStyle::Fifo => {
+                self.manual_may_go_on(st, cfd)?;
+                let v = st.versions.current_cf(cf).ok_or_else(dropped)?;
+                let pick = pick_fifo(&v, &fifo_picker_options(cfd), unix_now());
+                let oldest = v.files(0).last().map(|f| f.number);
+                drop(v);
+                if let Some(plan) = pick {
+                    let mut plan = plan.into_plan(oldest, 0.0);
+                    if !plan.drop_inputs {
+                        plan.reason = crate::compaction::CompactionReason::ManualCompaction;
+                    }
+                    self.run_manual_plan(st, cf, plan)?;
+                }
+            }
+        }
+        if cro.change_level {
+            self.refit_level(st, cfd, cro.target_level)?;
+        }
+        Ok(())
+    }
+
+    /// Errors that end a manual compaction between its steps.
+    fn manual_may_go_on(&self, st: &DbState, cfd: &ColumnFamilyData) -> Result<()> {
+        if let Some(e) = &st.bg_error {
+            return Err(e.clone());
+        }
+        self.check_open()?;
+        if st.paused > 0 {
+            return Err(Error::Incomplete(
+                "manual compaction cannot run while background work is paused".into(),
+            ));
+        }
+        cfd.check_live()
+    }
+
+    /// Marks and runs a plan picked under `st`, outside the lock.
+    fn run_manual_plan(
+        self: &Arc<Self>,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cf: u32,
+        plan: CompactionPlan,
+    ) -> Result<()> {
+        let f = st
+            .families
+            .get_mut(&cf)
+            .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
+        f.jobs_running += 1;
+        plan.mark_being_compacted(true);
+        st.compactions_running += 1;
+        parking_lot::MutexGuard::unlocked(st, || self.run_plan(cf, plan))
+    }
+
+    /// `BottommostLevelCompaction::Force*`: rewrites the files of the last
+    /// non-empty level overlapping the range in place, leaving out files
+    /// numbered above `newer_than`.
+    fn manual_bottommost_in_place(
+        self: &Arc<Self>,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cfd: &ColumnFamilyData,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+        newer_than: u64,
+    ) -> Result<()> {
+        let cf = cfd.id;
+        loop {
+            self.manual_may_go_on(st, cfd)?;
+            let v = st
+                .versions
+                .current_cf(cf)
+                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
+            let Some(last) = (1..v.num_levels()).rev().find(|&l| v.num_files(l) > 0) else {
+                return Ok(());
+            };
+            let pick = crate::compaction::try_pick_manual_in_place(
+                &v,
+                &cfd.picker_opts,
+                last,
+                begin,
+                end,
+                Some(newer_than),
+            );
+            drop(v);
+            match pick {
+                ManualPick::Empty => return Ok(()),
+                ManualPick::Busy => self.bg_cv.wait(st),
+                ManualPick::Plan(plan) => self.run_manual_plan(st, cf, plan)?,
+            }
+        }
+    }
+
+    /// `change_level`: moves the files of the last non-empty level to
+    /// `target` (-1: the highest level above it that is empty, as are the
+    /// levels between, and whose target size holds them), as RocksDB's
+    /// `ReFitLevel`: only across empty levels, never from L0.
+    fn refit_level(
+        &self,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cfd: &ColumnFamilyData,
+        target: i32,
+    ) -> Result<()> {
+        let cf = cfd.id;
+        loop {
+            self.manual_may_go_on(st, cfd)?;
+            let v = st
+                .versions
+                .current_cf(cf)
+                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
+            let n = v.num_levels();
+            let Some(from) = (0..n).rev().find(|&l| v.num_files(l) > 0) else {
+                return Ok(());
+            };
+            let to = if target < 0 {
+                let bytes = v.level_bytes(from);
+                let targets = crate::compaction::level_targets(&v, &cfd.picker_opts);
+                let mut to = from;
+                for l in (1..from).rev() {
+                    if v.num_files(l) > 0 || targets.target(l) < bytes {
+                        break;
+                    }
+                    to = l;
+                }
+                to
+            } else {
+                target as usize
+            };
+            if to >= n {
+                return Err(Error::InvalidArgument(format!(
+                    "target_level {to} is not below num_levels {n}"
+                )));
+            }
+            if to == from {
+                return Ok(());
+            }
+            if from == 0 {
+                return Err(Error::NotSupported(
+                    "change_level: cannot move files out of level 0".into(),
+                ));
+            }
+            let between = if to > from {
+                from + 1..=to
+            } else {
+                to..=from - 1
+            };
+            if between.clone().any(|l| v.num_files(l) > 0) {
+                return Err(Error::NotSupported(format!(
+                    "change_level: levels between L{from} and L{to} are not empty"
+                )));
+            }
+            if v.files(from).iter().any(|f| f.is_being_compacted()) {
+                drop(v);
+                self.bg_cv.wait(st);
+                continue;
+            }
+            let mut edit = VersionEdit {
+                column_family: cf,
+                ..VersionEdit::new()
+            };
+            for f in v.files(from) {
+                edit.delete_file(from, f.number);
+                edit.add_file(to, Arc::new(f.clone_metadata()));
+            }
+            drop(v);
+            self.log_and_apply(st, edit)?;
+            self.refresh_super_version(st, cf);
+            info_log!(
+                self.info_log,
+                Info,
+                "Manual compaction moved level {from} to level {to} (change_level)"
+            );
+            return Ok(());
+        }
     }
 
     fn manual_compaction_rounds(

@@ -162,6 +162,12 @@ pub(crate) struct FamilyState {
     pub(crate) stats: InternalStats,
     /// Flushes and compactions of this family running: a drop waits for them.
     pub(crate) jobs_running: usize,
+    /// FIFO compaction: the largest sequence number of the tables dropped
+    /// since open (0: none). Every write at or below it that reached a
+    /// table is gone; the writes above it are all kept.
+    pub(crate) fifo_dropped_through: u64,
+    /// FIFO compaction: tables dropped since open.
+    pub(crate) fifo_dropped_files: u64,
 }
 
 impl FamilyState {
@@ -174,6 +180,8 @@ impl FamilyState {
             flush_requested: false,
             stats: InternalStats::new(levels),
             jobs_running: 0,
+            fifo_dropped_through: 0,
+            fifo_dropped_files: 0,
         }
     }
 
@@ -227,6 +235,10 @@ pub fn family_options(db: &Options, cf: &Options) -> Options {
     o.target_file_size_multiplier = cf.target_file_size_multiplier;
     o.compaction_pri = cf.compaction_pri;
     o.disable_auto_compactions = cf.disable_auto_compactions;
+    o.compaction_style = cf.compaction_style;
+    o.compaction_options_universal = cf.compaction_options_universal.clone();
+    o.compaction_options_fifo = cf.compaction_options_fifo.clone();
+    o.ttl = cf.ttl;
     o.compression = cf.compression;
     o.compression_opts = cf.compression_opts;
     o.compression_per_level = cf.compression_per_level.clone();

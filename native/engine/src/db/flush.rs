@@ -412,7 +412,6 @@ impl DbInner {
         cf: u32,
         orig: u64,
     ) -> Result<bool> {
-        let trigger = i64::from(self.opts.level0_file_num_compaction_trigger);
         let mut st = self.state.lock();
         let mut waited = false;
         loop {
@@ -432,14 +431,29 @@ impl DbInner {
             if earliest > orig {
                 return Ok(false);
             }
-            // Paused background work would never clear the condition.
+            let trigger = i64::from(f.cfd.opts.level0_file_num_compaction_trigger);
+            // The family's own condition, with its own options (RocksDB's
+            // `WaitUntilFlushWouldNotStallWrites`): without automatic
+            // compactions its L0 and byte conditions do not count, as no
+            // compaction would ever clear them.
+            let Some((inputs, _)) = self.family_stall_inputs(&st, cf) else {
+                return Ok(false);
+            };
+            // Paused background work would never clear the condition, and
+            // neither would idle background work that finds nothing to do
+            // (a compaction that keeps failing without latching an error,
+            // a family whose picks are all blocked): the flush goes ahead
+            // rather than wait forever
+            // (`regression_flush_with_auto_compactions_off_does_not_wait_on_l0_stall`).
+            let idle = !st.flush_scheduled
+                && !st.flush_running
+                && st.compactions_scheduled == 0
+                && st.compactions_running == 0
+                && !st.families.values().any(|f| f.flush_needed())
+                && self.pick_family_to_compact(&st).is_none();
             if st.paused > 0
-                || !flush_would_stall(
-                    &st.stall.inputs,
-                    &st.stall.limits,
-                    sv.mem.is_empty(),
-                    trigger,
-                )
+                || idle
+                || !flush_would_stall(&inputs, &st.stall.limits, sv.mem.is_empty(), trigger)
             {
                 return Ok(true);
             }
@@ -449,9 +463,9 @@ impl DbInner {
                     self.info_log,
                     Info,
                     "Flush waiting until it would not stall writes: {} immutable memtables, {} L0 files, {} pending compaction bytes",
-                    st.stall.inputs.unflushed_memtables,
-                    st.stall.inputs.l0_files,
-                    st.stall.inputs.pending_compaction_bytes
+                    inputs.unflushed_memtables,
+                    inputs.l0_files,
+                    inputs.pending_compaction_bytes
                 );
             }
             self.maybe_schedule_work(&mut st);

@@ -192,6 +192,9 @@ pub(crate) struct DbState {
     pub(crate) compactions_scheduled: usize,
     pub(crate) compactions_running: usize,
     pub(crate) manual_compactions: usize,
+    /// Manual compactions running with `exclusive_manual_compaction`: no
+    /// automatic compaction is picked while one runs.
+    pub(crate) exclusive_manual_compactions: usize,
     /// `pause_background_work` calls not yet matched by `continue_background_work`.
     pub(crate) paused: usize,
     /// File numbers being written by running jobs: never deleted as obsolete.
@@ -329,6 +332,74 @@ impl Default for FlushOptions {
     fn default() -> Self {
         FlushOptions {
             wait: true,
+            allow_write_stall: false,
+        }
+    }
+}
+
+/// When `compact_range` rewrites the bottommost level in place (RocksDB's
+/// `BottommostLevelCompaction`, RocksJava byte values). Talus has no
+/// compaction filter, so the default `IfHaveCompactionFilter` never
+/// rewrites it, as `Skip`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u8)]
+pub enum BottommostLevelCompaction {
+    /// Never rewrite the bottommost level in place.
+    Skip = 0,
+    /// Rewrite it only with a compaction filter (none in Talus: never).
+    #[default]
+    IfHaveCompactionFilter = 1,
+    /// Always rewrite it.
+    Force = 2,
+    /// Rewrite it, but not the files this compaction wrote there itself.
+    ForceOptimized = 3,
+}
+
+impl BottommostLevelCompaction {
+    /// Decodes the RocksJava byte.
+    pub fn from_u8(b: u8) -> Option<Self> {
+        Some(match b {
+            0 => Self::Skip,
+            1 => Self::IfHaveCompactionFilter,
+            2 => Self::Force,
+            3 => Self::ForceOptimized,
+            _ => return None,
+        })
+    }
+}
+
+/// Options of a manual compaction (RocksDB's `CompactRangeOptions`), with
+/// RocksDB's defaults.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CompactRangeOptions {
+    /// No automatic compaction runs beside this one: it waits for those
+    /// running and none starts until it ends. Default true.
+    pub exclusive_manual_compaction: bool,
+    /// After compacting, move the data to `target_level`. Default false.
+    pub change_level: bool,
+    /// With `change_level`: the level the data moves to; -1 (the default)
+    /// the highest empty level it fits in.
+    pub target_level: i32,
+    /// Leveled compaction: whether the last level is rewritten in place.
+    /// Default [`BottommostLevelCompaction::IfHaveCompactionFilter`].
+    pub bottommost_level_compaction: BottommostLevelCompaction,
+    /// The most subcompactions to split the work into; 0 (the default)
+    /// follows the database. Talus runs each compaction as one job, which
+    /// every value allows.
+    pub max_subcompactions: u32,
+    /// Flush first even if the new L0 table stalls writes. Default false:
+    /// the flush waits until it would not.
+    pub allow_write_stall: bool,
+}
+
+impl Default for CompactRangeOptions {
+    fn default() -> Self {
+        CompactRangeOptions {
+            exclusive_manual_compaction: true,
+            change_level: false,
+            target_level: -1,
+            bottommost_level_compaction: BottommostLevelCompaction::default(),
+            max_subcompactions: 0,
             allow_write_stall: false,
         }
     }
@@ -575,6 +646,30 @@ impl Db {
                 missing.join(", ")
             )));
         }
+        // A style change on an existing database (styles are not recorded:
+        // the files' shape is what must suit the new style, as in RocksDB).
+        // Leveled and universal compaction read any shape the other leaves
+        // (each level below L0 is one sorted run either way; files beyond
+        // `num_levels` were refused by recovery above). FIFO keeps every
+        // table in L0, so it opens only a family with nothing below L0.
+        for (&id, fam) in versions.families() {
+            let fo = fam_opts(&fam.name)?;
+            if fo.compaction_style != crate::options::CompactionStyle::Fifo {
+                continue;
+            }
+            let Some(v) = versions.current_cf(id) else {
+                continue;
+            };
+            if let Some(level) = (1..v.num_levels()).find(|&l| v.num_files(l) > 0) {
+                return Err(Error::InvalidArgument(format!(
+                    "Not all files are at level 0: column family {:?} has {} files at level \
+                     {level}. Cannot open with FIFO compaction style (open it with LEVEL or \
+                     UNIVERSAL compaction)",
+                    fam.name,
+                    v.num_files(level)
+                )));
+            }
+        }
         let legacy_logs = versions.db_id().is_none();
         let db_id = versions
             .db_id()
@@ -664,6 +759,7 @@ impl Db {
                 compactions_scheduled: 0,
                 compactions_running: 0,
                 manual_compactions: 0,
+                exclusive_manual_compactions: 0,
                 paused: 0,
                 pending_outputs: BTreeSet::new(),
                 bg_error: None,
@@ -1029,10 +1125,44 @@ impl Db {
         self.inner.flush(fo)
     }
 
-    /// Compacts every key in `[begin, end]` (None = unbounded) down to the
-    /// last level holding data, level by level.
+    /// Compacts every key in `[begin, end]` (None = unbounded) with the
+    /// default [`CompactRangeOptions`]: under leveled compaction down to
+    /// the last level holding data, level by level; under universal
+    /// compaction every file of the family into one sorted run at the last
+    /// level (the range is not consulted, as in RocksDB); under FIFO
+    /// compaction one FIFO pick (drops due by TTL or size, or an intra-L0
+    /// merge).
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
-        self.inner.compact_range(&self.inner.default_cf, begin, end)
+        self.inner.compact_range(
+            &self.inner.default_cf,
+            begin,
+            end,
+            &CompactRangeOptions::default(),
+        )
+    }
+
+    /// [`Db::compact_range`] with options.
+    pub fn compact_range_opt(
+        &self,
+        cro: &CompactRangeOptions,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        self.inner
+            .compact_range(&self.inner.default_cf, begin, end, cro)
+    }
+
+    /// FIFO compaction of family `cf`: `(through, files)`, the largest
+    /// sequence number of the tables dropped since this open (0: none) and
+    /// how many were dropped. The tables FIFO keeps hold only writes above
+    /// `through`; every write at or below it that had been flushed is gone.
+    pub fn fifo_dropped_cf(&self, cf: &ColumnFamilyHandle) -> Result<(u64, u64)> {
+        let cfd = self.family(cf)?;
+        let st = self.inner.state.lock();
+        Ok(st
+            .families
+            .get(&cfd.id)
+            .map_or((0, 0), |f| (f.fifo_dropped_through, f.fifo_dropped_files)))
     }
 
     /// Waits for running background jobs, then starts no new ones until
@@ -1242,7 +1372,20 @@ impl Db {
         end: Option<&[u8]>,
     ) -> Result<()> {
         let cfd = self.family(cf)?;
-        self.inner.compact_range(cfd, begin, end)
+        self.inner
+            .compact_range(cfd, begin, end, &CompactRangeOptions::default())
+    }
+
+    /// [`Db::compact_range_opt`] of family `cf`.
+    pub fn compact_range_cf_opt(
+        &self,
+        cf: &ColumnFamilyHandle,
+        cro: &CompactRangeOptions,
+        begin: Option<&[u8]>,
+        end: Option<&[u8]>,
+    ) -> Result<()> {
+        let cfd = self.family(cf)?;
+        self.inner.compact_range(cfd, begin, end, cro)
     }
 
     /// [`Db::property`] of family `cf`; `None` for an unknown name or a

@@ -73,8 +73,14 @@ impl DbInner {
             "num-snapshots" => self.snapshots.len() as u64,
             "oldest-snapshot-sequence" => self.snapshots.oldest().unwrap_or(0),
             "num-live-versions" => 1,
+            // RocksDB estimates the debt for leveled compaction only.
             "estimate-pending-compaction-bytes" | "compaction-pending-bytes" => {
-                estimated_pending_compaction_bytes(v, &cfd.picker_opts)
+                match cfd.opts.compaction_style {
+                    crate::options::CompactionStyle::Level => {
+                        estimated_pending_compaction_bytes(v, &cfd.picker_opts)
+                    }
+                    _ => 0,
+                }
             }
             "base-level" => level_targets(v, &cfd.picker_opts).base_level as u64,
             "block-cache-capacity" => self.block_cache.as_ref().map_or(0, |c| c.capacity() as u64),

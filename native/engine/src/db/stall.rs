@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 
 use super::{DbInner, DbState};
 use crate::compaction::estimated_pending_compaction_bytes;
+use crate::compaction::universal::stall_run_count;
 use crate::error::{Error, Result};
 use crate::info_log;
+use crate::options::CompactionStyle;
 use crate::rate_limiter::IoPriority;
 use crate::write_controller::{
     DEFAULT_DELAYED_RATE, DelayedRate, Pacer, StallCause, StallInputs, StallLimits, WriteCondition,
@@ -97,26 +99,17 @@ impl DbInner {
         let mut limits = st.stall.limits;
         let mut cond = WriteCondition::Normal;
         let mut v = st.versions.current();
-        for (&cf, f) in &st.families {
-            let Some(fv) = st.versions.current_cf(cf) else {
+        for &cf in st.families.keys() {
+            let Some((fi, fv)) = self.family_stall_inputs(st, cf) else {
                 continue;
             };
-            // A family whose own auto compactions are off is not held by its
-            // L0 or pending bytes (nothing would ever compact them), as in
-            // RocksDB.
-            let fi = StallInputs {
-                unflushed_memtables: f.imm.len(),
-                l0_files: fv.num_files(0),
-                pending_compaction_bytes: estimated_pending_compaction_bytes(
-                    &fv,
-                    &f.cfd.picker_opts,
-                ),
-                auto_compactions: auto_compactions && !f.cfd.opts.disable_auto_compactions,
-            };
+            // `fi.auto_compactions` is off for a family whose own auto
+            // compactions are off: it is not held by its L0 or pending bytes
+            // (nothing would ever compact them), as in RocksDB.
             let fl = if cf == 0 {
                 st.stall.limits
             } else {
-                StallLimits::from_options(&f.cfd.opts)
+                StallLimits::from_options(&st.families[&cf].cfd.opts)
             };
             let fc = evaluate(&fi, &fl);
             let worse = severity(fc) > severity(cond)
@@ -175,6 +168,39 @@ impl DbInner {
         self.write_condition.store(code, Ordering::Release);
         self.held_cause.store(held_code(cond), Ordering::Release);
         self.bg_cv.notify_all();
+    }
+
+    /// The write controller's inputs for family `cf` alone, with the
+    /// version they were read from; `None` for a family that is gone. The
+    /// L0 count is what the family's style stalls on (RocksDB's
+    /// `l0_delay_trigger_count`): L0 files for leveled compaction, sorted
+    /// runs for universal, nothing for FIFO (whose L0 triggers are off);
+    /// pending compaction bytes are estimated for leveled compaction only.
+    pub(crate) fn family_stall_inputs(
+        &self,
+        st: &DbState,
+        cf: u32,
+    ) -> Option<(StallInputs, Arc<crate::version::Version>)> {
+        let f = st.families.get(&cf)?;
+        let fv = st.versions.current_cf(cf)?;
+        let o = &f.cfd.opts;
+        let (l0_files, pending_compaction_bytes) = match o.compaction_style {
+            CompactionStyle::Level => (
+                fv.num_files(0),
+                estimated_pending_compaction_bytes(&fv, &f.cfd.picker_opts),
+            ),
+            CompactionStyle::Universal => (stall_run_count(&fv), 0),
+            CompactionStyle::Fifo => (0, 0),
+        };
+        Some((
+            StallInputs {
+                unflushed_memtables: f.imm.len(),
+                l0_files,
+                pending_compaction_bytes,
+                auto_compactions: !st.disable_auto_compactions && !o.disable_auto_compactions,
+            },
+            fv,
+        ))
     }
 
     fn log_condition_change(

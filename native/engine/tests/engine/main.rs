@@ -10,6 +10,7 @@
 
 mod close;
 mod column_families;
+mod compaction_styles;
 mod concurrent;
 mod destroy;
 mod foreign_database;

@@ -47,7 +47,7 @@ use std::time::{Duration, Instant};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use talus::db::{DbIterator, FlushOptions, Snapshot};
-use talus::options::{CompactionPriority, CompressionOptions, CompressionType};
+use talus::options::{CompactionPriority, CompactionStyle, CompressionOptions, CompressionType};
 use talus::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 
 /// Seeds every CI run checks.
@@ -288,6 +288,8 @@ struct LiveIter {
 /// What a run exercised, to show (and assert) that it reached the deep end.
 #[derive(Clone, Copy, Debug, Default)]
 struct Coverage {
+    /// FIFO runs: the largest sequence number FIFO compaction dropped.
+    fifo_dropped_through: u64,
     /// Most levels below L0 holding files at once.
     max_deep_levels: usize,
     /// Deepest level holding files.
@@ -319,6 +321,10 @@ struct Harness {
     /// The codec reopens switch to (the run's compression; LZ4 for a run
     /// that starts uncompressed).
     codec: CompressionType,
+    /// FIFO runs: every write with the last sequence number it used, to
+    /// rebuild the model when FIFO compaction drops tables (see
+    /// [`Harness::sync_fifo`]).
+    fifo_log: Option<Vec<(u64, Vec<Upd>)>>,
 }
 
 type Check = Result<(), String>;
@@ -436,6 +442,7 @@ impl Harness {
             CompressionType::None => CompressionType::Lz4,
             c => c,
         };
+        let fifo_log = (opts.compaction_style == CompactionStyle::Fifo).then(Vec::new);
         Ok(Harness {
             dir: dir.to_path_buf(),
             opts,
@@ -446,6 +453,7 @@ impl Harness {
             auto_compactions: true,
             cov: Coverage::default(),
             codec,
+            fifo_log,
         })
     }
 
@@ -498,7 +506,49 @@ impl Harness {
         (ro, view)
     }
 
+    /// FIFO runs: lets background work finish (so that no table is dropped
+    /// while the next operation reads), then brings the model, and every
+    /// snapshot's view, to what FIFO compaction kept. FIFO drops the oldest
+    /// tables, whose sequence ranges lie below every table kept, so the
+    /// database holds exactly the writes above the largest sequence number
+    /// dropped (`Db::fifo_dropped_cf`), and the model replays those. Open
+    /// iterators keep their views: their version keeps the dropped tables.
+    fn sync_fifo(&mut self) -> Check {
+        let Some(log) = &self.fifo_log else {
+            return Ok(());
+        };
+        let db = self.db.as_ref().expect("database open");
+        db.wait_for_compactions()
+            .map_err(err("wait_for_compactions"))?;
+        let (through, _) = db
+            .fifo_dropped_cf(&db.default_column_family())
+            .map_err(err("fifo_dropped_cf"))?;
+        if through <= self.cov.fifo_dropped_through {
+            return Ok(());
+        }
+        self.cov.fifo_dropped_through = through;
+        let replay = |upto: u64| {
+            let mut m = Map::new();
+            for (seq, upds) in log {
+                if *seq > through && *seq <= upto {
+                    for u in upds {
+                        apply_to_model(&mut m, u);
+                    }
+                }
+            }
+            m
+        };
+        self.model = replay(u64::MAX);
+        for (snap, view) in &mut self.snaps {
+            *view = Rc::new(replay(snap.sequence_number()));
+        }
+        Ok(())
+    }
+
     fn apply(&mut self, op: &Op) -> Check {
+        if !matches!(op, Op::Write(..)) {
+            self.sync_fifo()?;
+        }
         match op {
             Op::Write(upds, via, flags) => self.write(upds, *via, *flags),
             Op::Get(k, snap) => self.check_get(k, *snap, "get"),
@@ -668,6 +718,13 @@ impl Harness {
                 Upd::SingleDelete(..) => self.cov.single_deletes += 1,
                 _ => self.cov.writes += 1,
             }
+        }
+        if self.fifo_log.is_some() {
+            let seq = self.db().latest_sequence_number();
+            if let Some(log) = &mut self.fifo_log {
+                log.push((seq, upds.to_vec()));
+            }
+            self.sync_fifo()?;
         }
         // Read back what the write touched (a sample of large batches).
         for u in upds.iter().take(8) {
@@ -882,7 +939,8 @@ fn describe(o: &Options) -> String {
          block_size={} block_restart_interval={} filter_bits_per_key={:?} \
          whole_key_filtering={} cache_index_and_filter_blocks={} pin_l0={} \
          no_block_cache={} block_cache_size={} (write_buffer_size={} \
-         target_file_size_base={} max_bytes_for_level_base={} l0_trigger={})",
+         target_file_size_base={} max_bytes_for_level_base={} l0_trigger={}) \
+         compaction_style={:?} universal={:?} fifo={:?}",
         o.num_levels,
         o.level_compaction_dynamic_level_bytes,
         o.max_bytes_for_level_multiplier,
@@ -905,6 +963,9 @@ fn describe(o: &Options) -> String {
         o.target_file_size_base,
         o.max_bytes_for_level_base,
         o.level0_file_num_compaction_trigger,
+        o.compaction_style,
+        o.compaction_options_universal,
+        o.compaction_options_fifo,
     )
 }
 
@@ -1456,15 +1517,69 @@ fn apply_codec_run(o: &mut Options, run: CodecRun, seed: u64) {
     }
 }
 
+/// The compaction style of a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum StyleRun {
+    /// Leveled compaction (the seed's own options).
+    Level,
+    /// Universal compaction with random universal options.
+    Universal,
+    /// FIFO compaction with a small size limit (tables are dropped) and
+    /// random intra-L0 compaction.
+    Fifo,
+}
+
+/// Applies `style` to `o`, drawing from its own generator.
+fn apply_style_run(o: &mut Options, style: StyleRun, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed ^ 0x0575_71e5);
+    match style {
+        StyleRun::Level => {}
+        StyleRun::Universal => {
+            o.compaction_style = CompactionStyle::Universal;
+            let u = &mut o.compaction_options_universal;
+            u.size_ratio = [0, 1, 10, 50][rng.random_range(0..4)];
+            u.min_merge_width = rng.random_range(2..=4);
+            u.max_merge_width = [3, 6, u32::MAX][rng.random_range(0..3)];
+            u.max_size_amplification_percent = [25, 100, 200][rng.random_range(0..3)];
+            u.compression_size_percent = [-1, -1, 50][rng.random_range(0..3)];
+            u.stop_style = if rng.random_bool(0.5) {
+                talus::options::StopStyle::TotalSize
+            } else {
+                talus::options::StopStyle::SimilarSize
+            };
+            u.allow_trivial_move = rng.random_bool(0.5);
+            o.level0_file_num_compaction_trigger = rng.random_range(2..=4);
+        }
+        StyleRun::Fifo => {
+            o.compaction_style = CompactionStyle::Fifo;
+            o.compaction_options_fifo.max_table_files_size =
+                [256 << 10, 512 << 10, 1 << 20][rng.random_range(0..3)];
+            o.compaction_options_fifo.allow_compaction = rng.random_bool(0.5);
+            o.level0_file_num_compaction_trigger = rng.random_range(2..=6);
+        }
+    }
+}
+
 /// Runs one seed; on failure prints everything needed to reproduce it and panics.
 fn run_seed(seed: u64, n_ops: usize, progress: &Progress) -> Coverage {
     run_seed_with(seed, n_ops, progress, CodecRun::Seed)
 }
 
 fn run_seed_with(seed: u64, n_ops: usize, progress: &Progress, codec: CodecRun) -> Coverage {
+    run_seed_styled(seed, n_ops, progress, codec, StyleRun::Level)
+}
+
+fn run_seed_styled(
+    seed: u64,
+    n_ops: usize,
+    progress: &Progress,
+    codec: CodecRun,
+    style: StyleRun,
+) -> Coverage {
     let mut rng = StdRng::seed_from_u64(seed);
     let mut opts = options_for(&mut rng);
     apply_codec_run(&mut opts, codec, seed);
+    apply_style_run(&mut opts, style, seed);
     let mut g = Gen::new(&mut rng);
     let dir = tempfile::Builder::new()
         .prefix(&format!("talus-model-{seed}-"))
@@ -1490,7 +1605,8 @@ fn run_seed_with(seed: u64, n_ops: usize, progress: &Progress, codec: CodecRun) 
     let from = failure.index.saturating_sub(25);
     let mut report = format!(
         "model test failed: seed {seed} (TALUS_MODEL_SEED={seed} TALUS_MODEL_OPS={n_ops}), \
-         codecs {codec:?}, operation {} of {n_ops}\n  {}\n  op: {:?}\n  options: {}\n  \
+         codecs {codec:?}, style {style:?}, operation {} of {n_ops}\n  {}\n  op: {:?}\n  \
+         options: {}\n  \
          database kept in {}\n  operations {from}..={}:\n",
         failure.index,
         failure.message,
@@ -1647,4 +1763,54 @@ fn random_operations_match_a_btreemap_zstd() {
 fn random_operations_match_a_btreemap_per_level_codecs_and_zstd_dictionaries() {
     codec_seed(31, CodecRun::Mixed);
     codec_seed(32, CodecRun::Mixed);
+}
+
+/// One seed under compaction style `style` and codec `codec`: the model
+/// holds under each style; each run must reach what its style does
+/// (universal: runs merged into a level below L0; FIFO: tables dropped).
+fn style_seed(seed: u64, style: StyleRun, codec: CompressionType) {
+    let progress = Arc::new(Progress {
+        beat: AtomicU64::new(0),
+        what: Mutex::new(String::new()),
+        done: AtomicBool::new(false),
+    });
+    let n_ops = env_u64("TALUS_MODEL_OPS").map_or(CI_OPS, |n| n as usize);
+    let started = Instant::now();
+    let cov = run_seed_styled(seed, n_ops, &progress, CodecRun::Only(codec), style);
+    eprintln!(
+        "seed {seed} {style:?} {codec:?}: {n_ops} ops in {:.1} s; {cov:?}",
+        started.elapsed().as_secs_f64()
+    );
+    let reached = match style {
+        StyleRun::Level => cov.max_deep_levels >= 2,
+        StyleRun::Universal => cov.deepest_level >= 1,
+        StyleRun::Fifo => cov.fifo_dropped_through > 0 && cov.deepest_level == 0,
+    };
+    assert!(
+        cov.max_l0_files > 0 && cov.reopens > 0 && reached,
+        "seed {seed} {style:?} {codec:?} did not exercise its style: {cov:?}"
+    );
+}
+
+#[test]
+fn random_operations_match_a_btreemap_universal() {
+    style_seed(41, StyleRun::Universal, CompressionType::None);
+    style_seed(42, StyleRun::Universal, CompressionType::Lz4);
+    style_seed(43, StyleRun::Universal, CompressionType::Snappy);
+    style_seed(44, StyleRun::Universal, CompressionType::Zstd);
+}
+
+#[test]
+fn random_operations_match_a_btreemap_fifo() {
+    style_seed(51, StyleRun::Fifo, CompressionType::None);
+    style_seed(52, StyleRun::Fifo, CompressionType::Lz4);
+    style_seed(53, StyleRun::Fifo, CompressionType::Snappy);
+    style_seed(54, StyleRun::Fifo, CompressionType::Zstd);
+}
+
+#[test]
+fn random_operations_match_a_btreemap_level_each_codec() {
+    // The leveled runs per codec are `random_operations_match_a_btreemap_{
+    // uncompressed,snappy,lz4,zstd}`; this one takes the style path.
+    style_seed(61, StyleRun::Level, CompressionType::Zstd);
 }

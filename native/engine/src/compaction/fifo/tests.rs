@@ -142,3 +142,42 @@ fn tables_being_compacted_are_not_dropped() {
     p.mark_being_compacted(true);
     assert!(p.files.iter().all(|f| f.is_being_compacted()));
 }
+
+/// The DB's plan of a FIFO pick: L0 to L0, oldest first; a drop writes
+/// nothing; an intra-L0 merge is the bottom of its keys only with the
+/// oldest L0 table.
+#[test]
+fn into_plan_is_l0_to_l0_oldest_first() {
+    let newest = Arc::new(FileMetaData {
+        number: 9,
+        largest_seq: 90,
+        ..FileMetaData::default()
+    });
+    let oldest = Arc::new(FileMetaData {
+        number: 3,
+        largest_seq: 30,
+        ..FileMetaData::default()
+    });
+    let drop = FifoPlan {
+        files: vec![newest.clone(), oldest.clone()],
+        drop: true,
+        reason: FifoReason::MaxSize,
+    }
+    .into_plan(Some(3), 1.0);
+    assert_eq!((drop.level, drop.output_level), (0, 0));
+    assert!(drop.drop_inputs && !drop.bottommost);
+    assert_eq!(
+        drop.inputs.iter().map(|f| f.number).collect::<Vec<_>>(),
+        vec![3, 9]
+    );
+    assert_eq!(drop.reason, CompactionReason::FifoMaxSize);
+    let merge = FifoPlan {
+        files: vec![newest, oldest],
+        drop: false,
+        reason: FifoReason::IntraL0,
+    };
+    assert!(merge.clone().into_plan(Some(3), 1.0).bottommost);
+    let p = merge.into_plan(Some(1), 1.0);
+    assert!(!p.bottommost && !p.drop_inputs);
+    assert_eq!(p.reason, CompactionReason::FifoReduceNumFiles);
+}

@@ -308,3 +308,45 @@ fn one_level_databases_keep_everything_in_l0() {
     assert_eq!(p.output_level, 0);
     assert!(p.bottommost);
 }
+
+/// The DB's plan of a universal pick: inputs grouped by level (L0 oldest
+/// first), the oldest run's level as `output_inputs` when it is the output
+/// level, outputs to L0 uncut, no trivial move into L0.
+#[test]
+fn into_plan_groups_the_runs_by_level() {
+    let v = version(&[10, 10, 10], &[(3, 30), (6, 1000)]);
+    let picker = PickerOptions {
+        target_file_size_base: 64,
+        target_file_size_multiplier: 2,
+        ..PickerOptions::default()
+    };
+    // Everything, into L6.
+    let p = pick_universal_manual(&v, &picker).expect("a plan");
+    assert_eq!((p.level, p.output_level), (0, 6));
+    let l0: Vec<u64> = p.inputs.iter().map(|f| f.number).collect();
+    assert_eq!(l0, vec![3, 2, 1], "L0 inputs oldest first");
+    assert_eq!(p.middle_inputs.len(), 1);
+    assert_eq!(p.middle_inputs[0].0, 3);
+    assert_eq!(p.output_inputs.len(), 1);
+    assert!(p.bottommost && !p.is_trivial_move);
+    assert_eq!(p.max_output_file_size, 64 * 2 * 2 * 2 * 2 * 2);
+    assert_eq!(p.reason, CompactionReason::ManualCompaction);
+    assert_eq!(p.all_inputs().count(), 5);
+    // Two L0 runs followed by an L0 run: the output stays in L0, one table.
+    let runs = sorted_runs(&v);
+    let plan = UniversalPlan {
+        runs: runs[..2].to_vec(),
+        output_level: 0,
+        reason: UniversalReason::SizeRatio,
+        compress_output: false,
+        is_trivial_move: true,
+        bottommost: false,
+    }
+    .into_plan(&picker, 1.0);
+    assert_eq!((plan.level, plan.output_level), (0, 0));
+    assert!(plan.output_inputs.is_empty() && plan.middle_inputs.is_empty());
+    assert_eq!(plan.max_output_file_size, u64::MAX);
+    assert!(!plan.is_trivial_move, "a move into L0 would move nothing");
+    assert!(!plan.compress_output);
+    assert_eq!(plan.reason, CompactionReason::UniversalSizeRatio);
+}

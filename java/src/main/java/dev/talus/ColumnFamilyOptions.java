@@ -372,6 +372,83 @@ public class ColumnFamilyOptions extends PlainCloseable {
   }
 
   /**
+   * As {@link Options#setCompactionOptionsUniversal(CompactionOptionsUniversal)}.
+   *
+   * @param universal the value
+   * @return this
+   */
+  public ColumnFamilyOptions setCompactionOptionsUniversal(CompactionOptionsUniversal universal) {
+    checkOpen();
+    options.setCompactionOptionsUniversal(universal);
+    return this;
+  }
+
+  /** @return as {@link Options#compactionOptionsUniversal()} */
+  public CompactionOptionsUniversal compactionOptionsUniversal() {
+    checkOpen();
+    return options.compactionOptionsUniversal();
+  }
+
+  /**
+   * As {@link Options#setCompactionOptionsFIFO(CompactionOptionsFIFO)}.
+   *
+   * @param fifo the value
+   * @return this
+   */
+  public ColumnFamilyOptions setCompactionOptionsFIFO(CompactionOptionsFIFO fifo) {
+    checkOpen();
+    options.setCompactionOptionsFIFO(fifo);
+    return this;
+  }
+
+  /** @return as {@link Options#compactionOptionsFIFO()} */
+  public CompactionOptionsFIFO compactionOptionsFIFO() {
+    checkOpen();
+    return options.compactionOptionsFIFO();
+  }
+
+  /**
+   * As {@link Options#setTtl(long)}.
+   *
+   * @param ttl the value
+   * @return this
+   */
+  public ColumnFamilyOptions setTtl(long ttl) {
+    checkOpen();
+    options.setTtl(ttl);
+    return this;
+  }
+
+  /** @return as {@link Options#ttl()} */
+  public long ttl() {
+    checkOpen();
+    return options.ttl();
+  }
+
+  /**
+   * As {@link Options#optimizeUniversalStyleCompaction()}.
+   *
+   * @return this
+   */
+  public ColumnFamilyOptions optimizeUniversalStyleCompaction() {
+    checkOpen();
+    options.optimizeUniversalStyleCompaction();
+    return this;
+  }
+
+  /**
+   * As {@link Options#optimizeUniversalStyleCompaction(long)}.
+   *
+   * @param memtableMemoryBudget the value
+   * @return this
+   */
+  public ColumnFamilyOptions optimizeUniversalStyleCompaction(long memtableMemoryBudget) {
+    checkOpen();
+    options.optimizeUniversalStyleCompaction(memtableMemoryBudget);
+    return this;
+  }
+
+  /**
    * As {@link Options#setDisableAutoCompactions(boolean)}.
    *
    * @param flag the value

@@ -61,6 +61,10 @@ public class Options extends PlainCloseable {
   private int targetFileSizeMultiplier = 1;
   private CompactionPriority compactionPriority = CompactionPriority.MinOverlappingRatio;
   private boolean disableAutoCompactions;
+  private CompactionStyle compactionStyle = CompactionStyle.LEVEL;
+  private CompactionOptionsUniversal compactionOptionsUniversal = new CompactionOptionsUniversal();
+  private CompactionOptionsFIFO compactionOptionsFIFO = new CompactionOptionsFIFO();
+  private long ttl;
   private CompressionType compressionType = CompressionType.LZ4_COMPRESSION;
   private CompressionOptions compressionOptions = new CompressionOptions();
   private java.util.List<CompressionType> compressionPerLevel = java.util.List.of();
@@ -138,6 +142,10 @@ public class Options extends PlainCloseable {
     this.targetFileSizeMultiplier = other.targetFileSizeMultiplier;
     this.compactionPriority = other.compactionPriority;
     this.disableAutoCompactions = other.disableAutoCompactions;
+    this.compactionStyle = other.compactionStyle;
+    this.compactionOptionsUniversal = new CompactionOptionsUniversal(other.compactionOptionsUniversal);
+    this.compactionOptionsFIFO = new CompactionOptionsFIFO(other.compactionOptionsFIFO);
+    this.ttl = other.ttl;
     this.compressionType = other.compressionType;
     this.compressionOptions = other.compressionOptions;
     this.compressionPerLevel = other.compressionPerLevel;
@@ -915,25 +923,101 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Compaction style. Only {@link CompactionStyle#LEVEL} (the default) is implemented.
+   * Compaction style. Default {@link CompactionStyle#LEVEL}. {@link CompactionStyle#UNIVERSAL}
+   * (tuned by {@link #setCompactionOptionsUniversal(CompactionOptionsUniversal)}) and {@link
+   * CompactionStyle#FIFO} (tuned by {@link #setCompactionOptionsFIFO(CompactionOptionsFIFO)} and
+   * {@link #setTtl(long)}) are implemented too. An existing database opens with another style
+   * than it was written with where RocksDB allows it: leveled and universal read each other's
+   * files (within {@code numLevels}); FIFO opens only a database (or column family) with nothing
+   * below L0, and {@link TalusDB#open(Options, String)} refuses any other with {@link
+   * TalusException} {@code InvalidArgument} naming the level that holds files.
    *
    * @param style the style
    * @return this
-   * @throws UnsupportedOperationException for any other style
+   * @throws UnsupportedOperationException for {@link CompactionStyle#NONE} (use {@link
+   *     #setDisableAutoCompactions(boolean)})
    */
   public Options setCompactionStyle(CompactionStyle style) {
     checkOpen();
-    if (Objects.requireNonNull(style, "compactionStyle") != CompactionStyle.LEVEL) {
+    if (Objects.requireNonNull(style, "compactionStyle") == CompactionStyle.NONE) {
       throw new UnsupportedOperationException(
-          "setCompactionStyle(" + style + "): Talus implements LEVEL compaction only");
+          "setCompactionStyle(NONE): Talus implements LEVEL, UNIVERSAL and FIFO; turn automatic"
+              + " compactions off with setDisableAutoCompactions(true)");
     }
+    compactionStyle = style;
     return this;
   }
 
-  /** @return {@link CompactionStyle#LEVEL} */
+  /** @return the compaction style (default {@link CompactionStyle#LEVEL}) */
   public CompactionStyle compactionStyle() {
     checkOpen();
-    return CompactionStyle.LEVEL;
+    return compactionStyle;
+  }
+
+  /**
+   * Universal compaction's options (used with {@link CompactionStyle#UNIVERSAL}). The values are
+   * copied. Default: RocksDB's ({@link CompactionOptionsUniversal#CompactionOptionsUniversal()}).
+   *
+   * @param options the options; not null, not closed
+   * @return this
+   */
+  public Options setCompactionOptionsUniversal(CompactionOptionsUniversal options) {
+    checkOpen();
+    Objects.requireNonNull(options, "compactionOptionsUniversal");
+    options.checkOpen();
+    compactionOptionsUniversal = new CompactionOptionsUniversal(options);
+    return this;
+  }
+
+  /** @return a copy of universal compaction's options */
+  public CompactionOptionsUniversal compactionOptionsUniversal() {
+    checkOpen();
+    return new CompactionOptionsUniversal(compactionOptionsUniversal);
+  }
+
+  /**
+   * FIFO compaction's options (used with {@link CompactionStyle#FIFO}). The values are copied.
+   * Default: RocksDB's ({@link CompactionOptionsFIFO#CompactionOptionsFIFO()}).
+   *
+   * @param options the options; not null, not closed
+   * @return this
+   */
+  public Options setCompactionOptionsFIFO(CompactionOptionsFIFO options) {
+    checkOpen();
+    Objects.requireNonNull(options, "compactionOptionsFIFO");
+    options.checkOpen();
+    compactionOptionsFIFO = new CompactionOptionsFIFO(options);
+    return this;
+  }
+
+  /** @return a copy of FIFO compaction's options */
+  public CompactionOptionsFIFO compactionOptionsFIFO() {
+    checkOpen();
+    return new CompactionOptionsFIFO(compactionOptionsFIFO);
+  }
+
+  /**
+   * FIFO compaction drops a table once it is older than this many seconds (by the creation time
+   * in its properties), checked whenever a flush or compaction finishes and at {@code
+   * compactRange}. Default 0: tables are dropped by size only. RocksDB's default is a marker
+   * meaning 30 days for leveled compaction, where a TTL makes old files compact again; Talus
+   * implements the TTL for FIFO only, and {@link TalusDB#open(Options, String)} refuses a
+   * positive TTL with another style with {@link TalusException} {@code NotSupported}. Unsigned in
+   * RocksDB: a negative value is the unsigned number of the same bits.
+   *
+   * @param ttl seconds, or 0
+   * @return this
+   */
+  public Options setTtl(long ttl) {
+    checkOpen();
+    this.ttl = ttl;
+    return this;
+  }
+
+  /** @return the TTL in seconds (default 0: none) */
+  public long ttl() {
+    checkOpen();
+    return ttl;
   }
 
   /**
@@ -1146,6 +1230,35 @@ public class Options extends PlainCloseable {
     setTargetFileSizeBase(memtableMemoryBudget / 8);
     setMaxBytesForLevelBase(memtableMemoryBudget);
     setCompactionStyle(CompactionStyle.LEVEL);
+    return this;
+  }
+
+  /**
+   * RocksDB's preset for universal compaction with a 512 MiB memtable budget; see {@link
+   * #optimizeUniversalStyleCompaction(long)}.
+   *
+   * @return this
+   */
+  public Options optimizeUniversalStyleCompaction() {
+    return optimizeUniversalStyleCompaction(DEFAULT_COMPACTION_MEMTABLE_MEMORY_BUDGET);
+  }
+
+  /**
+   * RocksDB's preset for universal compaction: write buffers of a quarter of the budget, merged
+   * two at a time, up to six; a run-count trigger of two; universal compaction whose outputs stay
+   * uncompressed while the older runs hold 80 % of the data ({@code compressionSizePercent} 80).
+   *
+   * @param memtableMemoryBudget bytes for all memtables
+   * @return this
+   */
+  public Options optimizeUniversalStyleCompaction(long memtableMemoryBudget) {
+    checkOpen();
+    setWriteBufferSize(memtableMemoryBudget / 4);
+    setMinWriteBufferNumberToMerge(2);
+    setMaxWriteBufferNumber(6);
+    setLevel0FileNumCompactionTrigger(2);
+    setCompactionStyle(CompactionStyle.UNIVERSAL);
+    compactionOptionsUniversal.setCompressionSizePercent(80);
     return this;
   }
 
@@ -1476,6 +1589,10 @@ public class Options extends PlainCloseable {
     put(b, "target_file_size_multiplier", targetFileSizeMultiplier);
     put(b, "compaction_pri", compactionPriority.getValue());
     put(b, "disable_auto_compactions", disableAutoCompactions);
+    put(b, "compaction_style", compactionStyle.getValue());
+    compactionOptionsUniversal.appendTo(b);
+    compactionOptionsFIFO.appendTo(b);
+    put(b, "ttl", ttl);
     put(b, "compression", compressionType.getValue());
     StringBuilder levels = new StringBuilder();
     for (CompressionType t : compressionPerLevel) {

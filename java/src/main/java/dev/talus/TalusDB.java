@@ -1421,10 +1421,47 @@ public class TalusDB extends NativeHandle {
    */
   public void compactRange(ColumnFamilyHandle columnFamilyHandle, byte[] begin, byte[] end)
       throws TalusException {
+    try (CompactRangeOptions defaults = new CompactRangeOptions()) {
+      compactRange(columnFamilyHandle, begin, end, defaults);
+    }
+  }
+
+  /**
+   * Compacts {@code [begin, end]} of column family {@code columnFamilyHandle} (null: unbounded)
+   * as {@code options} say (see {@link CompactRangeOptions}). Under leveled compaction the range
+   * is compacted level by level down to the last level holding data; under universal compaction
+   * every file of the family is merged into one sorted run at the last level, whatever the range;
+   * under FIFO compaction one FIFO pick runs (tables due by TTL or size are dropped, or small L0
+   * tables merged).
+   *
+   * @param columnFamilyHandle the family
+   * @param begin first key, or null
+   * @param end last key, or null
+   * @param options the options; not null, not closed
+   * @throws TalusException on an engine error ({@code NotSupported} when {@code changeLevel}
+   *     cannot move the data: levels in between hold files, or the data is in L0; {@code
+   *     InvalidArgument} for a target level beyond {@code numLevels})
+   */
+  public void compactRange(
+      ColumnFamilyHandle columnFamilyHandle,
+      byte[] begin,
+      byte[] end,
+      CompactRangeOptions options)
+      throws TalusException {
     int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    Objects.requireNonNull(options, "options");
+    int flags = options.flags();
     long h = acquire();
     try {
-      nativeCfCompactRange(h, id, begin, end);
+      nativeCfCompactRange(
+          h,
+          id,
+          begin,
+          end,
+          flags,
+          options.targetLevel(),
+          options.bottommostValue(),
+          options.maxSubcompactions());
     } finally {
       release();
     }
@@ -2596,9 +2633,35 @@ public class TalusDB extends NativeHandle {
    * @throws TalusException on an engine error
    */
   public void compactRange(byte[] begin, byte[] end) throws TalusException {
+    try (CompactRangeOptions defaults = new CompactRangeOptions()) {
+      compactRange(begin, end, defaults);
+    }
+  }
+
+  /**
+   * Compacts the keys in {@code [begin, end]} ({@code null} = unbounded) of the default column
+   * family as {@code options} say; see {@link #compactRange(ColumnFamilyHandle, byte[], byte[],
+   * CompactRangeOptions)}.
+   *
+   * @param begin first key, or null
+   * @param end last key, or null
+   * @param options the options; not null, not closed
+   * @throws TalusException on an engine error
+   */
+  public void compactRange(byte[] begin, byte[] end, CompactRangeOptions options)
+      throws TalusException {
+    Objects.requireNonNull(options, "options");
+    int flags = options.flags();
     long h = acquire();
     try {
-      nativeCompactRange(h, begin, end);
+      nativeCompactRange(
+          h,
+          begin,
+          end,
+          flags,
+          options.targetLevel(),
+          options.bottommostValue(),
+          options.maxSubcompactions());
     } finally {
       release();
     }
@@ -3072,7 +3135,15 @@ public class TalusDB extends NativeHandle {
   private static native void nativeCfFlush(long h, int cf, boolean wait, boolean allowWriteStall)
       throws TalusException;
 
-  private static native void nativeCfCompactRange(long h, int cf, byte[] begin, byte[] end)
+  private static native void nativeCfCompactRange(
+      long h,
+      int cf,
+      byte[] begin,
+      byte[] end,
+      int flags,
+      int targetLevel,
+      int bottommost,
+      int maxSubcompactions)
       throws TalusException;
 
   private static native String nativeCfGetProperty(long h, int cf, String name)
@@ -3155,7 +3226,14 @@ public class TalusDB extends NativeHandle {
 
   private static native void nativeFlushWal(long h, boolean sync) throws TalusException;
 
-  private static native void nativeCompactRange(long h, byte[] begin, byte[] end)
+  private static native void nativeCompactRange(
+      long h,
+      byte[] begin,
+      byte[] end,
+      int flags,
+      int targetLevel,
+      int bottommost,
+      int maxSubcompactions)
       throws TalusException;
 
   private static native void nativeBackground(long h, int kind) throws TalusException;

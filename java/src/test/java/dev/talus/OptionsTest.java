@@ -54,6 +54,7 @@ class OptionsTest {
       "setNumLevels", "setMaxBytesForLevelBase", "setMaxBytesForLevelMultiplier",
       "setLevelCompactionDynamicLevelBytes", "setTargetFileSizeBase",
       "setTargetFileSizeMultiplier", "setCompactionPriority", "setCompactionStyle",
+      "setCompactionOptionsUniversal", "setCompactionOptionsFIFO", "setTtl",
       "setDisableAutoCompactions", "setEnv", "setCompressionType", "setTableFormatConfig",
       "setCompressionOptions", "setCompressionPerLevel", "setBottommostCompressionType",
       "setBottommostCompressionOptions",
@@ -411,13 +412,16 @@ class OptionsTest {
       }
       o.setCompressionType(CompressionType.LZ4_COMPRESSION);
       for (CompactionStyle s : CompactionStyle.values()) {
-        if (s == CompactionStyle.LEVEL) {
+        if (s != CompactionStyle.NONE) {
           o.setCompactionStyle(s);
+          assertEquals(s, o.compactionStyle());
         } else {
-          assertThrows(UnsupportedOperationException.class, () -> o.setCompactionStyle(s),
-              s.toString());
+          UnsupportedOperationException e = assertThrows(UnsupportedOperationException.class,
+              () -> o.setCompactionStyle(s), s.toString());
+          assertTrue(e.getMessage().contains("NONE"), e.getMessage());
         }
       }
+      o.setCompactionStyle(CompactionStyle.LEVEL);
       assertEquals(CompressionType.LZ4_COMPRESSION, o.compressionType());
       assertEquals(CompactionStyle.LEVEL, o.compactionStyle());
     }

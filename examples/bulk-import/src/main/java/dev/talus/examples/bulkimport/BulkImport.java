@@ -140,6 +140,12 @@ public final class BulkImport implements Callable<Integer> {
           + " or none. Default: ${DEFAULT-VALUE}.")
   EngineSettings.Compression compression = EngineSettings.Compression.lz4;
 
+  @Option(names = "--compaction-style", paramLabel = "STYLE",
+      description = "Compaction style, the same on both engines: level, universal (RocksDB's"
+          + " default universal options) or fifo (no size limit or TTL, so every row stays to be"
+          + " verified: nothing is ever compacted). Default: ${DEFAULT-VALUE}.")
+  EngineSettings.Style compactionStyle = EngineSettings.Style.level;
+
   @Option(names = "--engine", paramLabel = "ENGINE",
       description = "talus or rocksdb (RocksJava). Default: ${DEFAULT-VALUE}.")
   Engine.Kind engine = Engine.Kind.talus;
@@ -258,7 +264,8 @@ public final class BulkImport implements Callable<Integer> {
     EngineSettings settings = EngineSettings.bulkImportPreset(dbDir.toString(),
         walDir == null ? null : walDir.toString(), rateLimitMb, walBytesPerSyncMb,
         lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters)
-        .withCompression(compression);
+        .withCompression(compression)
+        .withCompactionStyle(compactionStyle);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     Summary s = new Summary();
     summary = s;

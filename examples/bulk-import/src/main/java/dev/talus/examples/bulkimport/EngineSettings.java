@@ -50,6 +50,10 @@ package dev.talus.examples.bulkimport;
  *     -1, Talus's default, is one writer thread at a time per core, 0 is none, as in RocksDB,
  *     which has no such setting)
  * @param compression the codec of every level, the same {@code CompressionType} on both engines
+ * @param compactionStyle the compaction style, the same {@code CompactionStyle} on both engines
+ *     with RocksDB's default universal options; FIFO with no size limit ({@code
+ *     maxTableFilesSize} unlimited, no TTL), so that the import keeps every row it verifies: FIFO
+ *     then never compacts, and L0 holds every table
  */
 record EngineSettings(
     String path,
@@ -78,7 +82,15 @@ record EngineSettings(
     boolean lowCpuPriorityCompactions,
     boolean rocksdbWriteThreadAdaptiveYield,
     int talusMaxConcurrentWriters,
-    Compression compression) {
+    Compression compression,
+    Style compactionStyle) {
+
+  /** Compaction style of both engines (their {@code CompactionStyle} of the same name). */
+  enum Style {
+    level,
+    universal,
+    fifo
+  }
 
   /** Block codec of both engines (their {@code CompressionType} of the same name). */
   enum Compression {
@@ -135,7 +147,8 @@ record EngineSettings(
         lowCpuPriorityCompactions,
         rocksdbWriteThreadAdaptiveYield,
         talusMaxConcurrentWriters,
-        Compression.lz4);
+        Compression.lz4,
+        Style.level);
   }
 
   /**
@@ -153,7 +166,7 @@ record EngineSettings(
         rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
         blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, on,
         lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters,
-        compression);
+        compression, compactionStyle);
   }
 
   /**
@@ -170,7 +183,24 @@ record EngineSettings(
         rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
         blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, statistics,
         lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters,
-        codec);
+        codec, compactionStyle);
+  }
+
+  /**
+   * The same settings with another compaction style.
+   *
+   * @param style the compaction style of both engines
+   * @return the settings
+   */
+  EngineSettings withCompactionStyle(Style style) {
+    return new EngineSettings(path, walDir, writeBufferSize, maxWriteBufferNumber,
+        minWriteBufferNumberToMerge, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger,
+        level0StopWritesTrigger, softPendingCompactionBytesLimit, hardPendingCompactionBytesLimit,
+        maxBackgroundCompactions, maxBackgroundFlushes, targetFileSizeBase, maxBytesForLevelBase,
+        rateLimitBytesPerSecond, rateLimitRefillMicros, rateLimitFairness, walBytesPerSync,
+        blockCacheBytes, bloomBitsPerKey, blockSize, cacheIndexAndFilterBlocks, statistics,
+        lowCpuPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters,
+        compression, style);
   }
 
   /** @return the settings as one line, for the run's header and summary */
@@ -184,7 +214,7 @@ record EngineSettings(
             + "max_bytes_for_level_base=%dMiB rate_limiter=%s wal_bytes_per_sync=%dMiB "
             + "block_cache=%dMiB(LRU, shards auto, high_pri_pool_ratio 0) "
             + "bloom=%.0fbits(whole key) block_size=%d cache_index_and_filter_blocks=%b "
-            + "statistics=%s compression=%s "
+            + "statistics=%s compression=%s compaction_style=%s "
             + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
             + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
@@ -197,7 +227,7 @@ record EngineSettings(
             : (rateLimitBytesPerSecond / MIB) + "MiB/s(refill " + rateLimitRefillMicros
                 + "us, fairness " + rateLimitFairness + ", writes only)",
         walBytesPerSync / MIB, blockCacheBytes / MIB, bloomBitsPerKey, blockSize,
-        cacheIndexAndFilterBlocks, statistics ? "on" : "off", compression,
+        cacheIndexAndFilterBlocks, statistics ? "on" : "off", compression, compactionStyle,
         lowCpuPriorityCompactions ? "low(nice 19)" : "normal",
         walDir == null ? "(db dir)" : walDir, rocksdbWriteThreadAdaptiveYield,
         switch (talusMaxConcurrentWriters) {

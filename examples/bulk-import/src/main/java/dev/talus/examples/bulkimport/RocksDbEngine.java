@@ -10,6 +10,8 @@ import org.rocksdb.ColumnFamilyHandle;
 import org.rocksdb.ColumnFamilyOptions;
 import org.rocksdb.DBOptions;
 import org.rocksdb.BloomFilter;
+import org.rocksdb.CompactionOptionsFIFO;
+import org.rocksdb.CompactionStyle;
 import org.rocksdb.CompressionType;
 import org.rocksdb.Env;
 import org.rocksdb.FlushOptions;
@@ -92,6 +94,16 @@ final class RocksDbEngine implements Engine {
             .setWholeKeyFiltering(true)
             .setBlockSize(s.blockSize())
             .setCacheIndexAndFilterBlocks(s.cacheIndexAndFilterBlocks()));
+    switch (s.compactionStyle()) {
+      case level -> options.setCompactionStyle(CompactionStyle.LEVEL);
+      case universal -> options.setCompactionStyle(CompactionStyle.UNIVERSAL);
+      case fifo -> {
+        // No size limit: the import keeps (and verifies) every row.
+        try (CompactionOptionsFIFO fifo = new CompactionOptionsFIFO().setMaxTableFilesSize(-1L)) {
+          options.setCompactionStyle(CompactionStyle.FIFO).setCompactionOptionsFIFO(fifo);
+        }
+      }
+    }
     if (statistics != null) {
       options.setStatistics(statistics);
     }

@@ -10,6 +10,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import dev.talus.BloomFilter;
+import dev.talus.CompactionOptionsFIFO;
+import dev.talus.CompactionStyle;
 import dev.talus.CompressionType;
 import dev.talus.Env;
 import dev.talus.FlushOptions;
@@ -83,6 +85,16 @@ final class TalusEngine implements Engine {
             .setWholeKeyFiltering(true)
             .setBlockSize(s.blockSize())
             .setCacheIndexAndFilterBlocks(s.cacheIndexAndFilterBlocks()));
+    switch (s.compactionStyle()) {
+      case level -> options.setCompactionStyle(CompactionStyle.LEVEL);
+      case universal -> options.setCompactionStyle(CompactionStyle.UNIVERSAL);
+      case fifo -> {
+        // No size limit: the import keeps (and verifies) every row.
+        try (CompactionOptionsFIFO fifo = new CompactionOptionsFIFO().setMaxTableFilesSize(-1L)) {
+          options.setCompactionStyle(CompactionStyle.FIFO).setCompactionOptionsFIFO(fifo);
+        }
+      }
+    }
     if (statistics != null) {
       options.setStatistics(statistics);
     }
