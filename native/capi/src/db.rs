@@ -21,7 +21,7 @@ use talus::db::{ColumnFamilyHandle, DbIterator, Snapshot};
 use talus::{Db, Error, Options, WriteBatch};
 
 use crate::ffi::{
-    ErrPtr, array, bytes, c_string, destroy, guard, handle, handle_mut, malloc_copy, new_handle,
+    array, bytes, c_string, destroy, guard, handle, handle_mut, malloc_copy, new_handle,
     null_arg, opt_bytes, out, out_array, path_arg, quiet, str_arg, take, value_bytes,
 };
 use crate::options::{
@@ -132,7 +132,7 @@ unsafe fn opts<'a>(p: *const talus_options_t, func: &str) -> Result<&'a Options,
 pub unsafe extern "C" fn talus_open(
     options: *const talus_options_t,
     name: *const c_char,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_t {
     const F: &str = "talus_open";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -160,7 +160,7 @@ pub unsafe extern "C" fn talus_open_column_families(
     column_family_names: *const *const c_char,
     column_family_options: *const *const talus_options_t,
     column_family_handles: *mut *mut talus_column_family_handle_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_t {
     const F: &str = "talus_open_column_families";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -195,7 +195,7 @@ pub unsafe extern "C" fn talus_open_column_families(
 /// NULL). Destroy iterators and family handles, and release snapshots,
 /// first; an iterator destroyed after the close is only freed.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_close(db: *mut talus_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_close(db: *mut talus_t, errptr: *mut *mut c_char) {
     guard("talus_close", errptr, (), || {
         if db.is_null() {
             return Ok(());
@@ -211,7 +211,7 @@ pub unsafe extern "C" fn talus_close(db: *mut talus_t, errptr: ErrPtr) {
 pub unsafe extern "C" fn talus_destroy_db(
     options: *const talus_options_t,
     name: *const c_char,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_destroy_db";
     guard(F, errptr, (), || {
@@ -231,7 +231,7 @@ pub unsafe extern "C" fn talus_list_column_families(
     options: *const talus_options_t,
     name: *const c_char,
     lencf: *mut usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut *mut c_char {
     const F: &str = "talus_list_column_families";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -283,7 +283,7 @@ pub unsafe extern "C" fn talus_create_column_family(
     db: *const talus_t,
     options: *const talus_options_t,
     name: *const c_char,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_column_family_handle_t {
     const F: &str = "talus_create_column_family";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -306,7 +306,7 @@ pub unsafe extern "C" fn talus_create_column_family(
 pub unsafe extern "C" fn talus_drop_column_family(
     db: *const talus_t,
     handle: *const talus_column_family_handle_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_drop_column_family";
     guard(F, errptr, (), || {
@@ -337,9 +337,7 @@ pub unsafe extern "C" fn talus_column_family_handle_destroy(
     handle: *mut talus_column_family_handle_t,
 ) {
     // SAFETY: header conventions: NULL or a live handle, destroyed once.
-    quiet("talus_column_family_handle_destroy", (), || {
-        Ok(unsafe { destroy(handle) })
-    })
+    unsafe { destroy("talus_column_family_handle_destroy", handle) }
 }
 
 /// The family's id (0 for the default family; 0 for NULL).
@@ -386,7 +384,7 @@ pub unsafe extern "C" fn talus_put(
     keylen: usize,
     val: *const c_char,
     vallen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_put";
     guard(F, errptr, (), || {
@@ -414,7 +412,7 @@ pub unsafe extern "C" fn talus_put_cf(
     keylen: usize,
     val: *const c_char,
     vallen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_put_cf";
     guard(F, errptr, (), || {
@@ -439,7 +437,7 @@ pub unsafe extern "C" fn talus_delete(
     options: *const talus_writeoptions_t,
     key: *const c_char,
     keylen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_delete";
     guard(F, errptr, (), || {
@@ -463,7 +461,7 @@ pub unsafe extern "C" fn talus_delete_cf(
     column_family: *const talus_column_family_handle_t,
     key: *const c_char,
     keylen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_delete_cf";
     guard(F, errptr, (), || {
@@ -488,7 +486,7 @@ pub unsafe extern "C" fn talus_single_delete(
     options: *const talus_writeoptions_t,
     key: *const c_char,
     keylen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_single_delete";
     guard(F, errptr, (), || {
@@ -513,7 +511,7 @@ pub unsafe extern "C" fn talus_delete_range(
     start_key_len: usize,
     end_key: *const c_char,
     end_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_delete_range";
     guard(F, errptr, (), || {
@@ -540,7 +538,7 @@ pub unsafe extern "C" fn talus_delete_range_cf(
     start_key_len: usize,
     end_key: *const c_char,
     end_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_delete_range_cf";
     guard(F, errptr, (), || {
@@ -568,7 +566,7 @@ pub unsafe extern "C" fn talus_merge(
     keylen: usize,
     val: *const c_char,
     vallen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_merge";
     guard(F, errptr, (), || {
@@ -595,7 +593,7 @@ pub unsafe extern "C" fn talus_merge_cf(
     keylen: usize,
     val: *const c_char,
     vallen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_merge_cf";
     guard(F, errptr, (), || {
@@ -620,7 +618,7 @@ pub unsafe extern "C" fn talus_write(
     db: *const talus_t,
     options: *const talus_writeoptions_t,
     batch: *const talus_writebatch_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_write";
     guard(F, errptr, (), || {
@@ -653,9 +651,7 @@ pub extern "C" fn talus_writebatch_create() -> *mut talus_writebatch_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_writebatch_destroy(batch: *mut talus_writebatch_t) {
     // SAFETY: header conventions: NULL or a live handle, destroyed once.
-    quiet("talus_writebatch_destroy", (), || {
-        Ok(unsafe { destroy(batch) })
-    })
+    unsafe { destroy("talus_writebatch_destroy", batch) }
 }
 
 /// Empties `batch`.
@@ -685,7 +681,7 @@ pub unsafe extern "C" fn talus_writebatch_count(batch: *const talus_writebatch_t
 unsafe fn edit(
     batch: *mut talus_writebatch_t,
     func: &str,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
     f: impl FnOnce(&mut WriteBatch) -> Result<(), Error>,
 ) {
     guard(func, errptr, (), || {
@@ -702,7 +698,7 @@ pub unsafe extern "C" fn talus_writebatch_put(
     klen: usize,
     val: *const c_char,
     vlen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_put";
     // SAFETY: header conventions: batch as in `edit`; key/val hold their lengths.
@@ -726,7 +722,7 @@ pub unsafe extern "C" fn talus_writebatch_put_cf(
     klen: usize,
     val: *const c_char,
     vlen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_put_cf";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -749,7 +745,7 @@ pub unsafe extern "C" fn talus_writebatch_delete(
     batch: *mut talus_writebatch_t,
     key: *const c_char,
     klen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_delete";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -768,7 +764,7 @@ pub unsafe extern "C" fn talus_writebatch_delete_cf(
     column_family: *const talus_column_family_handle_t,
     key: *const c_char,
     klen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_delete_cf";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -787,7 +783,7 @@ pub unsafe extern "C" fn talus_writebatch_single_delete(
     batch: *mut talus_writebatch_t,
     key: *const c_char,
     klen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_single_delete";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -807,7 +803,7 @@ pub unsafe extern "C" fn talus_writebatch_delete_range(
     start_key_len: usize,
     end_key: *const c_char,
     end_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_delete_range";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -831,7 +827,7 @@ pub unsafe extern "C" fn talus_writebatch_delete_range_cf(
     start_key_len: usize,
     end_key: *const c_char,
     end_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_delete_range_cf";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -856,7 +852,7 @@ pub unsafe extern "C" fn talus_writebatch_merge(
     klen: usize,
     val: *const c_char,
     vlen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_merge";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -880,7 +876,7 @@ pub unsafe extern "C" fn talus_writebatch_merge_cf(
     klen: usize,
     val: *const c_char,
     vlen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_writebatch_merge_cf";
     // SAFETY: header conventions (see talus_writebatch_put).
@@ -940,7 +936,7 @@ pub unsafe extern "C" fn talus_get(
     key: *const c_char,
     keylen: usize,
     vallen: *mut usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut c_char {
     const F: &str = "talus_get";
     // SAFETY: header conventions: `vallen` NULL or writable.
@@ -967,7 +963,7 @@ pub unsafe extern "C" fn talus_get_cf(
     key: *const c_char,
     keylen: usize,
     vallen: *mut usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut c_char {
     const F: &str = "talus_get_cf";
     // SAFETY: header conventions: `vallen` NULL or writable.
@@ -994,7 +990,7 @@ pub unsafe extern "C" fn talus_get_pinned(
     options: *const talus_readoptions_t,
     key: *const c_char,
     keylen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_pinnableslice_t {
     // SAFETY: header conventions (forwarded).
     unsafe { talus_get_pinned_cf(db, options, std::ptr::null(), key, keylen, errptr) }
@@ -1008,7 +1004,7 @@ pub unsafe extern "C" fn talus_get_pinned_cf(
     column_family: *const talus_column_family_handle_t,
     key: *const c_char,
     keylen: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_pinnableslice_t {
     const F: &str = "talus_get_pinned_cf";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -1080,7 +1076,7 @@ pub unsafe extern "C" fn talus_get_into_pinnableslice(
     key: *const c_char,
     keylen: usize,
     slice: *mut talus_pinnableslice_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> u8 {
     const F: &str = "talus_get_into_pinnableslice";
     guard(F, errptr, 0, || {
@@ -1120,9 +1116,7 @@ pub unsafe extern "C" fn talus_pinnableslice_value(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_pinnableslice_destroy(slice: *mut talus_pinnableslice_t) {
     // SAFETY: header conventions: NULL or a live handle, destroyed once.
-    quiet("talus_pinnableslice_destroy", (), || {
-        Ok(unsafe { destroy(slice) })
-    })
+    unsafe { destroy("talus_pinnableslice_destroy", slice) }
 }
 
 // ---- snapshots ----
@@ -1132,7 +1126,7 @@ pub unsafe extern "C" fn talus_pinnableslice_destroy(slice: *mut talus_pinnables
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_create_snapshot(
     db: *const talus_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_snapshot_t {
     const F: &str = "talus_create_snapshot";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -1213,7 +1207,7 @@ pub unsafe extern "C" fn talus_get_latest_sequence_number(db: *const talus_t) ->
 pub unsafe extern "C" fn talus_create_iterator(
     db: *const talus_t,
     options: *const talus_readoptions_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_iterator_t {
     const F: &str = "talus_create_iterator";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -1232,7 +1226,7 @@ pub unsafe extern "C" fn talus_create_iterator_cf(
     db: *const talus_t,
     options: *const talus_readoptions_t,
     column_family: *const talus_column_family_handle_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_iterator_t {
     const F: &str = "talus_create_iterator_cf";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -1249,7 +1243,7 @@ pub unsafe extern "C" fn talus_create_iterator_cf(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_iter_destroy(iter: *mut talus_iterator_t) {
     // SAFETY: header conventions: NULL or a live handle, destroyed once.
-    quiet("talus_iter_destroy", (), || Ok(unsafe { destroy(iter) }))
+    unsafe { destroy("talus_iter_destroy", iter) }
 }
 
 /// Moves `iter` with `f` (a NULL iterator is ignored).
@@ -1428,7 +1422,7 @@ pub unsafe extern "C" fn talus_iter_value(
 /// The iterator's error, if any (an iterator that stops early on an error
 /// is not valid; check this after the loop).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_iter_get_error(iter: *const talus_iterator_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_iter_get_error(iter: *const talus_iterator_t, errptr: *mut *mut c_char) {
     const F: &str = "talus_iter_get_error";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live iterator of this thread.
@@ -1447,7 +1441,7 @@ pub unsafe extern "C" fn talus_iter_get_error(iter: *const talus_iterator_t, err
 pub unsafe extern "C" fn talus_flush(
     db: *const talus_t,
     options: *const talus_flushoptions_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_flush";
     guard(F, errptr, (), || {
@@ -1463,7 +1457,7 @@ pub unsafe extern "C" fn talus_flush_cf(
     db: *const talus_t,
     options: *const talus_flushoptions_t,
     column_family: *const talus_column_family_handle_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_flush_cf";
     guard(F, errptr, (), || {
@@ -1481,7 +1475,7 @@ pub unsafe extern "C" fn talus_flush_cf(
 
 /// Writes the WAL buffer to its file, and syncs it when `sync` is non-zero.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_flush_wal(db: *const talus_t, sync: u8, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_flush_wal(db: *const talus_t, sync: u8, errptr: *mut *mut c_char) {
     const F: &str = "talus_flush_wal";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live handle.
@@ -1499,7 +1493,7 @@ pub unsafe extern "C" fn talus_compact_range(
     start_key_len: usize,
     limit_key: *const c_char,
     limit_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_compact_range";
     guard(F, errptr, (), || {
@@ -1524,7 +1518,7 @@ pub unsafe extern "C" fn talus_compact_range_cf(
     start_key_len: usize,
     limit_key: *const c_char,
     limit_key_len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_compact_range_cf";
     guard(F, errptr, (), || {
@@ -1543,7 +1537,7 @@ pub unsafe extern "C" fn talus_compact_range_cf(
 
 /// Waits until no flush or compaction is pending or running.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_wait_for_compactions(db: *const talus_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_wait_for_compactions(db: *const talus_t, errptr: *mut *mut c_char) {
     const F: &str = "talus_wait_for_compactions";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live handle.
@@ -1554,7 +1548,7 @@ pub unsafe extern "C" fn talus_wait_for_compactions(db: *const talus_t, errptr: 
 /// Leaves the read-only state a failed background write put the database
 /// in, once its cause is gone (RocksDB `DB::Resume`).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_resume(db: *const talus_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_resume(db: *const talus_t, errptr: *mut *mut c_char) {
     const F: &str = "talus_resume";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live handle.
@@ -1564,7 +1558,7 @@ pub unsafe extern "C" fn talus_resume(db: *const talus_t, errptr: ErrPtr) {
 
 /// Reads every block of every live table and checks its checksum.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_verify_checksum(db: *const talus_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_verify_checksum(db: *const talus_t, errptr: *mut *mut c_char) {
     const F: &str = "talus_verify_checksum";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live handle.

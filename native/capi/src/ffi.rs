@@ -144,16 +144,20 @@ pub fn new_handle<T>(v: T) -> *mut T {
     Box::into_raw(Box::new(v))
 }
 
-/// Frees a handle made by [`new_handle`]; NULL is ignored.
+/// Frees a handle made by [`new_handle`] (entry point `func`, a
+/// `talus_*_destroy`); NULL is ignored. A panic while dropping is caught.
 ///
 /// # Safety
 /// `p` is NULL or came from [`new_handle::<T>`](new_handle) with this `T`
 /// and has not been destroyed.
-pub unsafe fn destroy<T>(p: *mut T) {
-    if !p.is_null() {
-        // SAFETY: per the contract, `p` is a live `Box<T>` leaked by new_handle.
-        drop(unsafe { Box::from_raw(p) });
-    }
+pub unsafe fn destroy<T>(func: &str, p: *mut T) {
+    quiet(func, (), || {
+        if !p.is_null() {
+            // SAFETY: per the contract, `p` is a live `Box<T>` leaked by new_handle.
+            drop(unsafe { Box::from_raw(p) });
+        }
+        Ok(())
+    })
 }
 
 /// Takes back ownership of a handle (for calls that consume it).

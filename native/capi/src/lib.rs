@@ -156,6 +156,7 @@ pub const TALUS_WAL_RECOVERY_POINT_IN_TIME: c_int = 2;
 pub const TALUS_WAL_RECOVERY_SKIP_ANY_CORRUPTED_RECORDS: c_int = 3;
 
 #[cfg(test)]
+#[expect(unsafe_code, reason = "the tests call C entry points")]
 mod tests {
     use std::ffi::CString;
 

@@ -24,7 +24,7 @@ use talus::perf_context::{self as pc, FLAT_LEN, PerfContext, PerfLevel};
 use talus::statistics::{Histogram, Statistics, StatsLevel, Ticker};
 
 use crate::ffi::{
-    ErrPtr, c_string, destroy, guard, handle, new_handle, out, out_array, quiet, str_arg,
+    c_string, destroy, guard, handle, new_handle, out, out_array, quiet, str_arg,
 };
 
 /// A statistics object, shareable between databases (RocksDB `Statistics`).
@@ -123,9 +123,7 @@ pub extern "C" fn talus_statistics_create() -> *mut talus_statistics_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_statistics_destroy(stats: *mut talus_statistics_t) {
     // SAFETY: header conventions: `stats` is NULL or a live handle, destroyed once.
-    quiet("talus_statistics_destroy", (), || {
-        Ok(unsafe { destroy(stats) })
-    })
+    unsafe { destroy("talus_statistics_destroy", stats) }
 }
 
 /// Stats level: everything except detailed timers (the default).
@@ -140,7 +138,7 @@ pub const TALUS_STATS_ALL: c_int = 2;
 pub unsafe extern "C" fn talus_statistics_set_level(
     stats: *const talus_statistics_t,
     level: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_statistics_set_level";
     guard(F, errptr, (), || {
@@ -220,7 +218,7 @@ pub unsafe extern "C" fn talus_statistics_histogram_index(name: *const c_char) -
 pub unsafe extern "C" fn talus_statistics_get_ticker_count(
     stats: *const talus_statistics_t,
     t: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> u64 {
     const F: &str = "talus_statistics_get_ticker_count";
     guard(F, errptr, 0, || {
@@ -235,7 +233,7 @@ pub unsafe extern "C" fn talus_statistics_get_ticker_count(
 pub unsafe extern "C" fn talus_statistics_get_and_reset_ticker_count(
     stats: *const talus_statistics_t,
     t: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> u64 {
     const F: &str = "talus_statistics_get_and_reset_ticker_count";
     guard(F, errptr, 0, || {
@@ -251,7 +249,7 @@ pub unsafe extern "C" fn talus_statistics_get_histogram_data(
     stats: *const talus_statistics_t,
     h: c_int,
     data: *mut talus_histogram_data_t,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_statistics_get_histogram_data";
     guard(F, errptr, (), || {
@@ -284,7 +282,7 @@ pub unsafe extern "C" fn talus_statistics_get_histogram_data(
 pub unsafe extern "C" fn talus_statistics_get_histogram_string(
     stats: *const talus_statistics_t,
     h: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut c_char {
     const F: &str = "talus_statistics_get_histogram_string";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -315,7 +313,7 @@ pub unsafe extern "C" fn talus_statistics_to_string(
 pub unsafe extern "C" fn talus_statistics_to_prometheus(
     stats: *const talus_statistics_t,
     prefix: *const c_char,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut c_char {
     const F: &str = "talus_statistics_to_prometheus";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -328,7 +326,7 @@ pub unsafe extern "C" fn talus_statistics_to_prometheus(
 
 /// Zeroes every ticker and histogram.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_statistics_reset(stats: *const talus_statistics_t, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_statistics_reset(stats: *const talus_statistics_t, errptr: *mut *mut c_char) {
     const F: &str = "talus_statistics_reset";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: `stats` is NULL or a live handle.
@@ -363,7 +361,7 @@ pub const TALUS_PERF_CONTEXT_AGGREGATE: c_int = 2;
 /// Sets the calling thread's perf level (`TALUS_PERF_*`, RocksDB's
 /// `SetPerfLevel` values); other values are an error.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_set_perf_level(level: c_int, errptr: ErrPtr) {
+pub unsafe extern "C" fn talus_set_perf_level(level: c_int, errptr: *mut *mut c_char) {
     const F: &str = "talus_set_perf_level";
     guard(F, errptr, (), || {
         let l = u8::try_from(level)
@@ -476,7 +474,7 @@ pub unsafe extern "C" fn talus_perfcontext_read(
     which: c_int,
     values: *mut u64,
     n: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_perfcontext_read";
     guard(F, errptr, (), || {
@@ -512,7 +510,7 @@ pub extern "C" fn talus_perfcontext_metric(which: c_int, i: c_int) -> u64 {
 pub unsafe extern "C" fn talus_perfcontext_report(
     which: c_int,
     exclude_zero: u8,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut c_char {
     const F: &str = "talus_perfcontext_report";
     guard(F, errptr, std::ptr::null_mut(), || {

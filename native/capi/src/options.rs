@@ -26,7 +26,7 @@ use talus::rate_limiter::{IoPriority, RateLimiter, RateLimiterMode};
 use talus::{BlockCache, Error, Options, ReadOptions, WalRecoveryMode, WriteOptions};
 
 use crate::ffi::{
-    ErrPtr, destroy, guard, handle, handle_mut, new_handle, opt_bytes, path_arg, quiet, str_arg,
+    destroy, guard, handle, handle_mut, new_handle, opt_bytes, path_arg, quiet, str_arg,
 };
 use crate::observe::talus_statistics_t;
 
@@ -86,7 +86,7 @@ unsafe fn set<T>(opt: *mut T, func: &str, f: impl FnOnce(&mut T)) {
 unsafe fn try_set<T>(
     opt: *mut T,
     func: &str,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
     f: impl FnOnce(&mut T) -> Result<(), Error>,
 ) {
     guard(func, errptr, (), || {
@@ -115,7 +115,7 @@ pub extern "C" fn talus_options_create() -> *mut talus_options_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_options_destroy(opt: *mut talus_options_t) {
     // SAFETY: header conventions: `opt` is NULL or a live handle, destroyed once.
-    quiet("talus_options_destroy", (), || Ok(unsafe { destroy(opt) }))
+    unsafe { destroy("talus_options_destroy", opt) }
 }
 
 /// Create the database if it is missing. Default 0.
@@ -214,7 +214,7 @@ pub unsafe extern "C" fn talus_options_set_wal_dir(opt: *mut talus_options_t, di
 pub unsafe extern "C" fn talus_options_set_wal_recovery_mode(
     opt: *mut talus_options_t,
     mode: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_wal_recovery_mode";
     // SAFETY: header conventions (see `try_set`).
@@ -347,7 +347,7 @@ pub unsafe extern "C" fn talus_options_set_stats_dump_period_sec(
 pub unsafe extern "C" fn talus_options_set_info_log_level(
     opt: *mut talus_options_t,
     level: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_info_log_level";
     // SAFETY: header conventions (see `try_set`).
@@ -595,7 +595,7 @@ pub unsafe extern "C" fn talus_options_set_target_file_size_multiplier(
 pub unsafe extern "C" fn talus_options_set_compaction_pri(
     opt: *mut talus_options_t,
     pri: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_compaction_pri";
     // SAFETY: header conventions (see `try_set`).
@@ -661,7 +661,7 @@ fn compression(func: &str, v: c_int) -> Result<CompressionType, Error> {
 pub unsafe extern "C" fn talus_options_set_compression(
     opt: *mut talus_options_t,
     t: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_compression";
     // SAFETY: header conventions (see `try_set`).
@@ -679,7 +679,7 @@ pub unsafe extern "C" fn talus_options_set_compression(
 pub unsafe extern "C" fn talus_options_set_bottommost_compression(
     opt: *mut talus_options_t,
     t: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_bottommost_compression";
     // SAFETY: header conventions (see `try_set`).
@@ -702,7 +702,7 @@ pub unsafe extern "C" fn talus_options_set_compression_per_level(
     opt: *mut talus_options_t,
     levels: *const c_int,
     n: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_compression_per_level";
     // SAFETY: header conventions (see `try_set`); `levels` holds `n` ints.
@@ -768,7 +768,7 @@ pub unsafe extern "C" fn talus_options_set_prefix_extractor_capped(
 pub unsafe extern "C" fn talus_options_set_merge_operator(
     opt: *mut talus_options_t,
     name: *const c_char,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_merge_operator";
     // SAFETY: header conventions (see `try_set`); `name` is a C string.
@@ -788,7 +788,7 @@ pub unsafe extern "C" fn talus_options_set_string_append_operator(
     opt: *mut talus_options_t,
     delim: *const c_char,
     len: usize,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_options_set_string_append_operator";
     // SAFETY: header conventions (see `try_set`); `delim` holds `len` bytes.
@@ -874,9 +874,7 @@ pub unsafe extern "C" fn talus_block_based_options_destroy(
     t: *mut talus_block_based_table_options_t,
 ) {
     // SAFETY: header conventions: `t` is NULL or a live handle, destroyed once.
-    quiet("talus_block_based_options_destroy", (), || {
-        Ok(unsafe { destroy(t) })
-    })
+    unsafe { destroy("talus_block_based_options_destroy", t) }
 }
 
 /// Uncompressed data-block size, bytes. Default 4096.
@@ -1025,7 +1023,7 @@ pub unsafe extern "C" fn talus_cache_create_lru_with_options(
     num_shard_bits: c_int,
     strict_capacity_limit: u8,
     high_pri_pool_ratio: f64,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_cache_t {
     guard(
         "talus_cache_create_lru_with_options",
@@ -1048,14 +1046,14 @@ pub unsafe extern "C" fn talus_cache_create_lru_with_options(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_cache_destroy(cache: *mut talus_cache_t) {
     // SAFETY: header conventions: `cache` is NULL or a live handle, destroyed once.
-    quiet("talus_cache_destroy", (), || Ok(unsafe { destroy(cache) }))
+    unsafe { destroy("talus_cache_destroy", cache) }
 }
 
 /// Bytes held by the cache (0 for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_cache_get_usage(cache: *const talus_cache_t) -> usize {
-    // SAFETY: header conventions: `cache` is NULL or a live handle.
     quiet("talus_cache_get_usage", 0, || {
+        // SAFETY: header conventions: `cache` is NULL or a live handle.
         Ok(unsafe { handle(cache, "", "cache") }?.c.usage())
     })
 }
@@ -1063,8 +1061,8 @@ pub unsafe extern "C" fn talus_cache_get_usage(cache: *const talus_cache_t) -> u
 /// Bytes of entries in use by readers (0 for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_cache_get_pinned_usage(cache: *const talus_cache_t) -> usize {
-    // SAFETY: header conventions: `cache` is NULL or a live handle.
     quiet("talus_cache_get_pinned_usage", 0, || {
+        // SAFETY: header conventions: `cache` is NULL or a live handle.
         Ok(unsafe { handle(cache, "", "cache") }?.c.pinned_usage())
     })
 }
@@ -1072,8 +1070,8 @@ pub unsafe extern "C" fn talus_cache_get_pinned_usage(cache: *const talus_cache_
 /// Capacity in bytes (0 for NULL).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_cache_get_capacity(cache: *const talus_cache_t) -> usize {
-    // SAFETY: header conventions: `cache` is NULL or a live handle.
     quiet("talus_cache_get_capacity", 0, || {
+        // SAFETY: header conventions: `cache` is NULL or a live handle.
         Ok(unsafe { handle(cache, "", "cache") }?.c.capacity())
     })
 }
@@ -1081,8 +1079,8 @@ pub unsafe extern "C" fn talus_cache_get_capacity(cache: *const talus_cache_t) -
 /// Changes the capacity (evicting down to it).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_cache_set_capacity(cache: *const talus_cache_t, capacity: usize) {
-    // SAFETY: header conventions: `cache` is NULL or a live handle.
     quiet("talus_cache_set_capacity", (), || {
+        // SAFETY: header conventions: `cache` is NULL or a live handle.
         unsafe { handle(cache, "", "cache") }?
             .c
             .set_capacity(capacity);
@@ -1100,7 +1098,7 @@ pub unsafe extern "C" fn talus_ratelimiter_create(
     rate_bytes_per_sec: i64,
     refill_period_us: i64,
     fairness: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_ratelimiter_t {
     // SAFETY: header conventions (errptr).
     unsafe {
@@ -1131,7 +1129,7 @@ pub unsafe extern "C" fn talus_ratelimiter_create_with_mode(
     fairness: c_int,
     mode: c_int,
     auto_tune: u8,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) -> *mut talus_ratelimiter_t {
     const F: &str = "talus_ratelimiter_create_with_mode";
     guard(F, errptr, std::ptr::null_mut(), || {
@@ -1160,9 +1158,7 @@ pub unsafe extern "C" fn talus_ratelimiter_create_with_mode(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_ratelimiter_destroy(limiter: *mut talus_ratelimiter_t) {
     // SAFETY: header conventions: `limiter` is NULL or a live handle, destroyed once.
-    quiet("talus_ratelimiter_destroy", (), || {
-        Ok(unsafe { destroy(limiter) })
-    })
+    unsafe { destroy("talus_ratelimiter_destroy", limiter) }
 }
 
 /// Changes the rate (> 0), bytes per second.
@@ -1170,7 +1166,7 @@ pub unsafe extern "C" fn talus_ratelimiter_destroy(limiter: *mut talus_ratelimit
 pub unsafe extern "C" fn talus_ratelimiter_set_bytes_per_second(
     limiter: *const talus_ratelimiter_t,
     rate: i64,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_ratelimiter_set_bytes_per_second";
     guard(F, errptr, (), || {
@@ -1214,7 +1210,7 @@ pub unsafe extern "C" fn talus_ratelimiter_get_total_bytes_through(
 pub unsafe extern "C" fn talus_ratelimiter_request(
     limiter: *const talus_ratelimiter_t,
     bytes: u64,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_ratelimiter_request";
     guard(F, errptr, (), || {
@@ -1248,9 +1244,7 @@ pub extern "C" fn talus_readoptions_create() -> *mut talus_readoptions_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_readoptions_destroy(ro: *mut talus_readoptions_t) {
     // SAFETY: header conventions: `ro` is NULL or a live handle, destroyed once.
-    quiet("talus_readoptions_destroy", (), || {
-        Ok(unsafe { destroy(ro) })
-    })
+    unsafe { destroy("talus_readoptions_destroy", ro) }
 }
 
 /// Verify block checksums on reads. Default 1.
@@ -1319,7 +1313,7 @@ pub unsafe extern "C" fn talus_readoptions_set_iterate_upper_bound(
 pub unsafe extern "C" fn talus_readoptions_set_read_tier(
     ro: *mut talus_readoptions_t,
     tier: c_int,
-    errptr: ErrPtr,
+    errptr: *mut *mut c_char,
 ) {
     const F: &str = "talus_readoptions_set_read_tier";
     // SAFETY: header conventions (see `try_set`).
@@ -1416,9 +1410,7 @@ pub extern "C" fn talus_writeoptions_create() -> *mut talus_writeoptions_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_writeoptions_destroy(wo: *mut talus_writeoptions_t) {
     // SAFETY: header conventions: `wo` is NULL or a live handle, destroyed once.
-    quiet("talus_writeoptions_destroy", (), || {
-        Ok(unsafe { destroy(wo) })
-    })
+    unsafe { destroy("talus_writeoptions_destroy", wo) }
 }
 
 /// Sync the WAL before the write returns. Default 0.
@@ -1476,9 +1468,7 @@ pub extern "C" fn talus_flushoptions_create() -> *mut talus_flushoptions_t {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_flushoptions_destroy(fo: *mut talus_flushoptions_t) {
     // SAFETY: header conventions: `fo` is NULL or a live handle, destroyed once.
-    quiet("talus_flushoptions_destroy", (), || {
-        Ok(unsafe { destroy(fo) })
-    })
+    unsafe { destroy("talus_flushoptions_destroy", fo) }
 }
 
 /// Wait until the flush has finished. Default 1.
