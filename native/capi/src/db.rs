@@ -21,8 +21,9 @@ use talus::db::{ColumnFamilyHandle, DbIterator, Snapshot};
 use talus::{Db, Error, Options, WriteBatch};
 
 use crate::ffi::{
-    array, bytes, c_string, destroy, guard, handle, handle_mut, malloc_copy, new_handle,
-    null_arg, opt_bytes, out, out_array, path_arg, quiet, str_arg, take, value_bytes,
+    array, bytes, c_string, destroy, free_string_array, guard, handle, handle_mut, malloc_copy,
+    malloc_string_array, new_handle, null_arg, opt_bytes, opt_handle, out, out_array, path_arg,
+    quiet, str_arg, take, value_bytes,
 };
 use crate::options::{
     talus_flushoptions_t, talus_options_t, talus_readoptions_t, talus_writeoptions_t,
@@ -241,16 +242,7 @@ pub unsafe extern "C" fn talus_list_column_families(
         // SAFETY: header conventions: live handle, C string.
         let (o, path) = unsafe { (opts(options, F)?, path_arg(name, F, "name")?) };
         let names = Db::list_column_families(o, path)?;
-        // SAFETY: malloc of the pointer array (at least one slot); checked.
-        let list = unsafe { libc::malloc(names.len().max(1) * size_of::<*mut c_char>()) }
-            .cast::<*mut c_char>();
-        if list.is_null() {
-            return Err(Error::Incomplete(format!("{F}: out of memory")));
-        }
-        for (i, n) in names.iter().enumerate() {
-            // SAFETY: `list` has `names.len()` slots.
-            unsafe { list.add(i).write(c_string(n)) };
-        }
+        let list = malloc_string_array(&names)?;
         // SAFETY: `lencf` is non-NULL and writable by the conventions.
         unsafe { out(lencf, names.len()) };
         Ok(list)
@@ -261,17 +253,9 @@ pub unsafe extern "C" fn talus_list_column_families(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn talus_list_column_families_destroy(list: *mut *mut c_char, len: usize) {
     quiet("talus_list_column_families_destroy", (), || {
-        if list.is_null() {
-            return Ok(());
-        }
-        // SAFETY: `list` came from talus_list_column_families with `len`
-        // malloc'd strings, and is freed once.
-        unsafe {
-            for i in 0..len {
-                libc::free(list.add(i).read().cast());
-            }
-            libc::free(list.cast());
-        }
+        // SAFETY: header conventions: `list` came from
+        // talus_list_column_families with `len` names, freed once.
+        unsafe { free_string_array(list, len) };
         Ok(())
     })
 }
@@ -1183,7 +1167,7 @@ pub unsafe extern "C" fn talus_readoptions_set_snapshot(
         // SAFETY: header conventions: `ro` NULL or live, set by one thread;
         // `snapshot` NULL or live.
         unsafe {
-            let seq = snapshot.as_ref().map(|s| s.s.sequence_number());
+            let seq = opt_handle(snapshot).map(|s| s.s.sequence_number());
             handle_mut(ro, "", "ro")?.ro.snapshot = seq;
         }
         Ok(())
@@ -1422,7 +1406,10 @@ pub unsafe extern "C" fn talus_iter_value(
 /// The iterator's error, if any (an iterator that stops early on an error
 /// is not valid; check this after the loop).
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_iter_get_error(iter: *const talus_iterator_t, errptr: *mut *mut c_char) {
+pub unsafe extern "C" fn talus_iter_get_error(
+    iter: *const talus_iterator_t,
+    errptr: *mut *mut c_char,
+) {
     const F: &str = "talus_iter_get_error";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: NULL or a live iterator of this thread.

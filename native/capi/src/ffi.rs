@@ -160,6 +160,50 @@ pub unsafe fn destroy<T>(func: &str, p: *mut T) {
     })
 }
 
+/// Borrows an optional handle: NULL is `None` (for setters where NULL
+/// means "none", like `talus_options_set_statistics(o, NULL)`).
+///
+/// # Safety
+/// `p` is NULL or a live handle of type `T` (contract 1).
+pub unsafe fn opt_handle<'a, T>(p: *const T) -> Option<&'a T> {
+    // SAFETY: per the contract a non-NULL `p` is a live, aligned `Box<T>`.
+    unsafe { p.as_ref() }
+}
+
+/// A malloc'd array of malloc'd C strings (`talus_list_column_families`),
+/// freed by [`free_string_array`].
+pub fn malloc_string_array(strings: &[String]) -> Result<*mut *mut c_char, Error> {
+    // SAFETY: malloc of the pointer array (at least one slot); checked below.
+    let list = unsafe { libc::malloc(strings.len().max(1) * size_of::<*mut c_char>()) }
+        .cast::<*mut c_char>();
+    if list.is_null() {
+        return Err(Error::Incomplete("out of memory for a string array".into()));
+    }
+    for (i, s) in strings.iter().enumerate() {
+        // SAFETY: `list` has `strings.len()` slots.
+        unsafe { list.add(i).write(c_string(s)) };
+    }
+    Ok(list)
+}
+
+/// Frees an array from [`malloc_string_array`] of `len` strings.
+///
+/// # Safety
+/// `list` is NULL or came from `malloc_string_array` with `len` strings,
+/// and is freed once.
+pub unsafe fn free_string_array(list: *mut *mut c_char, len: usize) {
+    if list.is_null() {
+        return;
+    }
+    // SAFETY: per the contract `list` holds `len` malloc'd strings.
+    unsafe {
+        for i in 0..len {
+            libc::free(list.add(i).read().cast());
+        }
+        libc::free(list.cast());
+    }
+}
+
 /// Takes back ownership of a handle (for calls that consume it).
 ///
 /// # Safety

@@ -23,9 +23,7 @@ use talus::Error;
 use talus::perf_context::{self as pc, FLAT_LEN, PerfContext, PerfLevel};
 use talus::statistics::{Histogram, Statistics, StatsLevel, Ticker};
 
-use crate::ffi::{
-    c_string, destroy, guard, handle, new_handle, out, out_array, quiet, str_arg,
-};
+use crate::ffi::{c_string, destroy, guard, handle, new_handle, out, out_array, quiet, str_arg};
 
 /// A statistics object, shareable between databases (RocksDB `Statistics`).
 pub struct talus_statistics_t {
@@ -326,7 +324,10 @@ pub unsafe extern "C" fn talus_statistics_to_prometheus(
 
 /// Zeroes every ticker and histogram.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn talus_statistics_reset(stats: *const talus_statistics_t, errptr: *mut *mut c_char) {
+pub unsafe extern "C" fn talus_statistics_reset(
+    stats: *const talus_statistics_t,
+    errptr: *mut *mut c_char,
+) {
     const F: &str = "talus_statistics_reset";
     guard(F, errptr, (), || {
         // SAFETY: header conventions: `stats` is NULL or a live handle.

@@ -26,7 +26,7 @@ use talus::rate_limiter::{IoPriority, RateLimiter, RateLimiterMode};
 use talus::{BlockCache, Error, Options, ReadOptions, WalRecoveryMode, WriteOptions};
 
 use crate::ffi::{
-    destroy, guard, handle, handle_mut, new_handle, opt_bytes, path_arg, quiet, str_arg,
+    destroy, guard, handle, handle_mut, new_handle, opt_bytes, opt_handle, path_arg, quiet, str_arg,
 };
 use crate::observe::talus_statistics_t;
 
@@ -809,7 +809,7 @@ pub unsafe extern "C" fn talus_options_set_ratelimiter(
     limiter: *const talus_ratelimiter_t,
 ) {
     // SAFETY: header conventions: `limiter` is NULL or a live handle.
-    let r = unsafe { limiter.as_ref() }.map(|l| Arc::clone(&l.r));
+    let r = unsafe { opt_handle(limiter) }.map(|l| Arc::clone(&l.r));
     // SAFETY: header conventions (see `set`).
     unsafe {
         set(opt, "talus_options_set_ratelimiter", |o| {
@@ -826,7 +826,7 @@ pub unsafe extern "C" fn talus_options_set_statistics(
     stats: *const talus_statistics_t,
 ) {
     // SAFETY: header conventions: `stats` is NULL or a live handle.
-    let s = unsafe { stats.as_ref() }.map(|s| Arc::clone(&s.s));
+    let s = unsafe { opt_handle(stats) }.map(|s| Arc::clone(&s.s));
     // SAFETY: header conventions (see `set`).
     unsafe {
         set(opt, "talus_options_set_statistics", |o| {
@@ -844,7 +844,7 @@ pub unsafe extern "C" fn talus_options_set_block_based_table_factory(
 ) {
     const F: &str = "talus_options_set_block_based_table_factory";
     // SAFETY: header conventions: `table` is NULL or a live handle.
-    let t = unsafe { table.as_ref() }.map(|t| t.t.clone());
+    let t = unsafe { opt_handle(table) }.map(|t| t.t.clone());
     if let Some(t) = t {
         // SAFETY: header conventions (see `set`).
         unsafe { set(opt, F, |o| o.opts.table = t) }
@@ -992,7 +992,7 @@ pub unsafe extern "C" fn talus_block_based_options_set_block_cache(
     cache: *const talus_cache_t,
 ) {
     // SAFETY: header conventions: `cache` is NULL or a live handle.
-    let c = unsafe { cache.as_ref() }.map(|c| Arc::clone(&c.c));
+    let c = unsafe { opt_handle(cache) }.map(|c| Arc::clone(&c.c));
     // SAFETY: header conventions (see `set`).
     unsafe {
         set(t, "talus_block_based_options_set_block_cache", |t| {

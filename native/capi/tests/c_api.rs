@@ -137,14 +137,21 @@ fn c_tests_pass_under_address_and_leak_sanitizer() {
     for src in c_tests() {
         let name = src.file_stem().unwrap().to_string_lossy().into_owned();
         let exe = build.path().join(format!("{name}-asan"));
-        compile(&src, &exe, &["-fsanitize=address", "-fno-omit-frame-pointer"]);
+        compile(
+            &src,
+            &exe,
+            &["-fsanitize=address", "-fno-omit-frame-pointer"],
+        );
         let data = tempfile::tempdir().unwrap();
         // detect_leaks: LeakSanitizer at exit (a leak fails the run with
         // exit code 23); abort_on_error off so the report reaches stderr.
         let out = run(
             &exe,
             data.path(),
-            &[("ASAN_OPTIONS", "detect_leaks=1:exitcode=23:strict_string_checks=1")],
+            &[(
+                "ASAN_OPTIONS",
+                "detect_leaks=1:exitcode=23:strict_string_checks=1",
+            )],
         );
         assert!(out.contains(&format!("{name}: ok")), "{out}");
     }
