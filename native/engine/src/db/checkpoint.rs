@@ -379,7 +379,12 @@ impl DbInner {
         )?;
         for &(n, size) in &set.logs {
             let name = filename::log_file_name(n);
-            copy_file(fs, &self.wal_dir.join(&name), &staging.join(&name), Some(size))?;
+            copy_file(
+                fs,
+                &self.wal_dir.join(&name),
+                &staging.join(&name),
+                Some(size),
+            )?;
         }
         let identity = self.db_id.identity_file_contents();
         write_synced(fs, &staging.join(filename::IDENTITY), identity.as_bytes())?;
@@ -528,5 +533,43 @@ impl Db {
     /// is on the same file system, copies otherwise.
     pub fn create_checkpoint(&self, dir: impl AsRef<Path>) -> Result<()> {
         self.inner.create_checkpoint(dir.as_ref())
+    }
+}
+
+/// A consistent point whose files stay on disk while this lives (for the
+/// backup engine, which copies them).
+pub(crate) struct CopyPoint<'a> {
+    _held: DeletionsDisabled<'a>,
+    /// The files of the point.
+    pub(crate) set: LiveFileSet,
+    /// The database directory (tables, manifest).
+    pub(crate) db_dir: &'a Path,
+    /// Where the WALs are.
+    pub(crate) wal_dir: &'a Path,
+    /// The database's id (the `IDENTITY` contents).
+    pub(crate) db_id: crate::identity::DbId,
+}
+
+impl Db {
+    /// File deletions held, memtables flushed when `flush`, then the point.
+    pub(crate) fn copy_point(&self, flush: bool) -> Result<CopyPoint<'_>> {
+        self.inner.check_primary("backup")?;
+        let held = self.inner.hold_file_deletions()?;
+        if flush {
+            self.inner.flush_all_families()?;
+        }
+        let set = self.inner.live_file_set()?;
+        Ok(CopyPoint {
+            _held: held,
+            set,
+            db_dir: &self.inner.path,
+            wal_dir: &self.inner.wal_dir,
+            db_id: self.inner.db_id,
+        })
+    }
+
+    /// The file system the database runs on.
+    pub(crate) fn file_system(&self) -> &Arc<dyn FileSystem> {
+        &self.inner.fs
     }
 }

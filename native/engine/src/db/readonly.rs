@@ -239,12 +239,10 @@ impl DbInner {
         let default_levels = self.opts.num_levels.max(1) as usize;
         let mut last_err = None;
         for _ in 0..CATCH_UP_ATTEMPTS {
-            let mut versions = VersionSet::recover_with(
-                self.fs.clone(),
-                &self.path,
-                &self.opts,
-                &|name| levels.get(name).copied().unwrap_or(default_levels),
-            )?;
+            let mut versions =
+                VersionSet::recover_with(self.fs.clone(), &self.path, &self.opts, &|name| {
+                    levels.get(name).copied().unwrap_or(default_levels)
+                })?;
             versions.set_db_id(self.db_id);
             let families: Vec<u32> = self
                 .families

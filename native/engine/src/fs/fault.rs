@@ -1078,7 +1078,9 @@ impl FileSystem for FaultFs {
     fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
         let mut st = self.state();
         st.go(FaultOp::Create, to, Some(from))?;
-        let id = st.lookup(from).ok_or_else(|| not_found("hard link", from))?;
+        let id = st
+            .lookup(from)
+            .ok_or_else(|| not_found("hard link", from))?;
         let (parent, name) = split(to)?;
         if st.lookup(to).is_some() || st.dirs.contains_key(to) {
             return Err(Error::io_path(

@@ -12,6 +12,7 @@ mod close;
 mod column_families;
 mod concurrent;
 mod destroy;
+mod files_out;
 mod foreign_database;
 mod merges;
 mod model;
