@@ -78,7 +78,10 @@ impl DbInner {
     /// Deletes the files `o` says are obsolete. Errors are logged, not
     /// returned: a leftover file costs space, never correctness.
     pub(crate) fn delete_files(&self, o: Obsolete) {
-        if o.keep_all {
+        // A read-only or secondary instance's version set may be behind
+        // the primary's: what it takes for obsolete may be the primary's
+        // newest tables. It never deletes anything (`readonly`).
+        if o.keep_all || !self.mode.is_primary() {
             return;
         }
         let mut doomed: Vec<(PathBuf, Option<u64>)> = Vec::new();

@@ -442,3 +442,29 @@ fn read_only_open_of_a_subset_of_families() {
     .unwrap_err();
     assert_eq!(e.code(), Code::InvalidArgument);
 }
+
+/// A secondary's version set lags the primary's: its obsolete-file sweep
+/// (run by `wait_for_compactions` or `enable_file_deletions`) would take the
+/// primary's newest tables for obsolete. It must delete nothing.
+#[test]
+fn regression_a_secondary_never_deletes_the_primarys_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = Db::open(options(), dir.path().join("db")).unwrap();
+    let mut model = Model::new();
+    let mut r = SmallRng::seed_from_u64(8);
+    churn(&db, &mut model, &mut r, 200);
+    let (sec, _) = Db::open_as_secondary(
+        options(),
+        dir.path().join("db"),
+        dir.path().join("sec"),
+        vec![("default".into(), options())],
+    )
+    .unwrap();
+    churn(&db, &mut model, &mut r, 3000);
+    db.flush(&FlushOptions::default()).unwrap();
+    let _ = sec.wait_for_compactions();
+    let _ = sec.enable_file_deletions(true);
+    drop(sec);
+    assert_eq!(contents(&db), model);
+    db.verify_checksum().unwrap();
+}
