@@ -148,12 +148,13 @@ pub extern "system" fn Java_dev_talus_BackupEngine_nativeBackupOp<'l>(
 ) {
     guard(&mut env, |env| {
         let e = engine(env, handle)?;
-        Ok(match op {
+        match op {
             0 => e.verify_backup(backup_id(id)?)?,
             1 => e.delete_backup(backup_id(id)?)?,
             2 => e.purge_old_backups(backup_id(id)? as usize)?,
             _ => return Err(JniError::IllegalArgument(format!("backup operation {op}"))),
-        })
+        }
+        Ok(())
     })
 }
 
@@ -178,10 +179,11 @@ pub extern "system" fn Java_dev_talus_BackupEngine_nativeRestore<'l>(
             keep_log_files: keep_log_files != 0,
         };
         let e = engine(env, handle)?;
-        Ok(if id == -1 {
-            e.restore_db_from_latest_backup(&db_dir, &wal_dir, &ro)?
+        if id == -1 {
+            e.restore_db_from_latest_backup(&db_dir, &wal_dir, &ro)?;
         } else {
-            e.restore_db_from_backup(backup_id(id)?, &db_dir, &wal_dir, &ro)?
-        })
+            e.restore_db_from_backup(backup_id(id)?, &db_dir, &wal_dir, &ro)?;
+        }
+        Ok(())
     })
 }

@@ -111,7 +111,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFileDeletions<'l>(
 ) {
     guard(&mut env, |env| {
         let d = db(env, handle)?;
-        Ok(match what {
+        match what {
             0 => d.disable_file_deletions()?,
             1 => d.enable_file_deletions(false)?,
             2 => d.enable_file_deletions(true)?,
@@ -120,7 +120,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeFileDeletions<'l>(
                     "file deletion call {what}"
                 )));
             }
-        })
+        }
+        Ok(())
     })
 }
 

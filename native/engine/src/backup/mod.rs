@@ -119,7 +119,7 @@ impl BackupEngineOptions {
             destroy_old_data: false,
             backup_log_files: true,
             max_background_operations: 1,
-            fs: Arc::new(StdFileSystem::default()),
+            fs: Arc::new(StdFileSystem),
         }
     }
 }

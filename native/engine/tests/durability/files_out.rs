@@ -127,9 +127,9 @@ fn checkpoint_crash_at(seed: u64, k: u64, how: Crash) -> Result<bool, String> {
 #[test]
 fn checkpoint_survives_a_power_loss_at_every_step() {
     for seed in seeds(2) {
-        let mut k = 1;
+        let mut k: u64 = 1;
         loop {
-            let how = if k % 3 == 0 {
+            let how = if k.is_multiple_of(3) {
                 Crash::PowerLossRandom(seed * 1000 + k)
             } else {
                 Crash::PowerLoss
@@ -175,7 +175,7 @@ fn backup_crash_at(seed: u64, k: u64) -> Result<bool, String> {
     let mut later = model.clone();
     later.insert(b"later".to_vec(), b"yes".to_vec());
     fs.freeze_after(k);
-    let r = be.create_new_backup(&db, k % 2 == 0);
+    let r = be.create_new_backup(&db, k.is_multiple_of(2));
     let finished = r.is_ok() && !fs.is_frozen();
     fs.freeze();
     drop(be);
@@ -211,7 +211,7 @@ fn backup_crash_at(seed: u64, k: u64) -> Result<bool, String> {
 #[test]
 fn backup_survives_a_power_loss_at_every_step() {
     for seed in seeds(1) {
-        let mut k = 1;
+        let mut k: u64 = 1;
         while !backup_crash_at(seed, k).unwrap_or_else(|e| panic!("{e}")) {
             k += 1;
             assert!(k < 2000, "seed {seed}: the backup never finished");
