@@ -3,7 +3,7 @@
 //! `DisableFileDeletions`/`EnableFileDeletions`), and checkpoints
 //! (RocksDB's `Checkpoint::CreateCheckpoint`).
 //!
-//! **A consistent point.** [`DbInner::live_file_set`] takes, under the DB
+//! **A consistent point.** `DbInner::live_file_set` takes, under the DB
 //! mutex (with no manifest write in flight) and then the WAL mutex (lock
 //! order 2 → 3, module docs of `db`): every family's current tables, the
 //! live manifest's number and size, the live WALs from the manifest's log
