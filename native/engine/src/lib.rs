@@ -83,6 +83,7 @@
 
 // The public API: what the JNI crate, talus-bench, the kill test and
 // applications use (see "Public API" in the crate docs).
+pub mod backup;
 pub mod db;
 pub mod env;
 pub mod error;

@@ -54,76 +54,127 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenCf<'l>(
     ids_out: JIntArray<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        require_non_null(&path, "path")?;
-        require_non_null(&options, "options")?;
-        require_non_null(&shared, "shared")?;
-        require_non_null(&names, "names")?;
-        require_non_null(&cf_options, "cfOptions")?;
-        require_non_null(&merge_ops, "mergeOperators")?;
-        require_non_null(&ids_out, "idsOut")?;
-        let path = string_arg(env, &path, "database path")?;
-        let text = options_text(env, &options)?;
-        let mut handles = [0 as jlong; 5];
-        if env.get_array_length(&shared)? as usize != handles.len() {
-            return Err(JniError::IllegalArgument(
-                "shared handle array has the wrong length".into(),
-            ));
-        }
-        env.get_long_array_region(&shared, 0, &mut handles)?;
-        let mut opts = talus::Options::default();
-        crate::options::apply(&mut opts, &text)?;
-        if handles[1] != 0 {
-            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
-        }
-        if handles[2] != 0 {
-            opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
-        }
-        if handles[3] != 0 {
-            let sink: std::sync::Arc<dyn talus::logger::LogSink> =
-                crate::logger::logger(env, handles[3])?.clone();
-            opts.logger = Some(sink);
-        }
-        let n = env.get_array_length(&names)?;
-        if env.get_array_length(&cf_options)? != n
-            || env.get_array_length(&merge_ops)? != n
-            || env.get_array_length(&ids_out)? != n
-        {
-            return Err(JniError::IllegalArgument(
-                "column family arrays differ in length".into(),
-            ));
-        }
-        let mut ops = vec![0 as jlong; n as usize];
-        env.get_long_array_region(&merge_ops, 0, &mut ops)?;
-        let mut families = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let name = JString::from(env.get_object_array_element(&names, i)?);
-            require_non_null(&name, "column family name")?;
-            let name = string_arg(env, &name, "column family name")?;
-            let o = JString::from(env.get_object_array_element(&cf_options, i)?);
-            require_non_null(&o, "column family options")?;
-            let t = options_text(env, &o)?;
-            let mut fo = talus::Options::default();
-            crate::options::apply(&mut fo, &t)?;
-            if ops[i as usize] != 0 {
-                fo.merge_operator =
-                    Some(crate::merge_operator::merge_operator(ops[i as usize])?.clone());
-            }
-            if name == "default" {
-                // Table options (with the block cache) and the prefix
-                // extractor are the database's: the default family's.
-                opts.table = fo.table.clone();
-                opts.prefix_extractor = fo.prefix_extractor;
-                if handles[0] != 0 {
-                    opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
-                }
-            }
-            families.push((name, fo));
-        }
+        let args = OpenArgs {
+            path,
+            options,
+            shared,
+            names,
+            cf_options,
+            merge_ops,
+        };
+        let (path, opts, families) = open_args(env, &args)?;
         let (db, hs) = Db::open_cf(opts, &path, families)?;
-        let ids: Vec<jint> = hs.iter().map(|h| h.id() as jint).collect();
-        env.set_int_array_region(&ids_out, 0, &ids)?;
-        Ok(into_handle(Box::new(db)))
+        finish_open(env, db, &hs, &ids_out)
     })
+}
+
+/// The arguments of an open with families (`nativeOpenCf` and the
+/// read-only and secondary opens of `files_out`).
+pub(crate) struct OpenArgs<'l> {
+    pub(crate) path: JString<'l>,
+    pub(crate) options: JString<'l>,
+    pub(crate) shared: JLongArray<'l>,
+    pub(crate) names: JObjectArray<'l>,
+    pub(crate) cf_options: JObjectArray<'l>,
+    pub(crate) merge_ops: JLongArray<'l>,
+}
+
+/// Family lists of an open.
+pub(crate) type Families = Vec<(String, talus::Options)>;
+
+/// Decodes [`OpenArgs`]: the path, the database options, the families.
+pub(crate) fn open_args(
+    env: &mut JNIEnv<'_>,
+    a: &OpenArgs<'_>,
+) -> JniResult<(String, talus::Options, Families)> {
+    let OpenArgs {
+        path,
+        options,
+        shared,
+        names,
+        cf_options,
+        merge_ops,
+    } = a;
+    require_non_null(path, "path")?;
+    require_non_null(options, "options")?;
+    require_non_null(shared, "shared")?;
+    require_non_null(names, "names")?;
+    require_non_null(cf_options, "cfOptions")?;
+    require_non_null(merge_ops, "mergeOperators")?;
+    let path = string_arg(env, path, "database path")?;
+    let text = options_text(env, options)?;
+    let mut handles = [0 as jlong; 5];
+    if env.get_array_length(shared)? as usize != handles.len() {
+        return Err(JniError::IllegalArgument(
+            "shared handle array has the wrong length".into(),
+        ));
+    }
+    env.get_long_array_region(shared, 0, &mut handles)?;
+    let mut opts = talus::Options::default();
+    crate::options::apply(&mut opts, &text)?;
+    if handles[1] != 0 {
+        opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
+    }
+    if handles[2] != 0 {
+        opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
+    }
+    if handles[3] != 0 {
+        let sink: std::sync::Arc<dyn talus::logger::LogSink> =
+            crate::logger::logger(env, handles[3])?.clone();
+        opts.logger = Some(sink);
+    }
+    let n = env.get_array_length(names)?;
+    if env.get_array_length(cf_options)? != n || env.get_array_length(merge_ops)? != n {
+        return Err(JniError::IllegalArgument(
+            "column family arrays differ in length".into(),
+        ));
+    }
+    let mut ops = vec![0 as jlong; n as usize];
+    env.get_long_array_region(merge_ops, 0, &mut ops)?;
+    let mut families = Vec::with_capacity(n as usize);
+    for i in 0..n {
+        let name = JString::from(env.get_object_array_element(names, i)?);
+        require_non_null(&name, "column family name")?;
+        let name = string_arg(env, &name, "column family name")?;
+        let o = JString::from(env.get_object_array_element(cf_options, i)?);
+        require_non_null(&o, "column family options")?;
+        let t = options_text(env, &o)?;
+        let mut fo = talus::Options::default();
+        crate::options::apply(&mut fo, &t)?;
+        if ops[i as usize] != 0 {
+            fo.merge_operator =
+                Some(crate::merge_operator::merge_operator(ops[i as usize])?.clone());
+        }
+        if name == "default" {
+            // Table options (with the block cache) and the prefix
+            // extractor are the database's: the default family's.
+            opts.table = fo.table.clone();
+            opts.prefix_extractor = fo.prefix_extractor;
+            if handles[0] != 0 {
+                opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
+            }
+        }
+        families.push((name, fo));
+    }
+    Ok((path, opts, families))
+}
+
+/// Fills `ids_out` with the families' ids and returns the database's handle.
+pub(crate) fn finish_open(
+    env: &mut JNIEnv<'_>,
+    db: Db,
+    hs: &[ColumnFamilyHandle],
+    ids_out: &JIntArray<'_>,
+) -> JniResult<jlong> {
+    require_non_null(ids_out, "idsOut")?;
+    if env.get_array_length(ids_out)? as usize != hs.len() {
+        return Err(JniError::IllegalArgument(
+            "column family arrays differ in length".into(),
+        ));
+    }
+    let ids: Vec<jint> = hs.iter().map(|h| h.id() as jint).collect();
+    env.set_int_array_region(ids_out, 0, &ids)?;
+    Ok(into_handle(Box::new(db)))
 }
 
 /// `static native byte[][] nativeListColumnFamilies(String path, String options)`.

@@ -79,12 +79,14 @@ compile_error!(
 );
 
 pub mod allocator;
+pub mod backup;
 pub mod bytes;
 pub mod cache;
 pub mod db;
 pub mod env;
 pub mod error;
 pub mod family;
+pub mod files_out;
 pub mod handle;
 pub mod iterator;
 pub mod logger;

@@ -26,12 +26,26 @@ pub(crate) struct Obsolete {
     manifests: Vec<u64>,
     /// This database's logs below the manifest's log number.
     logs: Vec<u64>,
+    /// File deletions are disabled: delete nothing.
+    keep_all: bool,
 }
 
 impl DbInner {
     /// Snapshot of what is live; deletion happens in [`DbInner::delete_files`]
     /// without the mutex.
     pub(crate) fn collect_obsolete_files(&self, st: &mut DbState) -> Obsolete {
+        if st.file_deletions_disabled > 0 {
+            // Nothing goes while a checkpoint or backup copies (module
+            // docs of `checkpoint`); enabling again purges.
+            return Obsolete {
+                live_tables: HashSet::new(),
+                next_file_number: 0,
+                manifest_number: 0,
+                manifests: Vec::new(),
+                logs: Vec::new(),
+                keep_all: true,
+            };
+        }
         let mut live_tables: HashSet<u64> = st.versions.live_files().into_iter().collect();
         live_tables.extend(st.pending_outputs.iter().copied());
         // Tables only older versions list are pinned by readers: delete them
@@ -57,12 +71,19 @@ impl DbInner {
             manifest_number: st.versions.manifest_file_number(),
             manifests: st.versions.take_obsolete_manifests(),
             logs,
+            keep_all: false,
         }
     }
 
     /// Deletes the files `o` says are obsolete. Errors are logged, not
     /// returned: a leftover file costs space, never correctness.
     pub(crate) fn delete_files(&self, o: Obsolete) {
+        // A read-only or secondary instance's version set may be behind
+        // the primary's: what it takes for obsolete may be the primary's
+        // newest tables. It never deletes anything (`readonly`).
+        if o.keep_all || !self.mode.is_primary() {
+            return;
+        }
         let mut doomed: Vec<(PathBuf, Option<u64>)> = Vec::new();
         for n in &o.manifests {
             doomed.push((

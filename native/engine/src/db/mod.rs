@@ -70,6 +70,7 @@
 //!    closing at that moment (the purge its close brings deletes it).
 
 mod bg;
+pub mod checkpoint;
 mod compaction;
 pub mod compaction_iter;
 pub mod db_iter;
@@ -83,6 +84,7 @@ mod level_iter;
 pub(crate) mod merge_model;
 mod properties;
 mod read;
+mod readonly;
 mod recovery;
 mod resume;
 mod snapshot;
@@ -127,6 +129,7 @@ pub use destroy::destroy_db;
 use family::{ColumnFamilyData, FamilyMap, FamilyState};
 pub use family::{ColumnFamilyHandle, DEFAULT_FAMILY_ID, family_options};
 pub use read::{DbIterator, KeyMayExist};
+pub(crate) use readonly::OpenMode;
 pub use snapshot::Snapshot;
 
 use bg::ThreadPool;
@@ -221,6 +224,9 @@ pub(crate) struct DbState {
     /// id, or started since): the only logs the obsolete-file sweep may
     /// delete, once below the manifest's log number (invariant 4).
     pub(crate) own_logs: BTreeSet<u64>,
+    /// `disable_file_deletions` calls not undone (`checkpoint`): while
+    /// positive, the obsolete-file sweep deletes nothing.
+    pub(crate) file_deletions_disabled: u32,
 }
 
 pub(crate) struct DbInner {
@@ -304,6 +310,8 @@ pub(crate) struct DbInner {
     pub(crate) purge_scheduled: AtomicBool,
     /// A super version was dropped since the last purge check.
     pub(crate) sv_released: Arc<AtomicBool>,
+    /// Primary, read-only or secondary (`readonly`).
+    pub(crate) mode: OpenMode,
 }
 
 /// An open database. See the module docs.
@@ -431,11 +439,19 @@ impl Db {
     /// `opts.create_missing_column_families` is set, else `InvalidArgument`.
     /// Returns a handle per listed family, in the list's order.
     pub fn open_cf(
-        mut opts: Options,
+        opts: Options,
         path: impl AsRef<Path>,
         families: Vec<(String, Options)>,
     ) -> Result<(Db, Vec<ColumnFamilyHandle>)> {
-        let path = path.as_ref();
+        Db::open_with_mode(opts, path.as_ref(), families, OpenMode::Primary)
+    }
+
+    fn open_with_mode(
+        mut opts: Options,
+        path: &Path,
+        families: Vec<(String, Options)>,
+        mode: OpenMode,
+    ) -> Result<(Db, Vec<ColumnFamilyHandle>)> {
         let mut listed: std::collections::BTreeMap<String, Options> = Default::default();
         for (name, o) in &families {
             family::check_family_name(name)?;
@@ -492,24 +508,34 @@ impl Db {
             // Never create a new, empty database over one whose CURRENT was lost.
             recovery::refuse_to_recreate(fs.as_ref(), path, opts.wal_dir.as_deref())?;
         }
+        if !exists && !mode.is_primary() {
+            return Err(Error::InvalidArgument(format!(
+                "{}: does not exist (no CURRENT file; a {} open never creates a database)",
+                path.display(),
+                mode.name()
+            )));
+        }
         if !exists && !opts.create_if_missing {
             return Err(Error::InvalidArgument(format!(
                 "{}: does not exist (create_if_missing is false)",
                 path.display()
             )));
         }
-        if exists && opts.error_if_exists {
+        if exists && opts.error_if_exists && mode.is_primary() {
             return Err(Error::InvalidArgument(format!(
                 "{}: exists (error_if_exists is true)",
                 path.display()
             )));
         }
-        fs.create_dir_all(path)?;
         let wal_dir = opts.wal_dir.clone().unwrap_or_else(|| path.to_path_buf());
-        fs.create_dir_all(&wal_dir)?;
-        // Take the lock before touching anything else in the directory.
-        let mut locks = vec![fs.lock_file(&path.join(crate::version::filename::LOCK))?];
-        if !fs.same_dir(&wal_dir, path) {
+        let mut locks = Vec::new();
+        if mode.is_primary() {
+            fs.create_dir_all(path)?;
+            fs.create_dir_all(&wal_dir)?;
+            // Take the lock before touching anything else in the directory.
+            locks.push(fs.lock_file(&path.join(crate::version::filename::LOCK))?);
+        }
+        if mode.is_primary() && !fs.same_dir(&wal_dir, path) {
             // The directory of the logs is locked too: two databases open
             // on one wal_dir would write logs of the same numbers over each
             // other. Its `LOCK` is the database lock of a database that
@@ -538,7 +564,16 @@ impl Db {
                 e => e,
             })?);
         }
-        let info_log = InfoLog::open(fs.clone(), path, log_opts)?;
+        let info_log = match &mode {
+            OpenMode::Primary => InfoLog::open(fs.clone(), path, log_opts)?,
+            // RocksDB's read-only open writes no info log of its own.
+            OpenMode::ReadOnly { .. } if log_opts.sink.is_none() => InfoLog::disabled(fs.clone()),
+            OpenMode::ReadOnly { .. } => InfoLog::open(fs.clone(), path, log_opts)?,
+            OpenMode::Secondary { path: secondary } => {
+                fs.create_dir_all(secondary)?;
+                InfoLog::open(fs.clone(), secondary, log_opts)?
+            }
+        };
         info_log!(
             info_log,
             Header,
@@ -624,7 +659,8 @@ impl Db {
             .map(|f| f.name.as_str())
             .filter(|n| !listed.contains_key(*n))
             .collect();
-        if !unlisted.is_empty() {
+        // A read-only or secondary open may list a subset (RocksDB too).
+        if !unlisted.is_empty() && mode.is_primary() {
             return Err(Error::InvalidArgument(format!(
                 "Column families not opened: {}",
                 unlisted.join(", ")
@@ -640,7 +676,7 @@ impl Db {
             .map(|(n, _)| n.clone())
             .filter(|n| !on_disk.contains(n))
             .collect();
-        if !missing.is_empty() && !opts.create_missing_column_families {
+        if !missing.is_empty() && (!opts.create_missing_column_families || !mode.is_primary()) {
             return Err(Error::InvalidArgument(format!(
                 "Column family not found: {}",
                 missing.join(", ")
@@ -771,6 +807,7 @@ impl Db {
                 stall: stall::StallControl::new(&opts),
                 imm_wal_bytes: Vec::new(),
                 own_logs: BTreeSet::new(),
+                file_deletions_disabled: 0,
             }),
             bg_cv: Condvar::new(),
             flush_pool,
@@ -799,8 +836,14 @@ impl Db {
             purge_scheduled: AtomicBool::new(false),
             sv_released,
             opts,
+            mode,
         });
-        if let Err(e) = recovery::recover(&inner, legacy_logs, identity_file) {
+        let recovered = if inner.mode.is_primary() {
+            recovery::recover(&inner, legacy_logs, identity_file)
+        } else {
+            readonly::recover(&inner)
+        };
+        if let Err(e) = recovered {
             inner.shutdown_background();
             return Err(e);
         }
@@ -869,6 +912,7 @@ impl Db {
     /// exists.
     pub fn create_column_family(&self, opts: &Options, name: &str) -> Result<ColumnFamilyHandle> {
         self.inner.check_open()?;
+        self.inner.check_primary("create_column_family")?;
         let cfd = self.inner.create_column_family(name, opts)?;
         Ok(ColumnFamilyHandle { cfd })
     }
@@ -879,6 +923,7 @@ impl Db {
     /// `InvalidArgument`. The default family cannot be dropped.
     pub fn drop_column_family(&self, handle: &ColumnFamilyHandle) -> Result<()> {
         self.inner.check_open()?;
+        self.inner.check_primary("drop_column_family")?;
         self.inner.drop_column_family(&handle.cfd)
     }
 
@@ -1004,6 +1049,7 @@ impl Db {
 
     /// Applies `batch` atomically, with consecutive sequence numbers.
     pub fn write(&self, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
+        self.inner.check_primary("write")?;
         self.inner.write(wo, batch)
     }
 
@@ -1079,6 +1125,7 @@ impl Db {
     /// failure latches the background error, as a failed write does.
     pub fn flush_wal(&self, sync: bool) -> Result<()> {
         self.inner.check_open()?;
+        self.inner.check_primary("flush_wal")?;
         self.inner.check_bg_error()?;
         let mut wal = self.inner.wal.lock();
         let r = if sync {
@@ -1117,11 +1164,13 @@ impl Db {
     /// corruption) is returned as is: it needs a reopen. See
     /// `db/resume.rs` for what was acknowledged and what survives.
     pub fn resume(&self) -> Result<()> {
+        self.inner.check_primary("resume")?;
         self.inner.resume()
     }
 
     /// Flushes the memtables to L0 tables.
     pub fn flush(&self, fo: &FlushOptions) -> Result<()> {
+        self.inner.check_primary("flush")?;
         self.inner.flush(fo)
     }
 
@@ -1133,6 +1182,7 @@ impl Db {
     /// compaction one FIFO pick (drops due by TTL or size, or an intra-L0
     /// merge).
     pub fn compact_range(&self, begin: Option<&[u8]>, end: Option<&[u8]>) -> Result<()> {
+        self.inner.check_primary("compact_range")?;
         self.inner.compact_range(
             &self.inner.default_cf,
             begin,
@@ -1148,6 +1198,7 @@ impl Db {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
     ) -> Result<()> {
+        self.inner.check_primary("compact_range")?;
         self.inner
             .compact_range(&self.inner.default_cf, begin, end, cro)
     }
@@ -1361,6 +1412,7 @@ impl Db {
     /// [`Db::flush`] of family `cf`.
     pub fn flush_cf(&self, fo: &FlushOptions, cf: &ColumnFamilyHandle) -> Result<()> {
         let cfd = self.family(cf)?;
+        self.inner.check_primary("flush")?;
         self.inner.flush_cf(fo, cfd)
     }
 
@@ -1372,6 +1424,7 @@ impl Db {
         end: Option<&[u8]>,
     ) -> Result<()> {
         let cfd = self.family(cf)?;
+        self.inner.check_primary("compact_range")?;
         self.inner
             .compact_range(cfd, begin, end, &CompactRangeOptions::default())
     }
@@ -1385,6 +1438,7 @@ impl Db {
         end: Option<&[u8]>,
     ) -> Result<()> {
         let cfd = self.family(cf)?;
+        self.inner.check_primary("compact_range")?;
         self.inner.compact_range(cfd, begin, end, cro)
     }
 
@@ -1630,11 +1684,13 @@ impl DbInner {
         // edit records them and the live log's synced size, so that a log
         // lost or cut while the database is closed fails the next open
         // instead of being taken for an unsynced tail (`wal_track`).
-        self.record_wals_at_close();
-        // Tables left to readers that have let go since (those still
-        // reading keep theirs: they are in live versions).
-        let obsolete = self.collect_obsolete_files(&mut self.state.lock());
-        self.delete_files(obsolete);
+        if self.mode.is_primary() {
+            self.record_wals_at_close();
+            // Tables left to readers that have let go since (those still
+            // reading keep theirs: they are in live versions).
+            let obsolete = self.collect_obsolete_files(&mut self.state.lock());
+            self.delete_files(obsolete);
+        }
         // Wait for the writer in progress, if any, by taking the WAL lock.
         let mut wal = self.wal.lock();
         // A failed WAL gets nothing more, not even its buffered bytes (they
@@ -1848,7 +1904,7 @@ impl DbInner {
     /// With a background error latched nothing is scheduled, except the
     /// flushes of a running `resume()`.
     pub(crate) fn maybe_schedule_work(self: &Arc<Self>, st: &mut DbState) {
-        if self.shutting_down.load(Ordering::Acquire) || st.paused > 0 {
+        if self.shutting_down.load(Ordering::Acquire) || st.paused > 0 || !self.mode.is_primary() {
             return;
         }
         if st.bg_error.is_some() && !st.resuming {

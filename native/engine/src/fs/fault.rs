@@ -29,7 +29,11 @@
 //!   was not synced comes back; a rename not followed by a directory sync
 //!   is undone.
 //! - Directories themselves are durable as soon as they are created
-//!   (the engine never depends on more).
+//!   (the engine never depends on more). A directory *renamed* is back
+//!   under its old name after a power loss until the new parent is synced
+//!   (a checkpoint commits by renaming its staging directory).
+//! - [`FileSystem::hard_link`] binds a second name to the same inode; the
+//!   new name is durable after its directory is synced, as a new file's.
 //!
 //! [`FaultFs::crash`] ends the "process": every open handle becomes stale
 //! (its calls fail, its buffer is lost) and locks are released. With
@@ -289,6 +293,9 @@ struct State {
     locks: BTreeSet<PathBuf>,
     rng: u64,
     crashes: u64,
+    /// Directory renames (from, to) whose new parent was not synced since:
+    /// undone by a power loss, newest first.
+    dir_renames: Vec<(PathBuf, PathBuf)>,
 }
 
 /// What a checked call may do.
@@ -432,6 +439,26 @@ impl State {
         Ok(id)
     }
 
+    /// Moves directory `from` and everything under it to `to`.
+    fn move_dir(&mut self, from: &Path, to: &Path) {
+        let keys: Vec<PathBuf> = self
+            .dirs
+            .keys()
+            .filter(|k| k.starts_with(from))
+            .cloned()
+            .collect();
+        for k in keys {
+            let d = self.dirs.remove(&k).expect("listed");
+            let rest = k.strip_prefix(from).expect("filtered by prefix");
+            let nk = if rest.as_os_str().is_empty() {
+                to.to_path_buf()
+            } else {
+                to.join(rest)
+            };
+            self.dirs.insert(nk, d);
+        }
+    }
+
     /// Drops inodes no directory binds any more (no handle can use them
     /// after a crash).
     fn collect_garbage(&mut self) {
@@ -493,6 +520,7 @@ impl FaultFs {
                     locks: BTreeSet::new(),
                     rng: seed ^ 0x5EED_F00D,
                     crashes: 0,
+                    dir_renames: Vec::new(),
                 }),
             }),
         }
@@ -555,9 +583,13 @@ impl FaultFs {
         st.frozen = false;
         st.freeze_at = None;
         st.locks.clear();
+        let renames = std::mem::take(&mut st.dir_renames);
         match how {
             Crash::ProcessKill => {}
             Crash::PowerLoss => {
+                for (from, to) in renames.iter().rev() {
+                    st.move_dir(to, from);
+                }
                 for d in st.dirs.values_mut() {
                     d.live = d.durable.clone();
                 }
@@ -568,6 +600,11 @@ impl FaultFs {
             }
             Crash::PowerLossRandom(seed) => {
                 let mut rng = seed;
+                for (from, to) in renames.iter().rev() {
+                    if split_rng(&mut rng).is_multiple_of(2) {
+                        st.move_dir(to, from);
+                    }
+                }
                 for d in st.dirs.values_mut() {
                     let names: BTreeSet<String> =
                         d.live.keys().chain(d.durable.keys()).cloned().collect();
@@ -991,6 +1028,22 @@ impl FileSystem for FaultFs {
     fn rename(&self, from: &Path, to: &Path) -> Result<()> {
         let mut st = self.state();
         st.go(FaultOp::Rename, from, Some(to))?;
+        if st.dirs.contains_key(from) {
+            let to_parent = to.parent().unwrap_or(Path::new(""));
+            if !st.dirs.contains_key(to_parent) {
+                return Err(not_found("rename to", to));
+            }
+            if st.dirs.contains_key(to) || st.lookup(to).is_some() || to.starts_with(from) {
+                return Err(Error::io_path(
+                    "rename directory to",
+                    to,
+                    &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+                ));
+            }
+            st.move_dir(from, to);
+            st.dir_renames.push((from.to_path_buf(), to.to_path_buf()));
+            return Ok(());
+        }
         let (fp, fname) = split(from)?;
         let (tp, tname) = split(to)?;
         if !st.dirs.contains_key(&tp) {
@@ -1017,6 +1070,30 @@ impl FileSystem for FaultFs {
             .get_mut(dir)
             .ok_or_else(|| not_found("open directory", dir))?;
         d.durable = d.live.clone();
+        st.dir_renames
+            .retain(|(_, to)| to.parent().unwrap_or(Path::new("")) != dir);
+        Ok(())
+    }
+
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        let mut st = self.state();
+        st.go(FaultOp::Create, to, Some(from))?;
+        let id = st
+            .lookup(from)
+            .ok_or_else(|| not_found("hard link", from))?;
+        let (parent, name) = split(to)?;
+        if st.lookup(to).is_some() || st.dirs.contains_key(to) {
+            return Err(Error::io_path(
+                "hard link",
+                to,
+                &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+            ));
+        }
+        st.dirs
+            .get_mut(&parent)
+            .ok_or_else(|| not_found("hard link into", to))?
+            .live
+            .insert(name, id);
         Ok(())
     }
 

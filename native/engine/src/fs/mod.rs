@@ -147,6 +147,18 @@ pub trait FileSystem: Send + Sync + 'static {
             path.display()
         )))
     }
+    /// Makes `to` (which must not exist) a second name of file `from`, a
+    /// hard link: the data is shared, and only `to`'s directory entry is
+    /// new (durable after [`Self::sync_dir`] of its parent). Fails when
+    /// the two are on different file systems; callers that can copy then
+    /// do (checkpoints, backups). The default fails with `NotSupported`.
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        Err(crate::error::Error::NotSupported(format!(
+            "hard link {} to {}: this file system has no hard links",
+            from.display(),
+            to.display()
+        )))
+    }
 }
 
 /// Reads the whole of `path` into memory.

@@ -453,6 +453,15 @@ impl FileSystem for StdFileSystem {
     fn remove_dir(&self, path: &Path) -> Result<()> {
         std::fs::remove_dir(path).map_err(|e| Error::io_path("remove directory", path, &e))
     }
+
+    fn hard_link(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::hard_link(from, to).map_err(|e| {
+            Error::io(
+                format!("hard link {} to {}", from.display(), to.display()),
+                &e,
+            )
+        })
+    }
 }
 
 #[cfg(test)]

@@ -696,6 +696,12 @@ impl VersionSet {
         })
     }
 
+    /// Bytes written to the live manifest, when this set has it open (not
+    /// after recovery before the first edit, nor after a failed write).
+    pub fn manifest_file_size(&self) -> Option<u64> {
+        self.manifest.as_ref().map(LogWriter::file_size)
+    }
+
     /// Whether an edit is between [`Self::prepare_edit`] and
     /// [`Self::commit_edit`]; no other edit may be prepared until it is not.
     pub fn manifest_write_pending(&self) -> bool {

@@ -13,6 +13,7 @@ mod column_families;
 mod compaction_styles;
 mod concurrent;
 mod destroy;
+mod files_out;
 mod foreign_database;
 mod merges;
 mod model;

@@ -176,6 +176,17 @@ public class TalusDB extends NativeHandle {
   public static TalusDB open(DBOptions options, String path,
       List<ColumnFamilyDescriptor> columnFamilyDescriptors,
       List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    return openFamilies(options, path, columnFamilyDescriptors, columnFamilyHandles, -1, null);
+  }
+
+  /**
+   * The open with families: {@code mode} -1 primary, 0 read-only, 1 read-only with {@code
+   * errorIfWalFileExists}, 2 secondary (with {@code secondaryPath}).
+   */
+  private static TalusDB openFamilies(DBOptions options, String path,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles, int mode, String secondaryPath)
+      throws TalusException {
     Objects.requireNonNull(options, "options");
     Objects.requireNonNull(path, "path");
     Objects.requireNonNull(columnFamilyDescriptors, "columnFamilyDescriptors");
@@ -222,8 +233,10 @@ public class TalusDB extends NativeHandle {
           opHandles[held] = ops[held].acquireShared();
         }
       }
-      db = combined.withSharedHandles(shared -> new TalusDB(
-          nativeOpenCf(path, text, shared, names, texts, opHandles, ids), combined, path));
+      db = combined.withSharedHandles(shared -> new TalusDB(mode < 0
+          ? nativeOpenCf(path, text, shared, names, texts, opHandles, ids)
+          : nativeOpenReadOnly(path, text, shared, names, texts, opHandles, ids, mode,
+              secondaryPath), combined, path));
     } finally {
       for (int i = 0; i < held; i++) {
         if (ops[i] != null) {
@@ -3099,6 +3112,305 @@ public class TalusDB extends NativeHandle {
     return new ThreadLocalInfo(
         PerfContext.read(PerfContext.THREAD, new long[PerfContext.LENGTH]));
   }
+
+  // ---------------------------------------------------------------- files out
+  // Checkpoints, backups, read-only and secondary opens (issue 35).
+
+  /** Runs {@code call} with this database's native handle held open. */
+  interface HandleCall<T> {
+    T call(long handle) throws TalusException;
+  }
+
+  /** Runs {@code call} between {@code acquire()} and {@code release()} of this database. */
+  <T> T withHandle(HandleCall<T> call) throws TalusException {
+    long h = acquire();
+    try {
+      return call.call(h);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Opens the database at {@code path} read-only with default options, as RocksJava's {@code
+   * openReadOnly(String)}; see {@link #openReadOnly(Options, String, boolean)}.
+   *
+   * @param path the database directory
+   * @return the read-only database
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openReadOnly(String path) throws TalusException {
+    return openReadOnly(new Options(), path, false);
+  }
+
+  /**
+   * As {@link #openReadOnly(Options, String, boolean)} with {@code errorIfWalFileExists} false.
+   *
+   * @param options the options
+   * @param path the database directory
+   * @return the read-only database
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openReadOnly(Options options, String path) throws TalusException {
+    return openReadOnly(options, path, false);
+  }
+
+  /**
+   * Opens the default column family of the database at {@code path} read-only, as RocksJava:
+   * it takes no {@code LOCK} (so it opens while another process, or another handle in this
+   * process, has the database open), writes nothing in the directory (no info log either,
+   * unless {@code options} carry a {@link Logger}), runs no background work, and replays the
+   * live write-ahead logs into memory, so it sees the writes the writer logged up to the open.
+   * It does not follow later writes (see {@link #openAsSecondary(Options, String, String)}).
+   * Every write, flush, compaction and family change throws {@link TalusException} with {@code
+   * NotSupported} ("Not supported operation in read only mode").
+   *
+   * @param options the options ({@code createIfMissing} is ignored: a missing database is an
+   *     error)
+   * @param path the database directory
+   * @param errorIfWalFileExists fail with {@code InvalidArgument} when a live write-ahead log
+   *     holds writes not yet in the table files
+   * @return the read-only database
+   * @throws TalusException {@code InvalidArgument} for a missing database ("does not exist");
+   *     {@code Corruption} for damaged files
+   */
+  public static TalusDB openReadOnly(Options options, String path, boolean errorIfWalFileExists)
+      throws TalusException {
+    Objects.requireNonNull(options, "options");
+    List<ColumnFamilyDescriptor> d = new ArrayList<>();
+    d.add(new ColumnFamilyDescriptor(DEFAULT_COLUMN_FAMILY, new ColumnFamilyOptions(options)));
+    return openFamilies(new DBOptions(options), path, d, new ArrayList<>(),
+        errorIfWalFileExists ? 1 : 0, null);
+  }
+
+  /**
+   * As {@link #openReadOnly(DBOptions, String, List, List, boolean)} with default options and
+   * {@code errorIfWalFileExists} false.
+   *
+   * @param path the database directory
+   * @param columnFamilyDescriptors the families to open (a subset of those on disk, with
+   *     {@code "default"})
+   * @param columnFamilyHandles receives the handles
+   * @return the read-only database
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openReadOnly(String path,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    return openReadOnly(new DBOptions(), path, columnFamilyDescriptors, columnFamilyHandles,
+        false);
+  }
+
+  /**
+   * As {@link #openReadOnly(DBOptions, String, List, List, boolean)} with {@code
+   * errorIfWalFileExists} false.
+   *
+   * @param options the database-wide options
+   * @param path the database directory
+   * @param columnFamilyDescriptors the families to open
+   * @param columnFamilyHandles receives the handles
+   * @return the read-only database
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openReadOnly(DBOptions options, String path,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    return openReadOnly(options, path, columnFamilyDescriptors, columnFamilyHandles, false);
+  }
+
+  /**
+   * Opens the listed column families read-only (see {@link #openReadOnly(Options, String,
+   * boolean)}). Unlike a writable open, a subset of the families on disk may be listed (RocksDB
+   * too); {@code "default"} must be among them, and a listed family that does not exist is
+   * {@code InvalidArgument} ({@code createMissingColumnFamilies} is ignored).
+   *
+   * @param options the database-wide options
+   * @param path the database directory
+   * @param columnFamilyDescriptors the families to open
+   * @param columnFamilyHandles receives one handle per descriptor, in order (cleared first)
+   * @param errorIfWalFileExists as in {@link #openReadOnly(Options, String, boolean)}
+   * @return the read-only database
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openReadOnly(DBOptions options, String path,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles, boolean errorIfWalFileExists)
+      throws TalusException {
+    return openFamilies(options, path, columnFamilyDescriptors, columnFamilyHandles,
+        errorIfWalFileExists ? 1 : 0, null);
+  }
+
+  /**
+   * Opens the default column family of the database at {@code path} as a secondary instance,
+   * as RocksJava: read-only as {@link #openReadOnly(Options, String, boolean)} (no lock, no
+   * writes, no background work), with its info log in {@code secondaryPath} (created if
+   * missing), and able to follow the primary with {@link #tryCatchUpWithPrimary()}.
+   *
+   * @param options the options
+   * @param path the primary's database directory
+   * @param secondaryPath a directory of the secondary's own, for its info log
+   * @return the secondary instance
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openAsSecondary(Options options, String path, String secondaryPath)
+      throws TalusException {
+    Objects.requireNonNull(options, "options");
+    List<ColumnFamilyDescriptor> d = new ArrayList<>();
+    d.add(new ColumnFamilyDescriptor(DEFAULT_COLUMN_FAMILY, new ColumnFamilyOptions(options)));
+    return openAsSecondary(new DBOptions(options), path, secondaryPath, d, new ArrayList<>());
+  }
+
+  /**
+   * Opens the listed column families as a secondary instance (see {@link
+   * #openAsSecondary(Options, String, String)}); a subset of the families may be listed.
+   *
+   * @param options the database-wide options
+   * @param path the primary's database directory
+   * @param secondaryPath a directory of the secondary's own, for its info log
+   * @param columnFamilyDescriptors the families to open
+   * @param columnFamilyHandles receives one handle per descriptor, in order (cleared first)
+   * @return the secondary instance
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   */
+  public static TalusDB openAsSecondary(DBOptions options, String path, String secondaryPath,
+      List<ColumnFamilyDescriptor> columnFamilyDescriptors,
+      List<ColumnFamilyHandle> columnFamilyHandles) throws TalusException {
+    Objects.requireNonNull(secondaryPath, "secondaryPath");
+    return openFamilies(options, path, columnFamilyDescriptors, columnFamilyHandles, 2,
+        secondaryPath);
+  }
+
+  /**
+   * Makes a secondary instance show the primary's current state, as RocksJava: reads the
+   * primary's manifest again and replays its live write-ahead logs (Talus replays them from
+   * their start each time; RocksDB tails them). Iterators made before keep their state.
+   *
+   * @throws TalusException {@code NotSupported} on an instance not opened as secondary
+   */
+  public void tryCatchUpWithPrimary() throws TalusException {
+    long h = acquire();
+    try {
+      nativeTryCatchUpWithPrimary(h);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * Stops the deletion of obsolete files (table files, logs, manifests), as RocksJava: calls
+   * are counted, each undone by one {@link #enableFileDeletions(boolean)} with {@code false}.
+   * Use it to copy the files {@link #getLiveFiles()} names.
+   *
+   * @throws TalusException {@code NotSupported} on a read-only or secondary instance
+   */
+  public void disableFileDeletions() throws TalusException {
+    fileDeletions(0);
+  }
+
+  /**
+   * Undoes one {@link #disableFileDeletions()}, or every one with {@code force}; once none is
+   * left, the files that became obsolete meanwhile are deleted.
+   *
+   * @param force undo every outstanding disable at once
+   * @throws TalusException on a closed database's native failure
+   */
+  public void enableFileDeletions(boolean force) throws TalusException {
+    fileDeletions(force ? 2 : 1);
+  }
+
+  private void fileDeletions(int what) throws TalusException {
+    long h = acquire();
+    try {
+      nativeFileDeletions(h, what);
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The files of a consistent point of the database, after flushing the memtables, as
+   * RocksJava's {@code getLiveFiles()}.
+   *
+   * @return the files and the manifest's size at the point
+   * @throws TalusException {@code NotSupported} on a read-only or secondary instance
+   */
+  public LiveFiles getLiveFiles() throws TalusException {
+    return getLiveFiles(true);
+  }
+
+  /**
+   * The files of a consistent point of the database, as RocksJava: names relative to the
+   * database directory, each with a leading {@code /} ({@code /CURRENT}, {@code
+   * /MANIFEST-000005}, {@code /IDENTITY}, then the table files); only the first {@link
+   * LiveFiles#manifestFileSize} bytes of the manifest belong to the point. The live write-ahead
+   * logs are listed by {@link #getSortedWalFiles()}. The files stay on disk only while file
+   * deletions are disabled ({@link #disableFileDeletions()}).
+   *
+   * @param flushMemtable flush the memtables first, so the tables hold every write
+   * @return the files and the manifest's size at the point
+   * @throws TalusException {@code NotSupported} on a read-only or secondary instance
+   */
+  public LiveFiles getLiveFiles(boolean flushMemtable) throws TalusException {
+    long h = acquire();
+    try {
+      Object[] r = nativeGetLiveFiles(h, flushMemtable);
+      return new LiveFiles(((long[]) r[0])[0], java.util.Arrays.asList((String[]) r[1]));
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * The live write-ahead logs, oldest first, as RocksJava's {@code getSortedWalFiles()}. Talus
+   * keeps no WAL archive, so every file is {@link WalFileType#kAliveLogFile}; the size of the
+   * newest is the size at the call (it keeps growing).
+   *
+   * @return the logs
+   * @throws TalusException {@code NotSupported} on a read-only or secondary instance
+   */
+  public List<LogFile> getSortedWalFiles() throws TalusException {
+    long h = acquire();
+    try {
+      Object[] r = nativeGetSortedWalFiles(h);
+      long[] nums = (long[]) r[0];
+      String[] names = (String[]) r[1];
+      List<LogFile> out = new ArrayList<>(names.length);
+      for (int i = 0; i < names.length; i++) {
+        out.add(new LogFile(names[i], nums[4 * i], WalFileType.fromValue((byte) nums[4 * i + 1]),
+            nums[4 * i + 2], nums[4 * i + 3]));
+      }
+      return out;
+    } finally {
+      release();
+    }
+  }
+
+  /**
+   * RocksJava's {@code RocksDB.LiveFiles}: what {@link #getLiveFiles(boolean)} returns.
+   */
+  public static class LiveFiles {
+    /** Bytes of the manifest that belong to the point (copy that prefix). */
+    public final long manifestFileSize;
+    /** The files, relative to the database directory, each with a leading {@code /}. */
+    public final List<String> files;
+
+    LiveFiles(long manifestFileSize, List<String> files) {
+      this.manifestFileSize = manifestFileSize;
+      this.files = java.util.Collections.unmodifiableList(files);
+    }
+  }
+
+  private static native long nativeOpenReadOnly(String path, String options, long[] shared,
+      String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut, int mode,
+      String secondaryPath) throws TalusException;
+
+  private static native void nativeTryCatchUpWithPrimary(long h) throws TalusException;
+
+  private static native void nativeFileDeletions(long h, int what) throws TalusException;
+
+  private static native Object[] nativeGetLiveFiles(long h, boolean flush) throws TalusException;
+
+  private static native Object[] nativeGetSortedWalFiles(long h) throws TalusException;
 
   private static native long nativeOpen(String path, String options, long[] shared)
       throws TalusException;
