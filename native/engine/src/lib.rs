@@ -67,6 +67,9 @@
 //!   [`options`]; [`BlockCache`] (a block cache shared by databases);
 //!   [`WalRecoveryMode`];
 //! - [`WriteBatch`] ([`write_batch`]); merge operators ([`merge`]);
+//! - [`SstFileWriter`] ([`sst_file_writer`]) and
+//!   [`Db::ingest_external_file`] with [`IngestExternalFileOptions`]: table
+//!   files written outside the database and ingested (module `db::ingest`);
 //! - [`Error`], [`Result`], [`Code`], [`SubCode`] ([`error`]): one error
 //!   type with RocksDB's status codes;
 //! - observability: [`statistics`], [`perf_context`] (and its macros),
@@ -92,6 +95,7 @@ pub mod merge;
 pub mod options;
 pub mod perf_context;
 pub mod rate_limiter;
+pub mod sst_file_writer;
 pub mod statistics;
 pub mod write_batch;
 
@@ -127,9 +131,10 @@ internal_modules!(
     xxh64,
 );
 
-pub use db::{Db, destroy_db};
+pub use db::{Db, IngestExternalFileOptions, destroy_db};
 pub use error::{Code, Error, Result, SubCode};
 pub use options::{Options, ReadOptions, WriteOptions};
+pub use sst_file_writer::{ExternalSstFileInfo, SstFileWriter};
 pub use table::BlockCache;
 pub use wal::WalRecoveryMode;
 pub use write_batch::WriteBatch;

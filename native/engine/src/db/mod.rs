@@ -78,6 +78,7 @@ pub mod family;
 mod files;
 mod flush;
 mod foreign;
+mod ingest;
 mod level_iter;
 #[cfg(test)]
 pub(crate) mod merge_model;
@@ -126,6 +127,7 @@ pub use db_iter::PrefixSeek;
 pub use destroy::destroy_db;
 use family::{ColumnFamilyData, FamilyMap, FamilyState};
 pub use family::{ColumnFamilyHandle, DEFAULT_FAMILY_ID, family_options};
+pub use ingest::IngestExternalFileOptions;
 pub use read::{DbIterator, KeyMayExist};
 pub use snapshot::Snapshot;
 
@@ -218,6 +220,9 @@ pub(crate) struct DbState {
     /// id, or started since): the only logs the obsolete-file sweep may
     /// delete, once below the manifest's log number (invariant 4).
     pub(crate) own_logs: BTreeSet<u64>,
+    /// Ingestions placing their files (`ingest`): no compaction is picked
+    /// meanwhile, so none picked after a placement can write over it.
+    pub(crate) ingestions: usize,
 }
 
 pub(crate) struct DbInner {
@@ -675,6 +680,7 @@ impl Db {
                 stall: stall::StallControl::new(&opts),
                 imm_wal_bytes: Vec::new(),
                 own_logs: BTreeSet::new(),
+                ingestions: 0,
             }),
             bg_cv: Condvar::new(),
             flush_pool,

@@ -13,6 +13,7 @@ mod column_families;
 mod concurrent;
 mod destroy;
 mod foreign_database;
+mod ingest;
 mod merges;
 mod model;
 mod obsolete_files;
