@@ -5,6 +5,7 @@
 mod column_families;
 mod common;
 mod corruption;
+mod ingest;
 mod io_errors;
 mod power_loss;
 mod recovery_modes;
