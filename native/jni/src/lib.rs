@@ -86,6 +86,7 @@ pub mod env;
 pub mod error;
 pub mod family;
 pub mod handle;
+pub mod ingest;
 pub mod iterator;
 pub mod logger;
 pub mod merge_operator;

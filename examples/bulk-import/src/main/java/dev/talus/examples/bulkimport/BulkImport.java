@@ -140,6 +140,27 @@ public final class BulkImport implements Callable<Integer> {
           + " or none. Default: ${DEFAULT-VALUE}.")
   EngineSettings.Compression compression = EngineSettings.Compression.lz4;
 
+  /** How the rows get in. */
+  @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class,
+      description = "put (writers put rows), ingest (each writer sorts its chunks of "
+          + Importer.INGEST_CHUNK + " rows, writes them with SstFileWriter and ingests the file,"
+          + " moveFiles), or bulk-load (puts with Options.prepareForBulkLoad()); ingest and"
+          + " bulk-load end with one compactRange, inside the import time. The same on both"
+          + " engines. Default: ${DEFAULT-VALUE}.")
+  String mode = "put";
+
+  /** Accepts put, ingest, bulk-load. */
+  static final class ModeConverter implements picocli.CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String v) {
+      if (!v.equals("put") && !v.equals("ingest") && !v.equals("bulk-load")) {
+        throw new picocli.CommandLine.TypeConversionException(
+            "--mode must be put, ingest or bulk-load, not " + v);
+      }
+      return v;
+    }
+  }
+
   @Option(names = "--engine", paramLabel = "ENGINE",
       description = "talus or rocksdb (RocksJava). Default: ${DEFAULT-VALUE}.")
   Engine.Kind engine = Engine.Kind.talus;
@@ -249,6 +270,7 @@ public final class BulkImport implements Callable<Integer> {
         lowPriorityCompactions, rocksdbWriteThreadAdaptiveYield, talusMaxConcurrentWriters)
         .withCompression(compression);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
+    EngineSettings.prepareForBulkLoad = mode.equals("bulk-load");
     Summary s = new Summary();
     summary = s;
     fillHeader(s, settings);
@@ -299,12 +321,31 @@ public final class BulkImport implements Callable<Integer> {
     Progress progress = new Progress(e, imp, rows, out, tty,
         report == null ? null : report.resolve("timeseries.csv"));
     long cpu0 = CpuWait.processCpuNanos();
+    Path sstDir = null;
+    if (mode.equals("ingest")) {
+      sstDir = dbDir.resolveSibling(dbDir.getFileName() + "-sst");
+      if (holdsFiles(sstDir)) {
+        deleteTree(sstDir);
+      }
+      Files.createDirectories(sstDir);
+      imp.ingestVia(sstDir);
+    }
     long t0 = System.nanoTime();
     progress.start();
     try {
       imp.run();
+      if (!mode.equals("put")) {
+        // A fully compacted database: what bulk-load leaves in L0 and what ingest leaves
+        // overlapping goes down in one manual compaction.
+        long c0 = System.nanoTime();
+        e.compactRange();
+        s.finalCompactSeconds = (System.nanoTime() - c0) / 1e9;
+      }
     } finally {
       progress.finish();
+    }
+    if (sstDir != null) {
+      deleteTree(sstDir);
     }
     double secs = (System.nanoTime() - t0) / 1e9;
     long cpu1 = CpuWait.processCpuNanos();
@@ -371,6 +412,7 @@ public final class BulkImport implements Callable<Integer> {
 
   private void fillHeader(Summary s, EngineSettings settings) {
     s.engine = engine.name();
+    s.mode = mode;
     s.arguments = arguments;
     s.options = settings.describe();
     s.startedAt = Instant.now().toString();
@@ -450,6 +492,8 @@ public final class BulkImport implements Callable<Integer> {
       } else {
         o.println("            (RocksJava has no ThreadLocalInfo: no per-writer stall counts)");
       }
+      o.printf(Locale.ROOT, "mode        %s (final compactRange %.1f s, inside the import time)%n",
+          s.mode, s.finalCompactSeconds);
       o.printf(Locale.ROOT, "write amp   %.1f (rocksdb.stats Sum W-Amp: flush+compaction bytes /"
               + " flushed bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);

@@ -96,6 +96,9 @@ final class RocksDbEngine implements Engine {
       // Process-wide and one-way, in both engines.
       Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
+    if (EngineSettings.prepareForBulkLoad) {
+      options.prepareForBulkLoad();
+    }
     db = RocksDB.open(options, s.path());
   }
 
@@ -188,6 +191,21 @@ final class RocksDbEngine implements Engine {
         batch.put(keys[i], values[i]);
       }
       db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public void ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+    try (org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
+        org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, options);
+        org.rocksdb.IngestExternalFileOptions io =
+            new org.rocksdb.IngestExternalFileOptions().setMoveFiles(true)) {
+      w.open(file);
+      for (int i = 0; i < n; i++) {
+        w.put(keys[i], values[i]);
+      }
+      w.finish();
+      db.ingestExternalFile(List.of(file), io);
     }
   }
 

@@ -42,6 +42,10 @@ final class Summary {
 
   /** Seconds from the first put to the end of the final flush. */
   double elapsedSeconds;
+  /** --mode: put, ingest or bulk-load. */
+  String mode;
+  /** Seconds of the final compactRange (ingest and bulk-load; inside elapsedSeconds). */
+  double finalCompactSeconds;
   double rowsPerSecond;
   /** Key and value bytes per second, MiB. */
   double mbPerSecond;

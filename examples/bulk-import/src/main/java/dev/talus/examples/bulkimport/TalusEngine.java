@@ -88,6 +88,9 @@ final class TalusEngine implements Engine {
       // Process-wide and one-way, in both engines.
       Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
+    if (EngineSettings.prepareForBulkLoad) {
+      options.prepareForBulkLoad();
+    }
     db = TalusDB.open(options, s.path());
   }
 
@@ -181,6 +184,21 @@ final class TalusEngine implements Engine {
         batch.put(keys[i], values[i]);
       }
       db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public void ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+    try (dev.talus.EnvOptions env = new dev.talus.EnvOptions();
+        dev.talus.SstFileWriter w = new dev.talus.SstFileWriter(env, options);
+        dev.talus.IngestExternalFileOptions io =
+            new dev.talus.IngestExternalFileOptions().setMoveFiles(true)) {
+      w.open(file);
+      for (int i = 0; i < n; i++) {
+        w.put(keys[i], values[i]);
+      }
+      w.finish();
+      db.ingestExternalFile(List.of(file), io);
     }
   }
 
