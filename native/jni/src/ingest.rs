@@ -90,13 +90,14 @@ pub extern "system" fn Java_dev_talus_SstFileWriter_nativeAdd<'l>(
             bytes(env, &value, "value")?
         };
         let mut w = writer(env, handle)?.lock();
-        Ok(match op {
+        match op {
             0 => w.put(&k, &v)?,
             1 => w.merge(&k, &v)?,
             2 => w.delete(&k)?,
             3 => w.delete_range(&k, &v)?,
             _ => return Err(JniError::IllegalArgument(format!("unknown operation {op}"))),
-        })
+        }
+        Ok(())
     })
 }
 

@@ -45,8 +45,10 @@ fn contents(db: &Db) -> BTreeMap<Vec<u8>, Vec<u8>> {
     out
 }
 
+type Rows = BTreeMap<Vec<u8>, Vec<u8>>;
+
 /// The state before the ingestion (`old`) and after it (`new`).
-fn states() -> (BTreeMap<Vec<u8>, Vec<u8>>, BTreeMap<Vec<u8>, Vec<u8>>) {
+fn states() -> (Rows, Rows) {
     let old: BTreeMap<_, _> = (0..100).map(|i| (key(i), b"old".to_vec())).collect();
     let mut new = old.clone();
     for i in 0..50 {

@@ -110,6 +110,9 @@ class TalusDBMisuseTest {
     if (t == Holder.class) {
       return new Holder<byte[]>();
     }
+    if (t == IngestExternalFileOptions.class) {
+      return new IngestExternalFileOptions();
+    }
     throw new AssertionError("no dummy for " + t);
   }
 
