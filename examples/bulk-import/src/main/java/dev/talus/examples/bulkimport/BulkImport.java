@@ -365,6 +365,7 @@ public final class BulkImport implements Callable<Integer> {
     s.putsOver10ms = countAbove(h, 10_000_000L);
     s.putsOver20ms = countAbove(h, 20_000_000L);
     s.flushes = imp.flushes.get();
+    s.ingestedBytes = imp.ingestedBytes.get();
     s.flushWaitSeconds = imp.flushNanos.get() / 1e9;
     s.backpressureSleeps = imp.backpressureSleeps.get();
     s.l0FilesMax = progress.l0Max();
@@ -391,6 +392,8 @@ public final class BulkImport implements Callable<Integer> {
     s.bytesWritten = e.ticker(Engine.Ticker.BYTES_WRITTEN);
     s.writeAmpTickers = s.bytesWritten == 0 ? Double.NaN
         : (s.flushWriteBytes + s.compactWriteBytes) / (double) s.bytesWritten;
+    s.writeAmpTableBytes = (s.flushWriteBytes + s.compactWriteBytes + s.ingestedBytes)
+        / (rows * (double) (keySize + valueSize));
     s.l0FilesAtEnd = Long.parseLong(e.property("rocksdb.num-files-at-level0").trim());
     s.pendingCompactionBytesAtEnd = e.longProperty("rocksdb.estimate-pending-compaction-bytes");
     double[] syncs = e.walSyncs();
@@ -494,6 +497,8 @@ public final class BulkImport implements Callable<Integer> {
       }
       o.printf(Locale.ROOT, "mode        %s (final compactRange %.1f s, inside the import time)%n",
           s.mode, s.finalCompactSeconds);
+      o.printf(Locale.ROOT, "table amp   %.2f (flush + compaction + ingested table bytes / bytes of"
+          + " keys and values; ingested %s)%n", s.writeAmpTableBytes, Fmt.bytes(s.ingestedBytes));
       o.printf(Locale.ROOT, "write amp   %.1f (rocksdb.stats Sum W-Amp: flush+compaction bytes /"
               + " flushed bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);

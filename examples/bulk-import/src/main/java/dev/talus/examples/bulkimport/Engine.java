@@ -100,9 +100,10 @@ interface Engine extends AutoCloseable {
    * @param values their values
    * @param n how many rows
    * @param file where the file is written (in the database's file system)
+   * @return the size of the file ingested, in bytes
    * @throws Exception from the engine
    */
-  void ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception;
+  long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception;
 
   /** Flushes the memtables and waits until the data is in table files. */
   void flush() throws Exception;

@@ -60,7 +60,10 @@ final class Importer {
   private java.nio.file.Path sstDir;
 
   /** Rows per table file in {@code --mode ingest}: each writer's chunk, sorted. */
-  static final int INGEST_CHUNK = 1 << 20;
+  static final int INGEST_CHUNK = 1 << 17;
+
+  /** Bytes of the table files ingested ({@code --mode ingest}). */
+  final AtomicLong ingestedBytes = new AtomicLong();
 
   /** Makes the writers write sorted table files into {@code dir} and ingest them. */
   void ingestVia(java.nio.file.Path dir) {
@@ -162,7 +165,7 @@ final class Importer {
         }
         String file = sstDir.resolve("chunk-" + start + ".sst").toString();
         long t0 = System.nanoTime();
-        engine.ingestSorted(sk, sv, n, file);
+        ingestedBytes.addAndGet(engine.ingestSorted(sk, sv, n, file));
         long dt = System.nanoTime() - t0;
         recorder.recordValue(Math.min(Math.max(dt, 1), HIGHEST_NANOS));
         done.addAndGet(n);

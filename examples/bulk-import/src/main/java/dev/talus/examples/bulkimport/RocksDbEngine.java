@@ -195,7 +195,7 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
-  public void ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+  public long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
     try (org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
         org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, options);
         org.rocksdb.IngestExternalFileOptions io =
@@ -205,7 +205,9 @@ final class RocksDbEngine implements Engine {
         w.put(keys[i], values[i]);
       }
       w.finish();
+      long size = java.nio.file.Files.size(java.nio.file.Path.of(file));
       db.ingestExternalFile(List.of(file), io);
+      return size;
     }
   }
 

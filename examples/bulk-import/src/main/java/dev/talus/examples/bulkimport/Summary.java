@@ -46,6 +46,13 @@ final class Summary {
   String mode;
   /** Seconds of the final compactRange (ingest and bulk-load; inside elapsedSeconds). */
   double finalCompactSeconds;
+  /** --mode ingest: bytes of the table files ingested. */
+  long ingestedBytes;
+  /**
+   * Bytes written to table files (flushes, compactions, and with --mode ingest the ingested
+   * files) per byte of keys and values imported.
+   */
+  double writeAmpTableBytes;
   double rowsPerSecond;
   /** Key and value bytes per second, MiB. */
   double mbPerSecond;

@@ -188,7 +188,7 @@ final class TalusEngine implements Engine {
   }
 
   @Override
-  public void ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+  public long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
     try (dev.talus.EnvOptions env = new dev.talus.EnvOptions();
         dev.talus.SstFileWriter w = new dev.talus.SstFileWriter(env, options);
         dev.talus.IngestExternalFileOptions io =
@@ -198,7 +198,9 @@ final class TalusEngine implements Engine {
         w.put(keys[i], values[i]);
       }
       w.finish();
+      long size = java.nio.file.Files.size(java.nio.file.Path.of(file));
       db.ingestExternalFile(List.of(file), io);
+      return size;
     }
   }
 
