@@ -144,8 +144,8 @@ public final class BulkImport implements Callable<Integer> {
   @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class,
       description = "put (writers put rows), ingest (each writer sorts its chunks of "
           + Importer.INGEST_CHUNK + " rows, writes them with SstFileWriter and ingests the file,"
-          + " moveFiles), or bulk-load (puts with Options.prepareForBulkLoad()); ingest and"
-          + " bulk-load end with one compactRange, inside the import time. The same on both"
+          + " moveFiles), or bulk-load (puts with Options.prepareForBulkLoad()). Every mode ends"
+          + " with one compactRange, inside the import time. The same on both"
           + " engines. Default: ${DEFAULT-VALUE}.")
   String mode = "put";
 
@@ -334,9 +334,9 @@ public final class BulkImport implements Callable<Integer> {
     progress.start();
     try {
       imp.run();
-      if (!mode.equals("put")) {
-        // A fully compacted database: what bulk-load leaves in L0 and what ingest leaves
-        // overlapping goes down in one manual compaction.
+      {
+        // A fully compacted database in every mode: what put leaves pending, bulk-load leaves
+        // in L0 and ingest leaves overlapping goes down in one manual compaction.
         long c0 = System.nanoTime();
         e.compactRange();
         s.finalCompactSeconds = (System.nanoTime() - c0) / 1e9;

@@ -44,7 +44,7 @@ final class Summary {
   double elapsedSeconds;
   /** --mode: put, ingest or bulk-load. */
   String mode;
-  /** Seconds of the final compactRange (ingest and bulk-load; inside elapsedSeconds). */
+  /** Seconds of the final compactRange (every mode; inside elapsedSeconds). */
   double finalCompactSeconds;
   /** --mode ingest: bytes of the table files ingested. */
   long ingestedBytes;
