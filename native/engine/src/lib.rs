@@ -37,6 +37,12 @@
 //!   deleted (nor by [`destroy_db`] of another database), and a second
 //!   database opening on a `wal_dir` in use fails with the IO error of a
 //!   held lock, naming the `wal_dir`.
+//! - An ingestion ([`Db::ingest_external_file`]) that returned `Ok` is
+//!   durable: its files and their names were synced before the one
+//!   manifest edit that records them all. A crash during one leaves all of
+//!   its files in the database or none, never a manifest naming a file that
+//!   is not whole; the user's files are removed (with `move_files`) only
+//!   after the edit is durable (module docs of `db::ingest`).
 //! - A failed background write (WAL, flush, compaction, manifest) makes the
 //!   database read-only with that error until [`Db::resume`] or a reopen;
 //!   see `db/resume.rs` for what `resume()` does and why it is safe, and
