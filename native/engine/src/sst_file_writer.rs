@@ -14,7 +14,7 @@
 //!   (a key added twice, or out of order, is `InvalidArgument` naming both
 //!   keys, and the entry is not written);
 //! - the properties carry `EXTERNAL_FILE_VERSION`
-//!   ([`crate::table::EXTERNAL_FILE_VERSION`]) and no database id or file
+//!   (`table::EXTERNAL_FILE_VERSION`) and no database id or file
 //!   number: the file belongs to no database until ingested;
 //! - the sequence number the entries take in a database is assigned at
 //!   ingestion and recorded in the manifest, never written into the file
@@ -62,7 +62,7 @@ pub struct ExternalSstFileInfo {
     pub num_entries: u64,
     /// Range deletions.
     pub num_range_del_entries: u64,
-    /// The external-file version ([`EXTERNAL_FILE_VERSION`]).
+    /// The external-file version (`table::EXTERNAL_FILE_VERSION`, 1).
     pub version: u32,
 }
 
