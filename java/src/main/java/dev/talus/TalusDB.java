@@ -1990,10 +1990,19 @@ public class TalusDB extends NativeHandle {
       throws TalusException {
     Objects.requireNonNull(filePathList, "filePathList");
     Objects.requireNonNull(ingestExternalFileOptions, "ingestExternalFileOptions");
-    String[] paths = filePathList.toArray(new String[0]);
     int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    // Acquired first: a closed database throws IllegalStateException whatever the arguments.
     long h = acquire();
     try {
+      String[] paths = new String[filePathList.size()];
+      int i = 0;
+      for (Object p : filePathList) {
+        if (!(p instanceof String s)) {
+          throw new IllegalArgumentException(
+              "filePathList must hold file paths (String), not " + p);
+        }
+        paths[i++] = s;
+      }
       ExternalFileIngestion.ingest(h, id, paths, ingestExternalFileOptions);
     } finally {
       release();
