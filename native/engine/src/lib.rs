@@ -37,6 +37,12 @@
 //!   deleted (nor by [`destroy_db`] of another database), and a second
 //!   database opening on a `wal_dir` in use fails with the IO error of a
 //!   held lock, naming the `wal_dir`.
+//! - An ingestion ([`Db::ingest_external_file`]) that returned `Ok` is
+//!   durable: its files and their names were synced before the one
+//!   manifest edit that records them all. A crash during one leaves all of
+//!   its files in the database or none, never a manifest naming a file that
+//!   is not whole; the user's files are removed (with `move_files`) only
+//!   after the edit is durable (module docs of `db::ingest`).
 //! - A failed background write (WAL, flush, compaction, manifest) makes the
 //!   database read-only with that error until [`Db::resume`] or a reopen;
 //!   see `db/resume.rs` for what `resume()` does and why it is safe, and
@@ -67,6 +73,9 @@
 //!   [`options`]; [`BlockCache`] (a block cache shared by databases);
 //!   [`WalRecoveryMode`];
 //! - [`WriteBatch`] ([`write_batch`]); merge operators ([`merge`]);
+//! - [`SstFileWriter`] ([`sst_file_writer`]) and
+//!   [`Db::ingest_external_file`] with [`IngestExternalFileOptions`]: table
+//!   files written outside the database and ingested (module `db::ingest`);
 //! - [`Error`], [`Result`], [`Code`], [`SubCode`] ([`error`]): one error
 //!   type with RocksDB's status codes;
 //! - observability: [`statistics`], [`perf_context`] (and its macros),
@@ -93,6 +102,7 @@ pub mod merge;
 pub mod options;
 pub mod perf_context;
 pub mod rate_limiter;
+pub mod sst_file_writer;
 pub mod statistics;
 pub mod write_batch;
 
@@ -128,9 +138,10 @@ internal_modules!(
     xxh64,
 );
 
-pub use db::{Db, destroy_db};
+pub use db::{Db, IngestExternalFileOptions, destroy_db};
 pub use error::{Code, Error, Result, SubCode};
 pub use options::{Options, ReadOptions, WriteOptions};
+pub use sst_file_writer::{ExternalSstFileInfo, SstFileWriter};
 pub use table::BlockCache;
 pub use wal::WalRecoveryMode;
 pub use write_batch::WriteBatch;

@@ -441,6 +441,15 @@ pub struct Options {
     /// `sync`, `no_slowdown` and `low_pri` writes are never held. Default
     /// -1.
     pub max_concurrent_writers: i32,
+    /// Allow files to be ingested with
+    /// `IngestExternalFileOptions::ingest_behind` (RocksDB's DB option):
+    /// compactions then never treat their output as the bottom of a key's
+    /// history (tombstones, and merge operands without a base, are kept:
+    /// data ingested behind may later lie under them). Differs from
+    /// RocksDB: the last level is not reserved, so an ingestion behind
+    /// fails (`InvalidArgument`) when the last level already holds keys in
+    /// a file's range. Default false.
+    pub allow_ingest_behind: bool,
     /// The file system all IO goes through.
     pub fs: Arc<dyn FileSystem>,
     /// The CPU priorities of the background pools ([`crate::env`]). Default
@@ -566,6 +575,7 @@ impl Default for Options {
             create_missing_column_families: false,
             paranoid_checks: true,
             use_fsync: false,
+            allow_ingest_behind: false,
             wal_dir: None,
             wal_recovery_mode: WalRecoveryMode::default(),
             wal_bytes_per_sync: 0,
@@ -995,6 +1005,47 @@ impl Options {
         notes
     }
 
+    /// Sets the options of a bulk load with RocksDB's values
+    /// (`Options::PrepareForBulkLoad`): every write lands in L0, nothing is
+    /// compacted automatically, writes never slow down or stop for L0 or
+    /// pending compaction bytes, and one manual `compact_range` at the end
+    /// compacts L0 into L1 (the caller issues it). Exactly:
+    ///
+    /// | option | value |
+    /// |---|---|
+    /// | `disable_auto_compactions` | true |
+    /// | `level0_file_num_compaction_trigger` | 2^30 |
+    /// | `level0_slowdown_writes_trigger` | 2^30 |
+    /// | `level0_stop_writes_trigger` | 2^30 |
+    /// | `soft_pending_compaction_bytes_limit` | 0 (off) |
+    /// | `hard_pending_compaction_bytes_limit` | 0 (off) |
+    /// | `num_levels` | 2 |
+    /// | `max_write_buffer_number` | 6 |
+    /// | `min_write_buffer_number_to_merge` | 1 |
+    /// | `max_background_flushes` | 4 |
+    /// | `max_background_compactions` | 2 |
+    /// | `target_file_size_base` | 256 MiB |
+    ///
+    /// `write_buffer_size` is left as it is (RocksDB's does not change
+    /// it either). RocksDB also sets `max_compaction_bytes` to 2^60 so one
+    /// manual compaction takes every L0 file; Talus has no such option and
+    /// its manual compaction of L0 always takes every L0 file.
+    pub fn prepare_for_bulk_load(&mut self) -> &mut Self {
+        self.disable_auto_compactions = true;
+        self.level0_file_num_compaction_trigger = 1 << 30;
+        self.level0_slowdown_writes_trigger = 1 << 30;
+        self.level0_stop_writes_trigger = 1 << 30;
+        self.soft_pending_compaction_bytes_limit = 0;
+        self.hard_pending_compaction_bytes_limit = 0;
+        self.num_levels = 2;
+        self.max_write_buffer_number = 6;
+        self.min_write_buffer_number_to_merge = 1;
+        self.max_background_flushes = 4;
+        self.max_background_compactions = 2;
+        self.target_file_size_base = 256 << 20;
+        self
+    }
+
     /// Background thread budget split as RocksDB does: `(flushes, compactions)`.
     /// With the deprecated per-kind options unset, a quarter of the jobs
     /// (at least one) flush and the rest compact.
@@ -1077,6 +1128,7 @@ impl Options {
                 "merge_operator: {}",
                 self.merge_operator.as_ref().map_or("none", |m| m.name())
             ),
+            format!("allow_ingest_behind: {}", self.allow_ingest_behind),
             format!("write_buffer_size: {}", self.write_buffer_size),
             format!("max_write_buffer_number: {}", self.max_write_buffer_number),
             format!(

@@ -88,6 +88,7 @@ pub mod error;
 pub mod family;
 pub mod files_out;
 pub mod handle;
+pub mod ingest;
 pub mod iterator;
 pub mod logger;
 pub mod merge_operator;

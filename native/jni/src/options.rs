@@ -105,6 +105,7 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             }
             "paranoid_checks" => o.paranoid_checks = boolean(name, v)?,
             "use_fsync" => o.use_fsync = boolean(name, v)?,
+            "allow_ingest_behind" => o.allow_ingest_behind = boolean(name, v)?,
             "allow_fallocate" => o.allow_fallocate = boolean(name, v)?,
             "wal_dir" => o.wal_dir = (!v.is_empty()).then(|| v.into()),
             "wal_recovery_mode" => {

@@ -358,8 +358,12 @@ impl DbInner {
     /// the highest score.
     pub(crate) fn pick_family_to_compact(&self, st: &DbState) -> Option<(u32, CompactionPlan)> {
         // An exclusive manual compaction runs alone (RocksDB's
-        // `exclusive_manual_compaction`).
-        if st.disable_auto_compactions || st.exclusive_manual_compactions > 0 {
+        // `exclusive_manual_compaction`); an ingestion placing its files
+        // picks none meanwhile.
+        if st.disable_auto_compactions
+            || st.exclusive_manual_compactions > 0
+            || st.ingestions > 0
+        {
             return None;
         }
         let mut best: Option<(u32, CompactionPlan)> = None;
@@ -582,6 +586,9 @@ impl DbInner {
         plan: &CompactionPlan,
         snapshots: &[u64],
     ) -> Result<JobStats> {
+        // With `allow_ingest_behind`, files ingested behind may later lie
+        // under any output: no output is the bottom of a key's history.
+        let bottommost = plan.bottommost && !cfd.opts.allow_ingest_behind;
         // Compaction input: checked, kept out of the block cache, and charged
         // to the rate limiter when its mode covers reads.
         let tro = TableReadOptions {
@@ -615,7 +622,7 @@ impl DbInner {
         let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let kept: Vec<RangeTombstone> = tombstones
             .into_iter()
-            .filter(|t| keep_range_tombstone(t, snapshots, plan.bottommost))
+            .filter(|t| keep_range_tombstone(t, snapshots, bottommost))
             .collect();
         // Older entries of the input keys outside the job are below the
         // output level; taken after the plan was picked, which is safe: while
@@ -627,7 +634,7 @@ impl DbInner {
         } else {
             plan.output_level + 1
         };
-        let below = if plan.bottommost {
+        let below = if bottommost {
             Below::Nothing
         } else {
             match self.state.lock().versions.current_cf(cfd.id) {
@@ -642,7 +649,7 @@ impl DbInner {
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
-            plan.bottommost,
+            bottommost,
             frag,
             cfd.merger.clone(),
             below,
@@ -1043,6 +1050,11 @@ impl DbInner {
                         ));
                     }
                     cfd.check_live()?;
+                    if st.ingestions > 0 {
+                        // An ingestion is placing files (`ingest`).
+                        self.bg_cv.wait(st);
+                        continue;
+                    }
                     let pick = try_pick_manual(
                         &*st.versions.current_cf(cf).ok_or_else(dropped)?,
                         &cfd.picker_opts,

@@ -79,6 +79,7 @@ pub mod family;
 mod files;
 mod flush;
 mod foreign;
+mod ingest;
 mod level_iter;
 #[cfg(test)]
 pub(crate) mod merge_model;
@@ -128,6 +129,7 @@ pub use db_iter::PrefixSeek;
 pub use destroy::destroy_db;
 use family::{ColumnFamilyData, FamilyMap, FamilyState};
 pub use family::{ColumnFamilyHandle, DEFAULT_FAMILY_ID, family_options};
+pub use ingest::IngestExternalFileOptions;
 pub use read::{DbIterator, KeyMayExist};
 pub(crate) use readonly::OpenMode;
 pub use snapshot::Snapshot;
@@ -227,6 +229,9 @@ pub(crate) struct DbState {
     /// `disable_file_deletions` calls not undone (`checkpoint`): while
     /// positive, the obsolete-file sweep deletes nothing.
     pub(crate) file_deletions_disabled: u32,
+    /// Ingestions placing their files (`ingest`): no compaction is picked
+    /// meanwhile, so none picked after a placement can write over it.
+    pub(crate) ingestions: usize,
 }
 
 pub(crate) struct DbInner {
@@ -808,6 +813,7 @@ impl Db {
                 imm_wal_bytes: Vec::new(),
                 own_logs: BTreeSet::new(),
                 file_deletions_disabled: 0,
+                ingestions: 0,
             }),
             bg_cv: Condvar::new(),
             flush_pool,

@@ -407,7 +407,7 @@ impl TableCache {
         if size != f.file_size {
             return Err(wrong_size(&path, size, f));
         }
-        let reader = TableReader::open(
+        let mut reader = TableReader::open(
             file,
             f.file_size,
             TableReaderOptions {
@@ -421,6 +421,9 @@ impl TableCache {
                 prefix_extractor: self.prefix_extractor,
             },
         )?;
+        // An ingested external table: its entries take the global sequence
+        // number its manifest entry records (module docs of `db::ingest`).
+        reader.apply_global_seqno(f.largest_seq);
         check_binding(
             &path,
             f,
@@ -508,8 +511,11 @@ impl TableCache {
                 .fs
                 .new_random_access(&path)
                 .map_err(|e| missing_as_corruption(e, &path))?;
-            let (props, tombs) =
+            let (mut props, mut tombs) =
                 TableReader::read_metadata(file, f.file_size, &path.display().to_string())?;
+            if props.external_file_version.is_some() && f.largest_seq > 0 {
+                crate::table::external_view(&mut props, &mut tombs, f.largest_seq);
+            }
             check_binding(&path, f, &props, &tombs, self.db_id)?;
         }
         Ok(())

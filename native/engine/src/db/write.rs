@@ -197,6 +197,9 @@ impl DbInner {
                     self.switch_memtable_now(cf, up_to_log)
                 }
                 WriteKind::Resume => self.resume_switch_now(),
+                // Never combined (`exit_or_combine` combines batches only)
+                // and its thread never calls `lead_group`.
+                WriteKind::Exclusive => Ok(()),
                 WriteKind::Batch => self.write_group(&group, own_group),
             };
             // Only plain groups in a normal write condition are combined: a

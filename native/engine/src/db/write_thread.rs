@@ -92,6 +92,10 @@ pub(crate) enum WriteKind {
     /// `resume()`: replace a failed WAL and switch the memtable, between
     /// groups; always leads alone.
     Resume,
+    /// An ingestion (`db::ingest`): its own thread runs the ingestion's
+    /// critical section while it leads, alone, so no write group is in
+    /// flight meanwhile; never led by another thread's `lead_group`.
+    Exclusive,
 }
 
 /// What a writer carries through the queue.

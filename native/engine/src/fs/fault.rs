@@ -1062,6 +1062,29 @@ impl FileSystem for FaultFs {
         Ok(())
     }
 
+    /// A second name for the inode, in the live map only (as a rename:
+    /// durable after `sync_dir`). Checked as a `Create` of `to` (it makes
+    /// a directory entry), so it is a crash point like any create.
+    fn link_file(&self, from: &Path, to: &Path) -> Result<()> {
+        let mut st = self.state();
+        st.go(FaultOp::Create, to, Some(from))?;
+        let (tp, tname) = split(to)?;
+        let id = st.lookup(from).ok_or_else(|| not_found("link", from))?;
+        let dir = st
+            .dirs
+            .get_mut(&tp)
+            .ok_or_else(|| not_found("link to", to))?;
+        if dir.live.contains_key(&tname) {
+            return Err(Error::io_path(
+                "link to",
+                to,
+                &std::io::Error::from(std::io::ErrorKind::AlreadyExists),
+            ));
+        }
+        dir.live.insert(tname, id);
+        Ok(())
+    }
+
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         let mut st = self.state();
         st.go(FaultOp::SyncDir, dir, None)?;

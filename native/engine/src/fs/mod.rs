@@ -138,6 +138,17 @@ pub trait FileSystem: Send + Sync + 'static {
     fn same_dir(&self, a: &Path, b: &Path) -> bool {
         a == b
     }
+    /// Makes `to` a second name (hard link) of the file `from`, as
+    /// `link(2)`: the new name is durable only after [`Self::sync_dir`] on
+    /// its parent. The default, for file systems that cannot link, fails
+    /// with `NotSupported` (ingestion then copies the file).
+    fn link_file(&self, from: &Path, to: &Path) -> Result<()> {
+        Err(crate::error::Error::NotSupported(format!(
+            "link {} to {}: this file system does not make hard links",
+            from.display(),
+            to.display()
+        )))
+    }
     /// Removes the empty directory `path` (used by `destroy_db`, which
     /// ignores the failure of a directory that is not empty). The default,
     /// for file systems that wrap another, fails with `NotSupported`.

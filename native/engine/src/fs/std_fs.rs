@@ -385,6 +385,11 @@ impl FileSystem for StdFileSystem {
             .map_err(|e| Error::io(format!("rename {} to {}", from.display(), to.display()), &e))
     }
 
+    fn link_file(&self, from: &Path, to: &Path) -> Result<()> {
+        std::fs::hard_link(from, to)
+            .map_err(|e| Error::io(format!("link {} to {}", from.display(), to.display()), &e))
+    }
+
     fn sync_dir(&self, dir: &Path) -> Result<()> {
         perf_timer!(env_sync_dir_nanos);
         let f = File::open(dir).map_err(|e| Error::io_path("open directory", dir, &e))?;

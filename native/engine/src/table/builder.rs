@@ -55,6 +55,9 @@ pub struct TableBuildOptions {
     pub db_id: Option<DbId>,
     /// The file number the table is written as: recorded in its properties.
     pub file_number: Option<u64>,
+    /// The table is written outside a database (`SstFileWriter`): recorded
+    /// as the property `EXTERNAL_FILE_VERSION`.
+    pub external: bool,
 }
 
 impl Default for TableBuildOptions {
@@ -71,6 +74,7 @@ impl Default for TableBuildOptions {
             statistics: None,
             db_id: None,
             file_number: None,
+            external: false,
         }
     }
 }
@@ -92,6 +96,7 @@ impl TableBuildOptions {
             statistics: opts.statistics.clone(),
             db_id: None,
             file_number: None,
+            external: false,
         }
     }
 }
@@ -272,6 +277,7 @@ impl TableBuilder {
                 prefix_extractor: opts.prefix_extractor.map(|p| p.name()),
                 db_id: opts.db_id,
                 orig_file_number: opts.file_number,
+                external_file_version: opts.external.then_some(super::EXTERNAL_FILE_VERSION),
                 ..TableProperties::default()
             },
             separator: Vec::new(),

@@ -45,6 +45,9 @@
 //!   keys (with a prefix extractor), present only when
 //!   `filter_bits_per_key` is set (and positive) and there is something to
 //!   put in it. The properties say which of the two it holds.
+//! * **External tables** (written by `SstFileWriter`) have the same layout;
+//!   the property `EXTERNAL_FILE_VERSION` marks them, and their global
+//!   sequence number lives in the manifest ([`EXTERNAL_FILE_VERSION`]).
 //! * **Footer**: fixed-width handles (absent optional blocks have the handle
 //!   `(0, 0)`; present blocks are never empty), `FORMAT_VERSION`, a CRC-32
 //!   of the preceding 68 bytes and the magic `TALUSTBL`.
@@ -79,8 +82,23 @@ pub use builder::{TableBuildOptions, TableBuilder};
 pub use filter::BloomFilter;
 pub use format::{BlockHandle, FORMAT_VERSION, TABLE_MAGIC};
 pub use properties::TableProperties;
+
+/// The version of the external-file rules a table written by an
+/// `SstFileWriter` follows (property `EXTERNAL_FILE_VERSION`, **part of the
+/// table format**): every entry and range tombstone carries sequence number
+/// 0, user keys are strictly increasing (one entry per user key), the
+/// table names no database (`db_id`, `orig_file_number` absent), and the
+/// sequence number the entries take once ingested (the *global sequence
+/// number*) is kept outside the file, in the manifest entry's sequence
+/// range (`smallest_seq == largest_seq == G`): a reader opened for that
+/// entry reports every key with sequence `G`
+/// ([`TableReader::apply_global_seqno`]). The file itself is never
+/// rewritten, so a hard link into the database leaves the user's file
+/// unchanged.
+pub const EXTERNAL_FILE_VERSION: u32 = 1;
 pub use reader::{
     BlockCache, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
+    external_view,
 };
 
 #[cfg(test)]

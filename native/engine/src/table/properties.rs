@@ -83,6 +83,14 @@ pub mod tag {
     /// varint64 size (format in the docs of `table::codec`). Absent: the
     /// table has no dictionary.
     pub const COMPRESSION_DICT: u32 = 21;
+    /// The table was written outside a database by an `SstFileWriter`
+    /// (module `sst_file_writer`): varint64 version of the external-file
+    /// rules, [`super::EXTERNAL_FILE_VERSION`]. Its entries all carry
+    /// sequence number 0; the sequence number they take in a database
+    /// (its *global sequence number*) is not in the file but in the
+    /// manifest entry of the ingested file (module docs of `db::ingest`).
+    /// Absent: a table written by a database.
+    pub const EXTERNAL_FILE_VERSION: u32 = 22;
 }
 
 /// What a table holds, recorded when it was written.
@@ -144,6 +152,10 @@ pub struct TableProperties {
     /// Size of the file in bytes. Not stored in the properties block: set by
     /// the builder when it finishes and by the reader from the file size.
     pub file_size: u64,
+    /// The external-file version when the table was written by an
+    /// `SstFileWriter` (tag `EXTERNAL_FILE_VERSION`); `None` for a table
+    /// written by a database.
+    pub external_file_version: Option<u32>,
 }
 
 impl Default for TableProperties {
@@ -173,6 +185,7 @@ impl Default for TableProperties {
             file_checksum: None,
             compression_dict: BlockHandle::NONE,
             file_size: 0,
+            external_file_version: None,
         }
     }
 }
@@ -226,6 +239,9 @@ impl TableProperties {
             let mut h = Vec::new();
             self.compression_dict.encode_to(&mut h);
             put_bytes(&mut b, tag::COMPRESSION_DICT, &h);
+        }
+        if let Some(v) = self.external_file_version {
+            put_u64(&mut b, tag::EXTERNAL_FILE_VERSION, u64::from(v));
         }
         b
     }
@@ -290,6 +306,12 @@ impl TableProperties {
                         })?);
                 }
                 tag::ORIG_FILE_NUMBER => p.orig_file_number = Some(int()?),
+                tag::EXTERNAL_FILE_VERSION => {
+                    p.external_file_version = Some(
+                        u32::try_from(int()?)
+                            .map_err(|_| bad("external file version out of range".into()))?,
+                    );
+                }
                 tag::WHOLE_KEY_FILTERING => {
                     p.whole_key_filtering = match int()? {
                         0 => false,
@@ -343,6 +365,7 @@ mod tests {
             prefix_extractor: None,
             compression_dict: BlockHandle::NONE,
             file_size: 0,
+            external_file_version: None,
         };
         let b = p.encode();
         assert_eq!(&b[..4], &[1, 2, 0xac, 0x02], "tag 1, 2 bytes, varint 300");
@@ -425,6 +448,26 @@ mod tests {
         put_bytes(&mut short, tag::DB_ID, b"0123");
         let e = TableProperties::decode(&short, "f", 0).unwrap_err();
         assert!(e.to_string().contains("database id of 4 bytes"), "{e}");
+    }
+
+    /// A table written by `SstFileWriter`: tag 22 comes last, and a table
+    /// without it (written by a database) decodes with `None`.
+    #[test]
+    fn external_file_version_golden_bytes() {
+        let p = TableProperties {
+            external_file_version: Some(1),
+            ..TableProperties::default()
+        };
+        let b = p.encode();
+        assert_eq!(&b[b.len() - 3..], &[22, 1, 1]);
+        assert_eq!(TableProperties::decode(&b, "f", 0).unwrap(), p);
+        let plain = TableProperties::default().encode();
+        assert_eq!(
+            TableProperties::decode(&plain, "f", 0)
+                .unwrap()
+                .external_file_version,
+            None
+        );
     }
 
     #[test]

@@ -250,6 +250,11 @@ pub struct TableReader {
     /// The table's ZSTD dictionary, loaded at open (properties
     /// `compression_dict`).
     zstd_dict: Option<ZstdDictionary>,
+    /// The sequence number every entry of this external table takes
+    /// ([`Self::apply_global_seqno`]); `None` for other tables, and for an
+    /// external table ingested at sequence 0 (its keys are reported as
+    /// stored).
+    global_seqno: Option<SequenceNumber>,
 }
 
 impl std::fmt::Debug for TableReader {
@@ -362,6 +367,7 @@ impl TableReader {
             stats: opts.statistics,
             read_charger: opts.read_charger,
             zstd_dict: None,
+            global_seqno: None,
         };
         let verify = opts.verify_checksums;
         let raw =
@@ -387,6 +393,28 @@ impl TableReader {
             t.range_dels = range_del::decode(&raw, &t.file_name, footer.range_del.offset)?;
         }
         Ok(t)
+    }
+
+    /// Makes this reader report every entry and range tombstone of an
+    /// external table (property `EXTERNAL_FILE_VERSION`, whose entries are
+    /// stored at sequence 0) at sequence `seq`, the global sequence number
+    /// the manifest entry it is opened for records (module docs of
+    /// `table`). Keys, sequence ranges of the properties and tombstones
+    /// change as [`external_view`] says; gets and iterators then see keys
+    /// at `seq`, and skip the table for snapshots older than `seq`. No
+    /// effect on a table written by a database, nor with `seq` 0.
+    pub fn apply_global_seqno(&mut self, seq: SequenceNumber) {
+        if self.props.external_file_version.is_none() || seq == 0 {
+            return;
+        }
+        external_view(&mut self.props, &mut self.range_dels, seq);
+        self.fragmented = OnceLock::new();
+        self.global_seqno = Some(seq);
+    }
+
+    /// The global sequence number applied ([`Self::apply_global_seqno`]).
+    pub fn global_seqno(&self) -> Option<SequenceNumber> {
+        self.global_seqno
     }
 
     /// Name of the file.
@@ -469,7 +497,15 @@ impl TableReader {
             }
             perf_count!(at level => bloom_sst_hit_count);
         }
-        let seek = SeekKey::new(user_key, snapshot.min(MAX_SEQUENCE));
+        // An external table's entries all take its global sequence number:
+        // none is visible below it, and each user key has one entry, found
+        // by a seek at any sequence (the stored ones are 0).
+        let seek_seq = match self.global_seqno {
+            Some(g) if snapshot < g => return Ok(out),
+            Some(_) => MAX_SEQUENCE,
+            None => snapshot.min(MAX_SEQUENCE),
+        };
+        let seek = SeekKey::new(user_key, seek_seq);
         let seek = seek.ikey_bytes();
         let mut index = BlockIter::new(self.index_block(ro)?);
         index.seek_at(seek, level);
@@ -489,6 +525,7 @@ impl TableReader {
             return Ok(out);
         }
         let (seq, kind) = key::unpack_trailer(key::trailer(found));
+        let seq = self.global_seqno.unwrap_or(seq);
         debug_assert!(seq <= snapshot, "table lookup at {snapshot} found {seq}");
         out.result = match ValueKind::from_u8(kind) {
             Some(ValueKind::Value) => {
@@ -972,6 +1009,10 @@ pub struct TableIter {
     /// Cursor over the current data block; `None` when unpositioned.
     data: Option<BlockIter>,
     err: Option<Error>,
+    /// The table's global sequence number, if any: keys are reported from
+    /// `key_buf`, the stored key with its sequence replaced.
+    global_seqno: Option<SequenceNumber>,
+    key_buf: Vec<u8>,
 }
 
 impl std::fmt::Debug for TableIter {
@@ -990,12 +1031,32 @@ impl TableIter {
             Ok(b) => (Some(BlockIter::new(b)), None),
             Err(e) => (None, Some(e)),
         };
+        let global_seqno = table.global_seqno;
         TableIter {
             table,
             ro,
             index,
             data: None,
             err,
+            global_seqno,
+            key_buf: Vec::new(),
+        }
+    }
+
+    /// After a move: with a global sequence number, the current key with
+    /// its stored sequence (0) replaced by it.
+    fn refresh_key(&mut self) {
+        let Some(g) = self.global_seqno else { return };
+        self.key_buf.clear();
+        if let Some(d) = &self.data
+            && self.err.is_none()
+            && d.valid()
+        {
+            let k = d.key();
+            if k.len() >= key::TRAILER_LEN {
+                let kind = key::kind_byte(k);
+                key::append_internal_key(&mut self.key_buf, key::user_key(k), g, kind);
+            }
         }
     }
 
@@ -1113,18 +1174,29 @@ impl InternalIterator for TableIter {
     fn seek_to_first(&mut self) {
         self.position(|i| i.seek_to_first(), |d| d.seek_to_first());
         self.skip_forward();
+        self.refresh_key();
     }
 
     fn seek_to_last(&mut self) {
         self.position(|i| i.seek_to_last(), |d| d.seek_to_last());
         self.skip_backward();
+        self.refresh_key();
     }
 
     fn seek(&mut self, target: &[u8]) {
+        let translated;
+        let target = match self.global_seqno {
+            Some(g) => {
+                translated = external_seek_target(target, g);
+                &translated[..]
+            }
+            None => target,
+        };
         // The first block whose separator is ≥ target holds the first key ≥
         // target, or (if all its keys are smaller) the next block does.
         self.position(|i| i.seek(target), |d| d.seek(target));
         self.skip_forward();
+        self.refresh_key();
     }
 
     fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
@@ -1135,6 +1207,7 @@ impl InternalIterator for TableIter {
             Ok(true) => {
                 // The table holds no key with this prefix: stay invalid.
                 self.data = None;
+                self.refresh_key();
                 true
             }
             Ok(false) => {
@@ -1155,6 +1228,7 @@ impl InternalIterator for TableIter {
         match self.table.prefix_ruled_out(prefix, self.ro) {
             Ok(true) => {
                 self.data = None;
+                self.refresh_key();
                 true
             }
             Ok(false) => {
@@ -1169,6 +1243,14 @@ impl InternalIterator for TableIter {
     }
 
     fn seek_for_prev(&mut self, target: &[u8]) {
+        let translated;
+        let target = match self.global_seqno {
+            Some(g) => {
+                translated = external_seek_for_prev_target(target, g);
+                &translated[..]
+            }
+            None => target,
+        };
         // Keys after the first block whose separator is ≥ target are all >
         // target; with no such block, the answer is in the last one.
         self.position(
@@ -1181,6 +1263,7 @@ impl InternalIterator for TableIter {
             |d| d.seek_for_prev(target),
         );
         self.skip_backward();
+        self.refresh_key();
     }
 
     fn next(&mut self) {
@@ -1191,6 +1274,7 @@ impl InternalIterator for TableIter {
             d.next();
         }
         self.skip_forward();
+        self.refresh_key();
     }
 
     fn prev(&mut self) {
@@ -1201,9 +1285,13 @@ impl InternalIterator for TableIter {
             d.prev();
         }
         self.skip_backward();
+        self.refresh_key();
     }
 
     fn key(&self) -> &[u8] {
+        if self.global_seqno.is_some() {
+            return &self.key_buf;
+        }
         match &self.data {
             Some(d) if self.err.is_none() => d.key(),
             _ => &[],
@@ -1223,4 +1311,79 @@ impl InternalIterator for TableIter {
             None => Ok(()),
         }
     }
+}
+
+/// What an external table opened with global sequence number `g > 0`
+/// reports about itself: the sequence of its smallest and largest keys and
+/// its sequence range become `g`, and so does each range tombstone's
+/// (module docs of `table`). Used by [`TableReader::apply_global_seqno`]
+/// and by the open-time check of a table against its manifest entry.
+pub fn external_view(p: &mut TableProperties, tombs: &mut [RangeTombstone], g: SequenceNumber) {
+    for k in [&mut p.smallest_key, &mut p.largest_key] {
+        if k.len() >= key::TRAILER_LEN {
+            let kind = key::kind_byte(k);
+            let n = k.len() - key::TRAILER_LEN;
+            k[n..].copy_from_slice(&key::pack_trailer(g, kind).to_le_bytes());
+        }
+    }
+    p.smallest_seqno = g;
+    p.largest_seqno = g;
+    for t in tombs {
+        t.seq = g;
+    }
+}
+
+/// The seek target, in the stored keys of an external table, equivalent to
+/// `target` in the keys it reports at global sequence `g > 0`: a stored
+/// entry `(u, 0, k)` is reported as `(u, g, k)`. With `target = (t, s, tk)`
+/// and the trailers ordered descending, `(u, g, k) ≥ target` holds for
+/// `u > t`, and for `u == t` exactly when `pack(g, k) ≤ pack(s, tk)`: for
+/// every kind when `s > g`, for none when `s < g`, and for kinds `k ≤ tk`
+/// when `s == g`. The stored target with the same answers is `(t, MAX)`,
+/// the first key after every `t` entry, and `(t, 0, tk)` respectively.
+fn external_seek_target(target: &[u8], g: SequenceNumber) -> Vec<u8> {
+    if target.len() < key::TRAILER_LEN {
+        return target.to_vec();
+    }
+    let t = key::user_key(target);
+    let (s, tk) = key::unpack_trailer(key::trailer(target));
+    let mut out = Vec::with_capacity(target.len() + 1);
+    match s.cmp(&g) {
+        std::cmp::Ordering::Greater => {
+            key::append_internal_key(&mut out, t, MAX_SEQUENCE, u8::MAX);
+        }
+        std::cmp::Ordering::Equal => key::append_internal_key(&mut out, t, 0, tk),
+        std::cmp::Ordering::Less => {
+            // Past every entry of `t`: the smallest key of the next user
+            // key, `t ++ [0]`, at the largest trailer.
+            out.extend_from_slice(t);
+            out.push(0);
+            out.extend_from_slice(&u64::MAX.to_le_bytes());
+        }
+    }
+    out
+}
+
+/// As [`external_seek_target`] for `seek_for_prev`: `(u, g, k) ≤ target`
+/// holds for `u == t` exactly when `pack(g, k) ≥ pack(s, tk)`: for every
+/// kind when `s < g` (stored target `(t, 0, 0)`, the last possible key of
+/// `t`), for none when `s > g` (`(t, MAX)`, the first possible key of `t`:
+/// every stored `(t, 0, k)` follows it), and for `k ≥ tk` when `s == g`
+/// (`(t, 0, tk)`).
+fn external_seek_for_prev_target(target: &[u8], g: SequenceNumber) -> Vec<u8> {
+    if target.len() < key::TRAILER_LEN {
+        return target.to_vec();
+    }
+    let t = key::user_key(target);
+    let (s, tk) = key::unpack_trailer(key::trailer(target));
+    let mut out = Vec::with_capacity(target.len());
+    match s.cmp(&g) {
+        std::cmp::Ordering::Less => key::append_internal_key(&mut out, t, 0, 0),
+        std::cmp::Ordering::Equal => key::append_internal_key(&mut out, t, 0, tk),
+        std::cmp::Ordering::Greater => {
+            out.extend_from_slice(t);
+            out.extend_from_slice(&u64::MAX.to_le_bytes());
+        }
+    }
+    out
 }

@@ -6,6 +6,7 @@ mod column_families;
 mod common;
 mod corruption;
 mod files_out;
+mod ingest;
 mod io_errors;
 mod power_loss;
 mod recovery_modes;

@@ -15,6 +15,7 @@ mod concurrent;
 mod destroy;
 mod files_out;
 mod foreign_database;
+mod ingest;
 mod merges;
 mod model;
 mod obsolete_files;

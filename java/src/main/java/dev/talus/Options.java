@@ -30,6 +30,7 @@ public class Options extends PlainCloseable {
   private boolean createMissingColumnFamilies;
   private boolean paranoidChecks = true;
   private boolean useFsync;
+  private boolean allowIngestBehind;
   private boolean allowFAllocate = true;
   private String walDir = "";
   private WALRecoveryMode walRecoveryMode = WALRecoveryMode.TolerateCorruptedTailRecords;
@@ -113,6 +114,7 @@ public class Options extends PlainCloseable {
     this.errorIfExists = other.errorIfExists;
     this.paranoidChecks = other.paranoidChecks;
     this.useFsync = other.useFsync;
+    this.allowIngestBehind = other.allowIngestBehind;
     this.allowFAllocate = other.allowFAllocate;
     this.walDir = other.walDir;
     this.walRecoveryMode = other.walRecoveryMode;
@@ -284,6 +286,53 @@ public class Options extends PlainCloseable {
   public boolean useFsync() {
     checkOpen();
     return useFsync;
+  }
+
+  /**
+   * Allows {@link IngestExternalFileOptions#setIngestBehind(boolean) ingestion behind}: compactions
+   * then keep tombstones and merge operands at the bottom, since data ingested behind may lie under
+   * them. Unlike RocksDB the last level is not reserved: an ingestion behind fails when the last
+   * level already holds keys in a file's range. Default false.
+   *
+   * @param allowIngestBehind true to allow
+   * @return this
+   */
+  public Options setAllowIngestBehind(boolean allowIngestBehind) {
+    checkOpen();
+    this.allowIngestBehind = allowIngestBehind;
+    return this;
+  }
+
+  /** @return whether ingestion behind is allowed (default false) */
+  public boolean allowIngestBehind() {
+    checkOpen();
+    return allowIngestBehind;
+  }
+
+  /**
+   * Sets the options of a bulk load with RocksDB's values ({@code PrepareForBulkLoad}): automatic
+   * compactions off; L0 compaction, slowdown and stop triggers 2^30; soft and hard pending
+   * compaction byte limits 0 (off); 2 levels; 6 write buffers, 1 to merge; 4 background flushes and
+   * 2 background compactions; 256 MiB target file size. The write buffer size is unchanged. Load,
+   * then call {@link TalusDB#compactRange()} once.
+   *
+   * @return this
+   */
+  public Options prepareForBulkLoad() {
+    checkOpen();
+    disableAutoCompactions = true;
+    level0FileNumCompactionTrigger = 1 << 30;
+    level0SlowdownWritesTrigger = 1 << 30;
+    level0StopWritesTrigger = 1 << 30;
+    softPendingCompactionBytesLimit = 0;
+    hardPendingCompactionBytesLimit = 0;
+    numLevels = 2;
+    maxWriteBufferNumber = 6;
+    minWriteBufferNumberToMerge = 1;
+    maxBackgroundFlushes = 4;
+    maxBackgroundCompactions = 2;
+    targetFileSizeBase = 256L << 20;
+    return this;
   }
 
   /**
@@ -1560,6 +1609,7 @@ public class Options extends PlainCloseable {
     put(b, "create_missing_column_families", createMissingColumnFamilies);
     put(b, "paranoid_checks", paranoidChecks);
     put(b, "use_fsync", useFsync);
+    put(b, "allow_ingest_behind", allowIngestBehind);
     put(b, "allow_fallocate", allowFAllocate);
     put(b, "wal_dir", walDir);
     put(b, "wal_recovery_mode", walRecoveryMode.getValue());

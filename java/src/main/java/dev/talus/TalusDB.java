@@ -2589,6 +2589,60 @@ public class TalusDB extends NativeHandle {
   // ---------------------------------------------------------------- flush, compaction
 
   /**
+   * Ingests table files written by {@link SstFileWriter} into the default column family, as
+   * RocksJava's {@code ingestExternalFile}: all files or none, recorded in one manifest edit. Each
+   * file goes to the lowest level where nothing at or above overlaps it; files overlapping data in
+   * the family (memtable, levels) get a global sequence number newer than everything, so reads see
+   * them and snapshots taken before do not. Writes wait while the files are recorded.
+   *
+   * @param filePathList the files (their key ranges must not overlap each other)
+   * @param ingestExternalFileOptions the options
+   * @throws TalusException {@code InvalidArgument} for files that are not external tables, that
+   *     overlap each other, or options that refuse the ingestion; {@code Corruption} for a damaged
+   *     file; nothing is ingested then
+   */
+  public void ingestExternalFile(
+      java.util.List<String> filePathList, IngestExternalFileOptions ingestExternalFileOptions)
+      throws TalusException {
+    ingestExternalFile(null, filePathList, ingestExternalFileOptions);
+  }
+
+  /**
+   * {@link #ingestExternalFile(java.util.List, IngestExternalFileOptions)} into the family {@code
+   * columnFamilyHandle} (null: the default family).
+   *
+   * @param columnFamilyHandle the family
+   * @param filePathList the files
+   * @param ingestExternalFileOptions the options
+   * @throws TalusException as for the default family
+   */
+  public void ingestExternalFile(
+      ColumnFamilyHandle columnFamilyHandle,
+      java.util.List<String> filePathList,
+      IngestExternalFileOptions ingestExternalFileOptions)
+      throws TalusException {
+    Objects.requireNonNull(filePathList, "filePathList");
+    Objects.requireNonNull(ingestExternalFileOptions, "ingestExternalFileOptions");
+    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
+    // Acquired first: a closed database throws IllegalStateException whatever the arguments.
+    long h = acquire();
+    try {
+      String[] paths = new String[filePathList.size()];
+      int i = 0;
+      for (Object p : filePathList) {
+        if (!(p instanceof String s)) {
+          throw new IllegalArgumentException(
+              "filePathList must hold file paths (String), not " + p);
+        }
+        paths[i++] = s;
+      }
+      ExternalFileIngestion.ingest(h, id, paths, ingestExternalFileOptions);
+    } finally {
+      release();
+    }
+  }
+
+  /**
    * Flushes the memtables to L0 tables; with {@link FlushOptions#waitForFlush()} (the default)
    * returns when the data is in tables.
    *

@@ -41,6 +41,7 @@ class OptionsTest {
   /** Setters this test covers, checked against the classes by reflection. */
   private static final Set<String> OPTIONS_SETTERS = Set.of("setCreateIfMissing",
       "setCreateMissingColumnFamilies", "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
+      "setAllowIngestBehind",
       "setWalRecoveryMode", "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
       "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
       "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setMaxConcurrentWriters",

@@ -113,6 +113,9 @@ class TalusDBMisuseTest {
     if (t == CompactRangeOptions.class) {
       return new CompactRangeOptions();
     }
+    if (t == IngestExternalFileOptions.class) {
+      return new IngestExternalFileOptions();
+    }
     throw new AssertionError("no dummy for " + t);
   }
 

@@ -146,6 +146,27 @@ public final class BulkImport implements Callable<Integer> {
           + " verified: nothing is ever compacted). Default: ${DEFAULT-VALUE}.")
   EngineSettings.Style compactionStyle = EngineSettings.Style.level;
 
+  /** How the rows get in. */
+  @Option(names = "--mode", paramLabel = "MODE", converter = ModeConverter.class,
+      description = "put (writers put rows), ingest (each writer sorts its chunks of "
+          + Importer.INGEST_CHUNK + " rows, writes them with SstFileWriter and ingests the file,"
+          + " moveFiles), or bulk-load (puts with Options.prepareForBulkLoad()). Every mode ends"
+          + " with one compactRange, inside the import time. The same on both"
+          + " engines. Default: ${DEFAULT-VALUE}.")
+  String mode = "put";
+
+  /** Accepts put, ingest, bulk-load. */
+  static final class ModeConverter implements picocli.CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String v) {
+      if (!v.equals("put") && !v.equals("ingest") && !v.equals("bulk-load")) {
+        throw new picocli.CommandLine.TypeConversionException(
+            "--mode must be put, ingest or bulk-load, not " + v);
+      }
+      return v;
+    }
+  }
+
   @Option(names = "--engine", paramLabel = "ENGINE",
       description = "talus or rocksdb (RocksJava). Default: ${DEFAULT-VALUE}.")
   Engine.Kind engine = Engine.Kind.talus;
@@ -233,6 +254,11 @@ public final class BulkImport implements Callable<Integer> {
       out.println("bulk-import: need --column-families >= 1");
       return 2;
     }
+    if (mode.equals("ingest") && columnFamilies > 1) {
+      out.println("bulk-import: --mode ingest writes the default column family only;"
+          + " use --column-families 1");
+      return 2;
+    }
     if (threads < 1 || keySize < 8 || valueSize < 8 || flushEvery < 1 || rateLimitMb < 0
         || backpressureSleepMs < 0 || walBytesPerSyncMb < 0) {
       out.println("bulk-import: need --threads >= 1, --key-size and --value-size >= 8, "
@@ -267,6 +293,7 @@ public final class BulkImport implements Callable<Integer> {
         .withCompression(compression)
         .withCompactionStyle(compactionStyle);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
+    EngineSettings.prepareForBulkLoad = mode.equals("bulk-load");
     Summary s = new Summary();
     summary = s;
     fillHeader(s, settings);
@@ -318,12 +345,31 @@ public final class BulkImport implements Callable<Integer> {
     Progress progress = new Progress(e, imp, rows, out, tty,
         report == null ? null : report.resolve("timeseries.csv"));
     long cpu0 = CpuWait.processCpuNanos();
+    Path sstDir = null;
+    if (mode.equals("ingest")) {
+      sstDir = dbDir.resolveSibling(dbDir.getFileName() + "-sst");
+      if (holdsFiles(sstDir)) {
+        deleteTree(sstDir);
+      }
+      Files.createDirectories(sstDir);
+      imp.ingestVia(sstDir);
+    }
     long t0 = System.nanoTime();
     progress.start();
     try {
       imp.run();
+      {
+        // A fully compacted database in every mode: what put leaves pending, bulk-load leaves
+        // in L0 and ingest leaves overlapping goes down in one manual compaction.
+        long c0 = System.nanoTime();
+        e.compactRange();
+        s.finalCompactSeconds = (System.nanoTime() - c0) / 1e9;
+      }
     } finally {
       progress.finish();
+    }
+    if (sstDir != null) {
+      deleteTree(sstDir);
     }
     double secs = (System.nanoTime() - t0) / 1e9;
     long cpu1 = CpuWait.processCpuNanos();
@@ -343,6 +389,7 @@ public final class BulkImport implements Callable<Integer> {
     s.putsOver10ms = countAbove(h, 10_000_000L);
     s.putsOver20ms = countAbove(h, 20_000_000L);
     s.flushes = imp.flushes.get();
+    s.ingestedBytes = imp.ingestedBytes.get();
     s.flushWaitSeconds = imp.flushNanos.get() / 1e9;
     s.backpressureSleeps = imp.backpressureSleeps.get();
     s.l0FilesMax = progress.l0Max();
@@ -369,6 +416,8 @@ public final class BulkImport implements Callable<Integer> {
     s.bytesWritten = e.ticker(Engine.Ticker.BYTES_WRITTEN);
     s.writeAmpTickers = s.bytesWritten == 0 ? Double.NaN
         : (s.flushWriteBytes + s.compactWriteBytes) / (double) s.bytesWritten;
+    s.writeAmpTableBytes = (s.flushWriteBytes + s.compactWriteBytes + s.ingestedBytes)
+        / (rows * (double) (keySize + valueSize));
     s.l0FilesAtEnd = Long.parseLong(e.property("rocksdb.num-files-at-level0").trim());
     s.pendingCompactionBytesAtEnd = e.longProperty("rocksdb.estimate-pending-compaction-bytes");
     double[] syncs = e.walSyncs();
@@ -390,6 +439,7 @@ public final class BulkImport implements Callable<Integer> {
 
   private void fillHeader(Summary s, EngineSettings settings) {
     s.engine = engine.name();
+    s.mode = mode;
     s.arguments = arguments;
     s.options = settings.describe();
     s.startedAt = Instant.now().toString();
@@ -469,6 +519,10 @@ public final class BulkImport implements Callable<Integer> {
       } else {
         o.println("            (RocksJava has no ThreadLocalInfo: no per-writer stall counts)");
       }
+      o.printf(Locale.ROOT, "mode        %s (final compactRange %.1f s, inside the import time)%n",
+          s.mode, s.finalCompactSeconds);
+      o.printf(Locale.ROOT, "table amp   %.2f (flush + compaction + ingested table bytes / bytes of"
+          + " keys and values; ingested %s)%n", s.writeAmpTableBytes, Fmt.bytes(s.ingestedBytes));
       o.printf(Locale.ROOT, "write amp   %.1f (rocksdb.stats Sum W-Amp: flush+compaction bytes /"
               + " flushed bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);

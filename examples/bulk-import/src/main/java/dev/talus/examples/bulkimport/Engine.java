@@ -130,6 +130,20 @@ interface Engine extends AutoCloseable {
   /** {@code compactRange()}: the whole key space, waiting until it is done. */
   void compactRange() throws Exception;
 
+  /**
+   * Writes the first {@code n} rows (sorted by key, bytewise) to a table file at {@code file}
+   * with the engine's {@code SstFileWriter} and the database's options, then ingests it ({@code
+   * ingestExternalFile}, moveFiles true, other options RocksDB's defaults).
+   *
+   * @param keys the keys, sorted
+   * @param values their values
+   * @param n how many rows
+   * @param file where the file is written (in the database's file system)
+   * @return the size of the file ingested, in bytes
+   * @throws Exception from the engine
+   */
+  long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception;
+
   /** Flushes the memtables and waits until the data is in table files. */
   void flush() throws Exception;
 

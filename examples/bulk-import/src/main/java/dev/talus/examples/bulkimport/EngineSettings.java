@@ -175,6 +175,12 @@ record EngineSettings(
    * @param codec the codec of every level on both engines
    * @return the settings
    */
+  /**
+   * {@code --mode bulk-load}: the engines call {@code Options.prepareForBulkLoad()} on top of these
+   * settings when they open. Set once by the harness before the engine opens.
+   */
+  static volatile boolean prepareForBulkLoad;
+
   EngineSettings withCompression(Compression codec) {
     return new EngineSettings(path, walDir, writeBufferSize, maxWriteBufferNumber,
         minWriteBufferNumberToMerge, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger,

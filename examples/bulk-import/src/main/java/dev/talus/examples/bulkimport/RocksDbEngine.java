@@ -121,6 +121,9 @@ final class RocksDbEngine implements Engine {
       // Process-wide and one-way, in both engines.
       Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
+    if (EngineSettings.prepareForBulkLoad) {
+      options.prepareForBulkLoad();
+    }
     if (families == 1) {
       dbOptions = null;
       cfOptions = null;
@@ -259,6 +262,23 @@ final class RocksDbEngine implements Engine {
         }
       }
       db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+    try (org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
+        org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, options);
+        org.rocksdb.IngestExternalFileOptions io =
+            new org.rocksdb.IngestExternalFileOptions().setMoveFiles(true)) {
+      w.open(file);
+      for (int i = 0; i < n; i++) {
+        w.put(keys[i], values[i]);
+      }
+      w.finish();
+      long size = java.nio.file.Files.size(java.nio.file.Path.of(file));
+      db.ingestExternalFile(List.of(file), io);
+      return size;
     }
   }
 

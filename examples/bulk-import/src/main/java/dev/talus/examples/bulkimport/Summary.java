@@ -42,6 +42,17 @@ final class Summary {
 
   /** Seconds from the first put to the end of the final flush. */
   double elapsedSeconds;
+  /** --mode: put, ingest or bulk-load. */
+  String mode;
+  /** Seconds of the final compactRange (every mode; inside elapsedSeconds). */
+  double finalCompactSeconds;
+  /** --mode ingest: bytes of the table files ingested. */
+  long ingestedBytes;
+  /**
+   * Bytes written to table files (flushes, compactions, and with --mode ingest the ingested
+   * files) per byte of keys and values imported.
+   */
+  double writeAmpTableBytes;
   double rowsPerSecond;
   /** Key and value bytes per second, MiB. */
   double mbPerSecond;

@@ -113,6 +113,9 @@ final class TalusEngine implements Engine {
       // Process-wide and one-way, in both engines.
       Env.getDefault().lowerThreadPoolCPUPriority(Priority.LOW);
     }
+    if (EngineSettings.prepareForBulkLoad) {
+      options.prepareForBulkLoad();
+    }
     if (families == 1) {
       dbOptions = null;
       cfOptions = null;
@@ -252,6 +255,23 @@ final class TalusEngine implements Engine {
         }
       }
       db.write(disableWal ? noWalOptions : writeOptions, batch);
+    }
+  }
+
+  @Override
+  public long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+    try (dev.talus.EnvOptions env = new dev.talus.EnvOptions();
+        dev.talus.SstFileWriter w = new dev.talus.SstFileWriter(env, options);
+        dev.talus.IngestExternalFileOptions io =
+            new dev.talus.IngestExternalFileOptions().setMoveFiles(true)) {
+      w.open(file);
+      for (int i = 0; i < n; i++) {
+        w.put(keys[i], values[i]);
+      }
+      w.finish();
+      long size = java.nio.file.Files.size(java.nio.file.Path.of(file));
+      db.ingestExternalFile(List.of(file), io);
+      return size;
     }
   }
 
