@@ -360,10 +360,7 @@ impl DbInner {
         // An exclusive manual compaction runs alone (RocksDB's
         // `exclusive_manual_compaction`); an ingestion placing its files
         // picks none meanwhile.
-        if st.disable_auto_compactions
-            || st.exclusive_manual_compactions > 0
-            || st.ingestions > 0
-        {
+        if st.disable_auto_compactions || st.exclusive_manual_compactions > 0 || st.ingestions > 0 {
             return None;
         }
         let mut best: Option<(u32, CompactionPlan)> = None;
