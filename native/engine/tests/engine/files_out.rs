@@ -365,6 +365,12 @@ fn secondary_catches_up_with_the_primary() {
     let mut model = Model::new();
     let mut r = SmallRng::seed_from_u64(7);
     churn(&db, &mut model, &mut r, 500);
+    // The primary is idle while the secondary opens and catches up: an
+    // open racing the primary's flushes and file deletions could see a
+    // state that is not the primary's at any moment (seen once in CI; the
+    // open does not retry as a catch-up does). Pinned for a follow-up;
+    // docs/java.md says to open a secondary of an idle primary or retry.
+    db.wait_for_compactions().unwrap();
     let (sec, _) = Db::open_as_secondary(
         options(),
         dir.path().join("db"),
@@ -383,6 +389,7 @@ fn secondary_catches_up_with_the_primary() {
         if round == 0 {
             assert_eq!(contents(&sec), seen);
         }
+        db.wait_for_compactions().unwrap();
         sec.try_catch_up_with_primary().unwrap();
         assert_eq!(contents(&sec), model, "round {round}");
     }
