@@ -85,6 +85,39 @@ pub(crate) fn options_text(env: &mut JNIEnv<'_>, options: &JString<'_>) -> JniRe
     Ok(text)
 }
 
+/// The options text of an open applied to default options, with the
+/// database-wide shared objects of `shared` (rate limiter, statistics,
+/// logger) set; returns the handles too, for the caller's own slots
+/// (block cache 0, merge operator 4). Shared by every open.
+pub(crate) fn database_options(
+    env: &mut JNIEnv<'_>,
+    options: &JString<'_>,
+    shared: &JLongArray<'_>,
+) -> JniResult<(talus::Options, [jlong; 5])> {
+    let text = options_text(env, options)?;
+    let mut handles = [0 as jlong; 5];
+    if env.get_array_length(shared)? as usize != handles.len() {
+        return Err(JniError::IllegalArgument(
+            "shared handle array has the wrong length".into(),
+        ));
+    }
+    env.get_long_array_region(shared, 0, &mut handles)?;
+    let mut opts = talus::Options::default();
+    crate::options::apply(&mut opts, &text)?;
+    if handles[1] != 0 {
+        opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
+    }
+    if handles[2] != 0 {
+        opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
+    }
+    if handles[3] != 0 {
+        let sink: std::sync::Arc<dyn talus::logger::LogSink> =
+            crate::logger::logger(env, handles[3])?.clone();
+        opts.logger = Some(sink);
+    }
+    Ok((opts, handles))
+}
+
 /// `static native long nativeOpen(String path, String options, long[] shared)`:
 /// `shared` holds the handles of the block cache, rate limiter, statistics,
 /// logger and merge operator, 0 for each one not set.
@@ -101,29 +134,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpen<'l>(
         require_non_null(&options, "options")?;
         require_non_null(&shared, "shared")?;
         let path = string_arg(env, &path, "database path")?;
-        let text = options_text(env, &options)?;
-        let mut handles = [0 as jlong; 5];
-        if env.get_array_length(&shared)? as usize != handles.len() {
-            return Err(JniError::IllegalArgument(
-                "shared handle array has the wrong length".into(),
-            ));
-        }
-        env.get_long_array_region(&shared, 0, &mut handles)?;
-        let mut opts = talus::Options::default();
-        crate::options::apply(&mut opts, &text)?;
+        let (mut opts, handles) = database_options(env, &options, &shared)?;
         if handles[0] != 0 {
             opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
-        }
-        if handles[1] != 0 {
-            opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
-        }
-        if handles[2] != 0 {
-            opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
-        }
-        if handles[3] != 0 {
-            let sink: std::sync::Arc<dyn talus::logger::LogSink> =
-                crate::logger::logger(env, handles[3])?.clone();
-            opts.logger = Some(sink);
         }
         if handles[4] != 0 {
             opts.merge_operator = Some(crate::merge_operator::merge_operator(handles[4])?.clone());

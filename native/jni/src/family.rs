@@ -102,27 +102,8 @@ pub(crate) fn open_args(
     require_non_null(cf_options, "cfOptions")?;
     require_non_null(merge_ops, "mergeOperators")?;
     let path = string_arg(env, path, "database path")?;
-    let text = options_text(env, options)?;
-    let mut handles = [0 as jlong; 5];
-    if env.get_array_length(shared)? as usize != handles.len() {
-        return Err(JniError::IllegalArgument(
-            "shared handle array has the wrong length".into(),
-        ));
-    }
-    env.get_long_array_region(shared, 0, &mut handles)?;
-    let mut opts = talus::Options::default();
-    crate::options::apply(&mut opts, &text)?;
-    if handles[1] != 0 {
-        opts.rate_limiter = Some(crate::rate_limiter::rate_limiter(env, handles[1])?.clone());
-    }
-    if handles[2] != 0 {
-        opts.statistics = Some(crate::statistics::statistics(env, handles[2])?.clone());
-    }
-    if handles[3] != 0 {
-        let sink: std::sync::Arc<dyn talus::logger::LogSink> =
-            crate::logger::logger(env, handles[3])?.clone();
-        opts.logger = Some(sink);
-    }
+    // The merge operator slot is unused here: each family names its own.
+    let (mut opts, handles) = crate::db::database_options(env, options, shared)?;
     let n = env.get_array_length(names)?;
     if env.get_array_length(cf_options)? != n || env.get_array_length(merge_ops)? != n {
         return Err(JniError::IllegalArgument(
