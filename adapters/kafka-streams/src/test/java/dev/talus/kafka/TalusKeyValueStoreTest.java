@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import dev.talus.TalusDB;
 import java.io.File;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -274,10 +275,18 @@ class TalusKeyValueStoreTest {
     assertEquals(5L, store.committedOffset(tp), "a clean close keeps the store");
     store.put(b("b"), v("2"));
     // Simulate a crash: copy the files while the store is open (the marker is on disk since
-    // open), then open the copy.
+    // open), then open the copy. The reopen's background flush may retire a log while the copy
+    // walks the folder (it once vanished mid-copy in CI), so the copy waits for background work
+    // and holds file deletions, as a backup tool would.
     Path copy = dir.resolve("crashed");
-    copyTree(new File(context.taskDir, "talus/eos").toPath(),
-        copy.resolve("talus/eos"));
+    TalusDB db = store.database();
+    db.waitForCompactions();
+    db.disableFileDeletions();
+    try {
+      copyTree(new File(context.taskDir, "talus/eos").toPath(), copy.resolve("talus/eos"));
+    } finally {
+      db.enableFileDeletions(false);
+    }
     Files.deleteIfExists(copy.resolve("talus/eos/LOCK"));
     TestContext crashed = new TestContext(copy.toFile(), new TaskId(0, 1));
     crashed.configs.putAll(context.configs);
