@@ -565,6 +565,12 @@ impl DbInner {
                 .current_cf(cfd.id)
                 .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
             let last = v.num_levels() - 1;
+            let base = match cfd.opts.compaction_style {
+                crate::options::CompactionStyle::Level => {
+                    crate::compaction::level_targets(&v, &cfd.picker_opts).base_level
+                }
+                _ => 1,
+            };
             let mut levels = Vec::with_capacity(files.len());
             let mut overlap = false;
             for f in files.iter() {
@@ -578,7 +584,7 @@ impl DbInner {
                     }
                     (last, false)
                 } else {
-                    pick_level(&v, f)
+                    pick_level(&v, f, base)
                 };
                 overlap |= hit;
                 if o.fail_if_not_bottommost_level && level != last {
@@ -700,10 +706,21 @@ fn range_blocked(v: &crate::version::Version, l: usize, f: &External) -> bool {
 }
 
 /// The lowest level `f` fits (nothing at it or above in its range), and
-/// whether anything in the family overlaps it.
-fn pick_level(v: &crate::version::Version, f: &External) -> (usize, bool) {
+/// whether anything in the family overlaps it. Levels between L0 and
+/// `base_level` are never chosen (as RocksDB's ingestion skips them): with
+/// dynamic level sizing they are empty by construction (the base level is
+/// at or above the first non-empty level), and a file placed there would
+/// become the first non-empty level, pulling the base level up to it, so
+/// that every later compaction out of L0 went there and each level below
+/// was rewritten once more on the way down (an ingestion of overlapping
+/// files into an empty database walked one file per level from L6 up to
+/// L1). Pinned by `ingest::overlapping_files_skip_the_levels_above_the_base`.
+fn pick_level(v: &crate::version::Version, f: &External, base_level: usize) -> (usize, bool) {
     let mut target = 0;
     for l in 0..v.num_levels() {
+        if l > 0 && l < base_level {
+            continue;
+        }
         if range_blocked(v, l, f) {
             return (target, true);
         }

@@ -140,6 +140,49 @@ fn ingest_into_an_empty_database_goes_to_the_last_level_at_sequence_zero() {
 }
 
 #[test]
+fn overlapping_files_skip_the_levels_above_the_base() {
+    // Regression: each overlapping file went one level higher (L6, L5, ...
+    // L1), which made L1 the base level of an empty-but-for-ingestion
+    // database, so its compactions rewrote every level on the way down.
+    // With dynamic level sizing (the default) a file that overlaps the last
+    // level goes to L0, as in RocksDB.
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        disable_auto_compactions: true,
+        ..opts()
+    };
+    let db = Db::open(o.clone(), dir.path().join("db")).unwrap();
+    for (i, tag) in ["a", "b", "c", "d"].iter().enumerate() {
+        let f = sst_of(&o, &dir.path().join(format!("{tag}.sst")), 0..300, tag);
+        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
+            .unwrap();
+        let want = match i {
+            0 => "0,0,0,0,0,0,1".to_string(),
+            n => format!("{n},0,0,0,0,0,1"),
+        };
+        assert_eq!(level_of_files(&db), want, "after file {tag}");
+    }
+    assert_eq!(
+        db.get(&ReadOptions::default(), &key(5)).unwrap().unwrap(),
+        b"d5"
+    );
+    // Without dynamic level sizing every level is a candidate, as before.
+    let dir2 = tempfile::tempdir().unwrap();
+    let o2 = Options {
+        disable_auto_compactions: true,
+        level_compaction_dynamic_level_bytes: false,
+        ..opts()
+    };
+    let db2 = Db::open(o2.clone(), dir2.path().join("db")).unwrap();
+    for tag in ["a", "b"] {
+        let f = sst_of(&o2, &dir2.path().join(format!("{tag}.sst")), 0..300, tag);
+        db2.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
+            .unwrap();
+    }
+    assert_eq!(level_of_files(&db2), "0,0,0,0,0,1,1");
+}
+
+#[test]
 fn move_files_links_and_removes_the_originals() {
     let dir = tempfile::tempdir().unwrap();
     let db = Db::open(opts(), dir.path().join("db")).unwrap();
