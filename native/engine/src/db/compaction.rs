@@ -643,6 +643,8 @@ impl DbInner {
                 }
             }
         };
+        // Sequence numbers zeroed at the bottom (`compaction_iter`), below L0
+        // only: universal and FIFO order L0 files by sequence number.
         let mut it = CompactionIter::new(
             MergingIterator::new(children),
             snapshots.to_vec(),
@@ -650,7 +652,8 @@ impl DbInner {
             frag,
             cfd.merger.clone(),
             below,
-        );
+        )
+        .zero_bottom_seqnos(plan.output_level > 0);
         // The codec follows the output level and the tree's shape when the
         // job starts (RocksDB decides it when picking, from the same shape).
         let target = {
