@@ -638,8 +638,11 @@ impl Db {
                 .map_or(opts.num_levels, |o| o.num_levels)
                 .max(1) as usize
         };
-        let mut versions = if exists {
+        let mut versions = if exists && mode.is_primary() {
             VersionSet::recover_with(fs.clone(), path, &opts, &levels_of)?
+        } else if exists {
+            // The primary may replace the manifest under this read.
+            readonly::read_versions(&fs, path, &opts, &levels_of)?
         } else {
             let id = identity_file.unwrap_or_else(DbId::generate);
             if identity_file != Some(id) {

@@ -396,6 +396,57 @@ impl TableCache {
             .fs
             .new_random_access(&path)
             .map_err(|e| missing_as_corruption(e, &path))?;
+        self.reader_on(f, level, file)
+    }
+
+    /// Opens the file of table `f` without reading it. A missing file is
+    /// the file system's `NotFound` IO error, not `Corruption`: a read-only
+    /// or secondary instance takes it for a table the primary deleted
+    /// (`readonly`), and [`Self::keep_open`] makes the reader from the handle.
+    pub(crate) fn open_file(&self, f: &FileMetaData) -> Result<Arc<dyn RandomAccessFile>> {
+        self.fs
+            .new_random_access(&self.dir.join(filename::table_file_name(f.number)))
+    }
+
+    /// Makes `f`'s reader from `file`, a handle [`Self::open_file`] gave,
+    /// and keeps it as [`Self::reader`] would, unless one is open already.
+    /// With `max_open_files = -1` the reader lives as long as `f`: a table
+    /// unlinked after this still reads through the handle.
+    pub(crate) fn keep_open(
+        &self,
+        f: &FileMetaData,
+        level: usize,
+        file: Arc<dyn RandomAccessFile>,
+    ) -> Result<()> {
+        if self.open_reader(f).is_ok() {
+            return Ok(());
+        }
+        let r = self.reader_on(f, level, file)?;
+        match &self.lru {
+            None => {
+                let _ = f.table_reader.0.set(r);
+            }
+            Some(lru) => {
+                let key = CacheKey {
+                    owner: self.owner,
+                    offset: f.number,
+                };
+                // Best effort, as in `reader`.
+                let _ = lru.insert(key, r, 1, Priority::Low);
+            }
+        }
+        Ok(())
+    }
+
+    /// The reader of table `f` over `file`, its open file, checked against
+    /// `f` (module docs).
+    fn reader_on(
+        &self,
+        f: &FileMetaData,
+        level: usize,
+        file: Arc<dyn RandomAccessFile>,
+    ) -> Result<Arc<TableReader>> {
+        let path = self.dir.join(filename::table_file_name(f.number));
         self.open.opened(f.number);
         let file: Arc<dyn RandomAccessFile> = Arc::new(CountedFile {
             inner: Some(file),

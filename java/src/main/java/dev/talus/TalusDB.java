@@ -3298,13 +3298,16 @@ public class TalusDB extends NativeHandle {
    * Opens the default column family of the database at {@code path} as a secondary instance,
    * as RocksJava: read-only as {@link #openReadOnly(Options, String, boolean)} (no lock, no
    * writes, no background work), with its info log in {@code secondaryPath} (created if
-   * missing), and able to follow the primary with {@link #tryCatchUpWithPrimary()}.
+   * missing), and able to follow the primary with {@link #tryCatchUpWithPrimary()}. It may be
+   * opened while the primary writes, flushes and compacts: it shows a state the primary had
+   * (reading the files again when the primary deleted or replaced one under it).
    *
    * @param options the options
    * @param path the primary's database directory
    * @param secondaryPath a directory of the secondary's own, for its info log
    * @return the secondary instance
-   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}
+   * @throws TalusException as {@link #openReadOnly(Options, String, boolean)}; {@code Busy}
+   *     when the primary changed its files under every one of the open's attempts
    */
   public static TalusDB openAsSecondary(Options options, String path, String secondaryPath)
       throws TalusException {
@@ -3337,9 +3340,12 @@ public class TalusDB extends NativeHandle {
   /**
    * Makes a secondary instance show the primary's current state, as RocksJava: reads the
    * primary's manifest again and replays its live write-ahead logs (Talus replays them from
-   * their start each time; RocksDB tails them). Iterators made before keep their state.
+   * their start each time; RocksDB tails them). Iterators made before keep their state. The
+   * state shown is one the primary had, whatever the primary does meanwhile.
    *
-   * @throws TalusException {@code NotSupported} on an instance not opened as secondary
+   * @throws TalusException {@code NotSupported} on an instance not opened as secondary;
+   *     {@code Busy} when the primary changed its files under every attempt (the state shown
+   *     is then the one before the call)
    */
   public void tryCatchUpWithPrimary() throws TalusException {
     long h = acquire();
