@@ -183,7 +183,7 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     db.inner.write_gate.pin_engaged();
     // Thread 7 stops after 3 puts, holding its lease; the others make 400.
     let puts = |t: usize| if t == 7 { 3 } else { 400 };
-    // Thread 0 writes twice (the second put, continuous, keeps its lease),
+    // Thread 0 writes twice (the second put, back to back, keeps its lease),
     // then waits for thread 1's first write, which must get past the gate
     // while thread 0 holds the only lease.
     let (tx, rx) = std::sync::mpsc::channel::<()>();

@@ -29,10 +29,13 @@
 //! while the demand it exists for is there, judged by [`next_demand`], a
 //! pure function of samples:
 //!
-//! - A thread is *continuous* at a put when its previous put through this
-//!   gate ended less than [`HOT_GAP`] before (a bulk writer, or a request
-//!   thread working through a backlog); its first put, or one after a
-//!   longer pause, is not.
+//! - A thread is *continuous* at a put when that put ends a streak of
+//!   [`CONTINUOUS_AFTER`] puts through this gate, each begun less than
+//!   [`HOT_GAP`] after the end of the one before: a bulk writer. A request
+//!   thread working through a short backlog makes a few such puts, not
+//!   enough; and waiting at an engaged gate makes a service's threads late,
+//!   so counting those few would keep the gate engaged by the backlog it
+//!   made.
 //! - The *demand* is the number of continuous threads in the write path
 //!   (inside a put or waiting here) at a sample. Each continuous put counts
 //!   itself in one of [`STRIPES`] counters, picked by thread, on its own
@@ -64,10 +67,11 @@
 //! measuring the bulk import with several (docs/results/bulk-import.md,
 //! "Write admission").
 //!
-//! Only a continuous thread keeps its lease when it leaves a put: a thread
-//! that is not (a request thread of a service sharing the database with an
-//! import) hands its slot to the first waiter, or frees it, at once, since
-//! it is not likely to be back soon.
+//! Only a thread whose put began within [`HOT_GAP`] of its last one keeps
+//! its lease when it leaves the put: another (a request thread of a service
+//! sharing the database with an import, or a writer back from a pause)
+//! hands its slot to the first waiter, or frees it, at once, since it is
+//! not likely to be back soon.
 //!
 //! A thread keeps its lease while it is outside the engine (between puts,
 //! or gone to do something else: an explicit flush, a back-pressure sleep,
@@ -144,9 +148,10 @@ const MIN_POLL: Duration = Duration::from_micros(50);
 /// A holder outside the engine for less than this is taken to be between
 /// two puts (see `WriteGate::next_poll`).
 const BUSY_GAP: Duration = Duration::from_micros(50);
-/// A thread whose previous put through the gate ended less than this
-/// before its next one began writes continuously (module docs): the time
-/// after which its idle slot may be taken, too.
+/// A put begun less than this after the end of its thread's previous put
+/// through the gate continues that thread's streak (module docs), and the
+/// thread keeps its lease; the time after which an idle slot may be taken,
+/// too.
 pub(crate) const HOT_GAP: Duration = IDLE_STEAL;
 /// The shortest time between two samples of the demand.
 pub(crate) const SAMPLE_PERIOD: Duration = Duration::from_micros(100);
@@ -156,6 +161,10 @@ pub(crate) const ENGAGE_AFTER: u32 = 8;
 /// more than to engage, so that a bulk writer descheduled between two puts
 /// does not open the gate to the others.
 pub(crate) const DISENGAGE_AFTER: u32 = 16;
+/// Puts in a row, each begun within [`HOT_GAP`] of the end of the one
+/// before, that make a thread continuous: a service's request thread
+/// working through a short backlog makes a few, a bulk writer thousands.
+pub(crate) const CONTINUOUS_AFTER: u32 = 16;
 /// Counters of continuous threads in the write path.
 pub(crate) const STRIPES: usize = 16;
 
@@ -228,6 +237,9 @@ fn new_token() -> u64 {
 struct Record {
     /// The gate's id; 0: an empty record.
     gate: u64,
+    /// Puts in a row through the gate, up to the last one, each begun
+    /// within [`HOT_GAP`] of the end of the one before.
+    streak: u32,
     /// This thread's lease in the gate: (slot index, token).
     lease: Option<(usize, u64)>,
     /// When this thread's last put through the gate ended, in nanoseconds
@@ -239,6 +251,7 @@ struct Record {
 
 const EMPTY: Record = Record {
     gate: 0,
+    streak: 0,
     lease: None,
     left: None,
     inside: false,
@@ -358,6 +371,8 @@ pub(crate) struct Admission<'a> {
     slot: Option<(usize, u64)>,
     /// The stripe it counts itself in while continuous.
     stripe: Option<usize>,
+    /// This put began within [`HOT_GAP`] of the thread's last one.
+    back: bool,
 }
 
 impl WriteGate {
@@ -444,9 +459,11 @@ impl WriteGate {
             return None;
         }
         let now = self.now();
-        let continuous = rec
+        let back = rec
             .left
             .is_some_and(|l| now.saturating_sub(l) < HOT_GAP.as_nanos() as u64);
+        rec.streak = if back { rec.streak.saturating_add(1) } else { 0 };
+        let continuous = rec.streak >= CONTINUOUS_AFTER;
         let stripe = continuous.then(|| {
             let i = STRIPE.with(|s| *s);
             self.stripes[i].0.fetch_add(1, Ordering::Relaxed);
@@ -464,6 +481,7 @@ impl WriteGate {
             gate: self,
             slot,
             stripe,
+            back,
         })
     }
 
@@ -671,25 +689,25 @@ impl WriteGate {
     }
 
     /// This thread leaves a put; see [`Self::leave_slot`] for its slot.
-    fn leave(&self, slot: Option<(usize, u64)>, stripe: Option<usize>) {
+    fn leave(&self, slot: Option<(usize, u64)>, stripe: Option<usize>, back: bool) {
         let now = self.now();
         if let Some(i) = stripe {
             self.stripes[i].0.fetch_sub(1, Ordering::Relaxed);
         }
         let mut lease = record(self.id).lease;
         if let Some((slot, token)) = slot {
-            lease = self.leave_slot(slot, token, now, stripe.is_some());
+            lease = self.leave_slot(slot, token, now, back);
         }
         set_record(Record {
-            gate: self.id,
             lease,
             left: Some(now),
             inside: false,
+            ..record(self.id)
         });
     }
 
-    /// The holder of `slot` leaves a put: keeps its lease (returned) if it
-    /// writes continuously (`keep`), unless its turn is over and a thread
+    /// The holder of `slot` leaves a put: keeps its lease (returned) if its
+    /// put began within [`HOT_GAP`] of its last one (`keep`), unless its turn is over and a thread
     /// waits; else hands the slot to the first waiter, or frees it.
     fn leave_slot(&self, slot: usize, token: u64, now: u64, keep: bool) -> Option<(usize, u64)> {
         let s = &self.slots[slot];
@@ -721,7 +739,7 @@ impl WriteGate {
 
 impl Drop for Admission<'_> {
     fn drop(&mut self) {
-        self.gate.leave(self.slot, self.stripe);
+        self.gate.leave(self.slot, self.stripe, self.back);
     }
 }
 
@@ -949,9 +967,9 @@ mod tests {
     #[test]
     fn a_thread_waiting_outside_the_engine_does_not_deadlock_one_waiting_at_the_gate() {
         // Thread A holds the only slot and waits, outside the engine, for
-        // thread B, which must get past the gate first. (A's second put is
-        // continuous unless A is descheduled between the two: it keeps its
-        // lease; either way B must get in.)
+        // thread B, which must get past the gate first. (A's second put
+        // begins within HOT_GAP of its first unless A is descheduled between
+        // the two: it keeps its lease; either way B must get in.)
         let gate = pinned(1, QUANTUM);
         let b_done = Arc::new(AtomicBool::new(false));
         drop(gate.enter());
@@ -997,7 +1015,7 @@ mod tests {
     #[test]
     fn a_thread_writing_to_two_databases_in_turn_keeps_its_lease_in_each() {
         let (a, b) = (pinned(1, QUANTUM), pinned(1, QUANTUM));
-        // A first put is not continuous: it keeps no lease.
+        // A first put keeps no lease.
         drop(a.enter());
         drop(b.enter());
         assert_eq!((lease_in(a.id), lease_in(b.id)), (None, None));
@@ -1014,7 +1032,7 @@ mod tests {
             }
             la.is_some() && lb.is_some() && (lease_in(a.id), lease_in(b.id)) == (la, lb)
         });
-        assert!(kept, "a continuous thread lost its leases at every try");
+        assert!(kept, "a thread writing back to back lost its leases at every try");
         // Forgetting one keeps the other.
         let lb = lease_in(b.id);
         set_lease(a.id, None);
