@@ -43,8 +43,16 @@
 //! - At most once per [`SAMPLE_PERIOD`], the put that finds the period over
 //!   sums the counters and feeds the sum to [`next_demand`]: the gate
 //!   engages after [`ENGAGE_AFTER`] samples in a row with a demand above
-//!   `limit`, and disengages after [`DISENGAGE_AFTER`] in a row at or
-//!   below it. On disengaging it lets every waiter through without a slot.
+//!   `limit` and at most [`MAX_DEMAND_PER_SLOT`] times it, and disengages
+//!   after [`DISENGAGE_AFTER`] in a row outside that range. On disengaging
+//!   it lets every waiter through without a slot.
+//! - Why an upper bound: the line rotates once per `demand / limit` quanta.
+//!   A few writers too many (an import's eight on two cores) wait a few
+//!   quanta for a turn, much less than a put preempted in the run queue;
+//!   hundreds (a service's request threads, all late) would each wait a
+//!   hundred quanta or more, longer than the run queue makes them wait,
+//!   and their lateness keeps them continuous, so the gate would keep
+//!   itself engaged.
 //!
 //! The fast path of a put while the gate is open: the thread's own
 //! thread-local record, one clock reading, a load of the gate's state (a
@@ -165,6 +173,12 @@ pub(crate) const DISENGAGE_AFTER: u32 = 16;
 /// before, that make a thread continuous: a service's request thread
 /// working through a short backlog makes a few, a bulk writer thousands.
 pub(crate) const CONTINUOUS_AFTER: u32 = 16;
+/// The most continuous threads per slot the gate engages for: with more,
+/// a turn comes round only after `demand / limit` quanta (a line of 256
+/// request threads on two slots: over a hundred), so every waiter's put is
+/// slow anyway and the gate only adds the wait; it stays open, as with
+/// the option 0.
+pub(crate) const MAX_DEMAND_PER_SLOT: usize = 8;
 /// Counters of continuous threads in the write path.
 pub(crate) const STRIPES: usize = 16;
 
@@ -194,7 +208,7 @@ pub(crate) struct Demand {
 /// threads in the write path of a gate of `limit` slots. Pure; the table
 /// of cases is `next_demand_*` in the tests.
 pub(crate) fn next_demand(d: Demand, demand: usize, limit: usize) -> Demand {
-    let over = demand > limit;
+    let over = demand > limit && demand <= limit.saturating_mul(MAX_DEMAND_PER_SLOT);
     if over == d.engaged {
         return Demand {
             engaged: d.engaged,
@@ -779,6 +793,14 @@ mod tests {
             // A limit of one: two continuous writers are too many.
             (d(false, e - 1), 2, 1, d(true, 0)),
             (d(false, e - 1), 1, 1, d(false, 0)),
+            // More than MAX_DEMAND_PER_SLOT per slot: as at or below the
+            // limit (the line would rotate too slowly to help).
+            (d(false, 0), 2 * MAX_DEMAND_PER_SLOT, 2, d(false, 1)),
+            (d(false, e - 1), 2 * MAX_DEMAND_PER_SLOT + 1, 2, d(false, 0)),
+            (d(false, e - 1), 256, 2, d(false, 0)),
+            (d(true, 0), 256, 2, d(true, 1)),
+            (d(true, x - 1), 256, 2, d(false, 0)),
+            (d(true, x - 1), 2 * MAX_DEMAND_PER_SLOT, 2, d(true, 0)),
         ];
         for (i, (state, demand, limit, want)) in cases.into_iter().enumerate() {
             assert_eq!(
