@@ -341,8 +341,12 @@ fn occasional_writers_never_wait_at_the_write_gate() {
             let db = db.clone();
             std::thread::spawn(move || {
                 for i in 0..10 {
-                    db.put(&WriteOptions::default(), format!("s{t}-{i}").as_bytes(), b"v")
-                        .unwrap();
+                    db.put(
+                        &WriteOptions::default(),
+                        format!("s{t}-{i}").as_bytes(),
+                        b"v",
+                    )
+                    .unwrap();
                     // Longer than the gate's HOT_GAP: the next put is not
                     // continuous.
                     std::thread::sleep(super::write_gate::HOT_GAP * 5);
@@ -358,7 +362,11 @@ fn occasional_writers_never_wait_at_the_write_gate() {
     let ro = ReadOptions::default();
     for t in 0..32 {
         for i in 0..10 {
-            assert!(db.get(&ro, format!("s{t}-{i}").as_bytes()).unwrap().is_some());
+            assert!(
+                db.get(&ro, format!("s{t}-{i}").as_bytes())
+                    .unwrap()
+                    .is_some()
+            );
         }
     }
 }

@@ -302,7 +302,10 @@ fn set_record(r: Record) {
             return;
         }
         // Shift the others down over `r`'s old place (or the oldest).
-        let at = rs.iter().position(|c| c.get().gate == r.gate).unwrap_or(LEASES - 1);
+        let at = rs
+            .iter()
+            .position(|c| c.get().gate == r.gate)
+            .unwrap_or(LEASES - 1);
         for i in (1..=at).rev() {
             rs[i].set(rs[i - 1].get());
         }
@@ -476,7 +479,11 @@ impl WriteGate {
         let back = rec
             .left
             .is_some_and(|l| now.saturating_sub(l) < HOT_GAP.as_nanos() as u64);
-        rec.streak = if back { rec.streak.saturating_add(1) } else { 0 };
+        rec.streak = if back {
+            rec.streak.saturating_add(1)
+        } else {
+            0
+        };
         let continuous = rec.streak >= CONTINUOUS_AFTER;
         let stripe = continuous.then(|| {
             let i = STRIPE.with(|s| *s);
@@ -1054,7 +1061,10 @@ mod tests {
             }
             la.is_some() && lb.is_some() && (lease_in(a.id), lease_in(b.id)) == (la, lb)
         });
-        assert!(kept, "a thread writing back to back lost its leases at every try");
+        assert!(
+            kept,
+            "a thread writing back to back lost its leases at every try"
+        );
         // Forgetting one keeps the other.
         let lb = lease_in(b.id);
         set_lease(a.id, None);
