@@ -55,10 +55,11 @@
 //!   itself engaged.
 //!
 //! The fast path of a put while the gate is open: the thread's own
-//! thread-local record, one clock reading, a load of the gate's state (a
-//! line written once per sample period at most) and, for a continuous
-//! thread, an increment and a decrement of its stripe (shared only with
-//! the threads of the same stripe). No sleeping, no slot, no queue lock.
+//! thread-local record, a clock reading at entry and at exit, a load of
+//! the gate's state (a line written once per sample period at most) and,
+//! for a continuous thread, an increment and a decrement of its stripe
+//! (shared only with the threads of the same stripe). No sleeping, no
+//! slot, no queue lock.
 //!
 //! # While engaged
 //!
