@@ -434,12 +434,13 @@ pub struct Options {
     /// The importer owns the flush rhythm: no flush is triggered by WAL
     /// size, only by a full write buffer or an explicit flush. Default false.
     pub manual_flush_enabled: bool,
-    /// Write admission: at most this many threads write at once; the others
-    /// sleep and take turns of 1 ms, first come first served (see
-    /// `db::write_gate`). -1 = one per core this process may run on, 0 = no
-    /// limit (RocksDB's behaviour), else 1 to [`MAX_CONCURRENT_WRITERS`].
-    /// `sync`, `no_slowdown` and `low_pri` writes are never held. Default
-    /// -1.
+    /// Write admission: while more threads than this write continuously,
+    /// at most this many write at once; the others sleep and take turns of
+    /// 1 ms, first come first served (see `db::write_gate`); while fewer
+    /// do (a service's occasional writers), no put waits. -1 = one per core
+    /// this process may run on, 0 = no limit (RocksDB's behaviour), else 1
+    /// to [`MAX_CONCURRENT_WRITERS`]. `sync`, `no_slowdown` and `low_pri`
+    /// writes are never held. Default -1.
     pub max_concurrent_writers: i32,
     /// Allow files to be ingested with
     /// `IngestExternalFileOptions::ingest_behind` (RocksDB's DB option):

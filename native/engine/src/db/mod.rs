@@ -867,7 +867,7 @@ impl Db {
             match inner.write_gate.limit() {
                 0 => "off".to_string(),
                 n => format!(
-                    "{n} writer threads at once, turns of {:?}",
+                    "{n} writer threads at once, turns of {:?}, while more than {n} write continuously",
                     write_gate::QUANTUM
                 ),
             },

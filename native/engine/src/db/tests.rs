@@ -179,10 +179,13 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     };
     let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
     assert_eq!(db.inner.write_gate.limit(), 1);
+    // The engaged mechanism, whatever the demand.
+    db.inner.write_gate.pin_engaged();
     // Thread 7 stops after 3 puts, holding its lease; the others make 400.
     let puts = |t: usize| if t == 7 { 3 } else { 400 };
-    // Thread 0 writes once, then waits for thread 1's first write, which
-    // must get past the gate while thread 0 holds the only lease.
+    // Thread 0 writes twice (the second put, back to back, keeps its lease),
+    // then waits for thread 1's first write, which must get past the gate
+    // while thread 0 holds the only lease.
     let (tx, rx) = std::sync::mpsc::channel::<()>();
     let mut tx = Some(tx);
     let mut rx = Some(rx);
@@ -203,7 +206,7 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
                         format!("{i}").as_bytes(),
                     )
                     .unwrap();
-                    if i == 0
+                    if i == 1
                         && let Some(rx) = &rx
                     {
                         rx.recv().unwrap();
@@ -260,6 +263,7 @@ fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
         ..opts()
     };
     let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    db.inner.write_gate.pin_engaged();
     let db2 = db.clone();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
     let plain_writer = Arc::new(Mutex::new(None));
@@ -318,6 +322,53 @@ fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
     let plain = plain_writer.lock().take().expect("the hook ran");
     plain.join().unwrap();
     assert!(db.get(&ro, b"plain").unwrap().is_some());
+}
+
+/// A service's shape (issue: write admission must not hurt a service's
+/// writes): many threads, each writing now and then, through a gate of one
+/// slot. No writer is continuous, so the gate never engages: no put takes
+/// a slot or waits at it, and every write lands.
+#[test]
+fn occasional_writers_never_wait_at_the_write_gate() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        max_concurrent_writers: 1,
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let threads: Vec<_> = (0..32)
+        .map(|t| {
+            let db = db.clone();
+            std::thread::spawn(move || {
+                for i in 0..10 {
+                    db.put(
+                        &WriteOptions::default(),
+                        format!("s{t}-{i}").as_bytes(),
+                        b"v",
+                    )
+                    .unwrap();
+                    // Longer than the gate's HOT_GAP: the next put is not
+                    // continuous.
+                    std::thread::sleep(super::write_gate::HOT_GAP * 5);
+                }
+            })
+        })
+        .collect();
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert_eq!(db.inner.write_gate.waits(), 0, "a put waited at the gate");
+    assert_eq!(db.latest_sequence_number(), 320);
+    let ro = ReadOptions::default();
+    for t in 0..32 {
+        for i in 0..10 {
+            assert!(
+                db.get(&ro, format!("s{t}-{i}").as_bytes())
+                    .unwrap()
+                    .is_some()
+            );
+        }
+    }
 }
 
 /// Puts are copied into the memtable and placed before they queue

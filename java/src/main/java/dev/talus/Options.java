@@ -578,17 +578,19 @@ public class Options extends PlainCloseable {
   }
 
   /**
-   * Talus option (RocksDB has none): write admission. At most this many threads write at once;
-   * the others sleep and take turns of 1 ms each, first come first served. A thread keeps its
-   * turn from one put to the next, so a turn costs one wake-up, not one per put. With more writer
-   * threads than cores, writers beyond the cores only wait in the operating system's run queue,
-   * where a preempted put waits a scheduler tick per runnable thread; at the gate they wait for
-   * turns of known length instead. {@code sync}, {@code noSlowdown} and {@code lowPri} writes are
-   * never held.
+   * Talus option (RocksDB has none): write admission. While more threads than this write
+   * continuously (each starting its next put within 200 µs of its last), at most this many write
+   * at once; the others sleep and take turns of 1 ms each, first come first served. A thread keeps
+   * its turn from one put to the next, so a turn costs one wake-up, not one per put. With more
+   * writer threads than cores, writers beyond the cores only wait in the operating system's run
+   * queue, where a preempted put waits a scheduler tick per runnable thread; at the gate they wait
+   * for turns of known length instead. While fewer threads write continuously (a service's
+   * request threads, each writing now and then) the gate stays open: no put takes a turn or
+   * waits. {@code sync}, {@code noSlowdown} and {@code lowPri} writes are never held.
    *
    * <p>Default -1: one writer per core this process may run on (a no-op while there are no more
-   * writer threads than cores). 0 turns admission off (every writer runs at once, as in
-   * RocksDB); 1 to 1024 sets the number.
+   * continuous writer threads than cores). 0 turns admission off (every writer runs at once, as
+   * in RocksDB); 1 to 1024 sets the number.
    *
    * @param writers -1 (one per core), 0 (no limit) or 1..1024
    * @return this
