@@ -223,7 +223,7 @@ const CATCH_UP_ATTEMPTS: usize = 16;
 
 impl DbInner {
     fn try_catch_up_with_primary(&self) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         if !matches!(self.mode, OpenMode::Secondary { .. }) {
             return Err(Error::NotSupported(format!(
                 "try_catch_up_with_primary: this instance is {}, not secondary",
