@@ -188,32 +188,52 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePut<'l>(
     guard(&mut env, |env| {
         require_non_null(&key, "key")?;
         require_non_null(&value, "value")?;
-        if klen < 0 || vlen < 0 {
-            return Err(JniError::IndexOutOfBounds(format!(
-                "negative length: key {klen}, value {vlen}"
-            )));
-        }
-        // Checked before the copy is allocated: a put of two 2 GiB arrays
-        // would otherwise be copied only to be refused by the write path.
-        let bytes = klen as usize + vlen as usize + 12;
-        if bytes > MAX_BATCH_BYTES {
-            return Err(JniError::IllegalArgument(format!(
-                "a put of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
-                 limit of {MAX_BATCH_BYTES} bytes"
-            )));
-        }
-        let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
-            JniError::OutOfMemory(format!(
-                "cannot allocate {bytes} bytes of native memory for a put"
-            ))
-        })?;
-        {
-            let (k, v) = b.put_slots(klen as usize, vlen as usize);
-            fill_from(env, &key, "key", koff, k)?;
-            fill_from(env, &value, "value", voff, v)?;
-        }
+        let b = pair_batch(env, false, (&key, koff, klen), (&value, voff, vlen))?;
         Ok(db(env, handle)?.write(&write_options(wflags), b)?)
     })
+}
+
+/// A key or value range of a Java array: (array, offset, length).
+type ArrayRange<'a, 'l> = (&'a JByteArray<'l>, jint, jint);
+
+/// The batch of one put (or, with `merge`, one merge) of the ranges `key`
+/// and `value`, copied straight into the batch.
+fn pair_batch(
+    env: &mut JNIEnv<'_>,
+    merge: bool,
+    (key, koff, klen): ArrayRange<'_, '_>,
+    (value, voff, vlen): ArrayRange<'_, '_>,
+) -> JniResult<WriteBatch> {
+    let what = if merge { "merge" } else { "put" };
+    if klen < 0 || vlen < 0 {
+        return Err(JniError::IndexOutOfBounds(format!(
+            "negative length: key {klen}, value {vlen}"
+        )));
+    }
+    // Checked before the copy is allocated: a put of two 2 GiB arrays
+    // would otherwise be copied only to be refused by the write path.
+    let bytes = klen as usize + vlen as usize + 12;
+    if bytes > MAX_BATCH_BYTES {
+        return Err(JniError::IllegalArgument(format!(
+            "a {what} of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
+             limit of {MAX_BATCH_BYTES} bytes"
+        )));
+    }
+    let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
+        JniError::OutOfMemory(format!(
+            "cannot allocate {bytes} bytes of native memory for a {what}"
+        ))
+    })?;
+    {
+        let (k, v) = if merge {
+            b.merge_slots(klen as usize, vlen as usize)
+        } else {
+            b.put_slots(klen as usize, vlen as usize)
+        };
+        fill_from(env, key, "key", koff, k)?;
+        fill_from(env, value, "value", voff, v)?;
+    }
+    Ok(b)
 }
 
 #[unsafe(no_mangle)]
@@ -230,16 +250,43 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativePutDirect<'l>(
     vlen: jint,
 ) {
     guard(&mut env, |env| {
-        require_non_null(&key, "key")?;
-        require_non_null(&value, "value")?;
-        let db = db(env, handle)?;
-        // Key and value may be overlapping views of one buffer: two shared
-        // views, which the put copies into its batch.
-        let (frame, env) = DirectFrame::new(env);
-        let k = frame.region(env, &key, "key", kpos, klen)?;
-        let v = frame.region(env, &value, "value", vpos, vlen)?;
-        Ok(db.put(&write_options(wflags), frame.read(k), frame.read(v))?)
+        let wo = write_options(wflags);
+        direct_pair_write(
+            env,
+            handle,
+            &wo,
+            false,
+            (&key, kpos, klen),
+            (&value, vpos, vlen),
+        )
     })
+}
+
+/// A key or value range of a direct buffer: (buffer, position, length).
+type BufferRange<'a, 'l> = (&'a JByteBuffer<'l>, jint, jint);
+
+/// A put (or, with `merge`, a merge) of two direct-buffer ranges, read in
+/// place. Key and value may be overlapping views of one buffer: two shared
+/// views, which the write copies into its batch.
+fn direct_pair_write(
+    env: &mut JNIEnv<'_>,
+    handle: jlong,
+    wo: &WriteOptions,
+    merge: bool,
+    (key, kpos, klen): BufferRange<'_, '_>,
+    (value, vpos, vlen): BufferRange<'_, '_>,
+) -> JniResult<()> {
+    require_non_null(key, "key")?;
+    require_non_null(value, "value")?;
+    let db = db(env, handle)?;
+    let (frame, env) = DirectFrame::new(env);
+    let k = frame.region(env, key, "key", kpos, klen)?;
+    let v = frame.region(env, value, "value", vpos, vlen)?;
+    if merge {
+        Ok(db.merge(wo, frame.read(k), frame.read(v))?)
+    } else {
+        Ok(db.put(wo, frame.read(k), frame.read(v))?)
+    }
 }
 
 #[unsafe(no_mangle)]
@@ -320,28 +367,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMerge<'l>(
         require_non_null(&value, "value")?;
         let db = db(env, handle)?;
         db.check_merge_operator()?;
-        if klen < 0 || vlen < 0 {
-            return Err(JniError::IndexOutOfBounds(format!(
-                "negative length: key {klen}, value {vlen}"
-            )));
-        }
-        let bytes = klen as usize + vlen as usize + 12;
-        if bytes > MAX_BATCH_BYTES {
-            return Err(JniError::IllegalArgument(format!(
-                "a merge of a {klen}-byte key and a {vlen}-byte value exceeds the write batch \
-                 limit of {MAX_BATCH_BYTES} bytes"
-            )));
-        }
-        let mut b = WriteBatch::try_with_capacity(bytes).ok_or_else(|| {
-            JniError::OutOfMemory(format!(
-                "cannot allocate {bytes} bytes of native memory for a merge"
-            ))
-        })?;
-        {
-            let (k, v) = b.merge_slots(klen as usize, vlen as usize);
-            fill_from(env, &key, "key", koff, k)?;
-            fill_from(env, &value, "value", voff, v)?;
-        }
+        let b = pair_batch(env, true, (&key, koff, klen), (&value, voff, vlen))?;
         Ok(db.write(&write_options(wflags), b)?)
     })
 }
@@ -360,15 +386,15 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMergeDirect<'l>(
     vlen: jint,
 ) {
     guard(&mut env, |env| {
-        require_non_null(&key, "key")?;
-        require_non_null(&value, "value")?;
-        let db = db(env, handle)?;
-        // Key and value may be overlapping views of one buffer: two shared
-        // views, which the merge copies into its batch.
-        let (frame, env) = DirectFrame::new(env);
-        let k = frame.region(env, &key, "key", kpos, klen)?;
-        let v = frame.region(env, &value, "value", vpos, vlen)?;
-        Ok(db.merge(&write_options(wflags), frame.read(k), frame.read(v))?)
+        let wo = write_options(wflags);
+        direct_pair_write(
+            env,
+            handle,
+            &wo,
+            true,
+            (&key, kpos, klen),
+            (&value, vpos, vlen),
+        )
     })
 }
 
@@ -568,21 +594,43 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let mut ro = read_options(rflags, snapshot)?;
-        if !lower.is_null() {
-            let mut b = Vec::new();
-            read_all(env, &lower, &mut b)?;
-            ro.iterate_lower_bound = Some(b);
-        }
-        if !upper.is_null() {
-            let mut b = Vec::new();
-            read_all(env, &upper, &mut b)?;
-            ro.iterate_upper_bound = Some(b);
-        }
+        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper)?;
         let it = db(env, handle)?.iter(&ro)?;
-        let h = IterHandle::new(env, it, &buffer)?;
-        Ok(into_handle(Box::new(h)))
+        iterator_handle(env, it, &buffer)
     })
+}
+
+/// The read options of a new iterator: `rflags` and `snapshot` as
+/// [`read_options`] decodes them, and its bounds (null: none).
+pub(crate) fn iterator_read_options(
+    env: &mut JNIEnv<'_>,
+    rflags: jint,
+    snapshot: jlong,
+    lower: &JByteArray<'_>,
+    upper: &JByteArray<'_>,
+) -> JniResult<ReadOptions> {
+    let mut ro = read_options(rflags, snapshot)?;
+    if !lower.is_null() {
+        let mut b = Vec::new();
+        read_all(env, lower, &mut b)?;
+        ro.iterate_lower_bound = Some(b);
+    }
+    if !upper.is_null() {
+        let mut b = Vec::new();
+        read_all(env, upper, &mut b)?;
+        ro.iterate_upper_bound = Some(b);
+    }
+    Ok(ro)
+}
+
+/// The handle of a new iterator whose entries are copied into `buffer`.
+pub(crate) fn iterator_handle(
+    env: &mut JNIEnv<'_>,
+    it: talus::db::DbIterator,
+    buffer: &JByteBuffer<'_>,
+) -> JniResult<jlong> {
+    let h = IterHandle::new(env, it, buffer)?;
+    Ok(into_handle(Box::new(h)))
 }
 
 #[unsafe(no_mangle)]

@@ -16,15 +16,55 @@ use talus::Db;
 use talus::db::ColumnFamilyHandle;
 
 use crate::bytes::read_all;
-use crate::db::{db, options_text, read_options, unknown_property, write_options};
+use crate::db::{
+    db, iterator_handle, iterator_read_options, options_text, read_options, unknown_property,
+    write_options,
+};
 use crate::error::{JniError, JniResult, guard, require_non_null, string_arg};
 use crate::handle::into_handle;
-use crate::iterator::IterHandle;
 
 fn family(d: &Db, id: jint) -> JniResult<ColumnFamilyHandle> {
     let id = u32::try_from(id)
         .map_err(|_| JniError::IllegalArgument(format!("column family id {id} is negative")))?;
     Ok(d.column_family(id)?)
+}
+
+/// The database of `handle` and its live family `cf`: the preamble of the
+/// per-family calls.
+fn db_family<'l>(
+    env: &JNIEnv<'l>,
+    handle: jlong,
+    cf: jint,
+) -> JniResult<(&'l Db, ColumnFamilyHandle)> {
+    let d = db(env, handle)?;
+    Ok((d, family(d, cf)?))
+}
+
+/// [`db_family`] of a call on one key, with the key's bytes (a null key
+/// fails first).
+fn keyed_call<'l>(
+    env: &mut JNIEnv<'l>,
+    handle: jlong,
+    cf: jint,
+    key: &JByteArray<'_>,
+) -> JniResult<(&'l Db, ColumnFamilyHandle, Vec<u8>)> {
+    let k = bytes(env, key, "key")?;
+    let (d, h) = db_family(env, handle, cf)?;
+    Ok((d, h, k))
+}
+
+/// [`db_family`] of a property call, with the property's name (a null
+/// name fails first).
+fn property_call<'l>(
+    env: &mut JNIEnv<'l>,
+    handle: jlong,
+    cf: jint,
+    name: &JString<'_>,
+) -> JniResult<(&'l Db, ColumnFamilyHandle, String)> {
+    require_non_null(name, "property")?;
+    let name = string_arg(env, name, "property name")?;
+    let (d, h) = db_family(env, handle, cf)?;
+    Ok((d, h, name))
 }
 
 /// The bytes of a non-null array argument.
@@ -219,8 +259,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeDropColumnFamily<'l>(
     id: jint,
 ) {
     guard(&mut env, |env| {
-        let d = db(env, handle)?;
-        let h = family(d, id)?;
+        let (d, h) = db_family(env, handle, id)?;
         Ok(d.drop_column_family(&h)?)
     })
 }
@@ -240,9 +279,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfWrite<'l>(
     value: JByteArray<'l>,
 ) {
     guard(&mut env, |env| {
-        let k = bytes(env, &key, "key")?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h, k) = keyed_call(env, handle, cf, &key)?;
         let wo = write_options(wflags);
         match op {
             0 => d.put_cf(&wo, &h, &k, &bytes(env, &value, "value")?)?,
@@ -269,9 +306,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGet<'l>(
     key: JByteArray<'l>,
 ) -> jbyteArray {
     guard(&mut env, |env| {
-        let k = bytes(env, &key, "key")?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h, k) = keyed_call(env, handle, cf, &key)?;
         match d.get_cf(&read_options(rflags, snapshot)?, &h, &k)? {
             Some(v) => Ok(env.byte_array_from_slice(&v)?.into_raw()),
             None => Ok(std::ptr::null_mut()),
@@ -294,9 +329,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfKeyCheck<'l>(
     exact: jboolean,
 ) -> jint {
     guard(&mut env, |env| {
-        let k = bytes(env, &key, "key")?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h, k) = keyed_call(env, handle, cf, &key)?;
         let ro = read_options(rflags, snapshot)?;
         if exact != 0 {
             return Ok(if d.key_exists_cf(&ro, &h, &k)? { 2 } else { 0 });
@@ -377,18 +410,10 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfNewIterator<'l>(
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let mut ro = read_options(rflags, snapshot)?;
-        if !lower.is_null() {
-            ro.iterate_lower_bound = Some(bytes(env, &lower, "lower")?);
-        }
-        if !upper.is_null() {
-            ro.iterate_upper_bound = Some(bytes(env, &upper, "upper")?);
-        }
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper)?;
+        let (d, h) = db_family(env, handle, cf)?;
         let it = d.iter_cf(&ro, &h)?;
-        let ih = IterHandle::new(env, it, &buffer)?;
-        Ok(into_handle(Box::new(ih)))
+        iterator_handle(env, it, &buffer)
     })
 }
 
@@ -403,8 +428,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfFlush<'l>(
     allow_write_stall: jboolean,
 ) {
     guard(&mut env, |env| {
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h) = db_family(env, handle, cf)?;
         let fo = talus::db::FlushOptions {
             wait: wait != 0,
             allow_write_stall: allow_write_stall != 0,
@@ -438,8 +462,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfCompactRange<'l>(
         let e = (!end.is_null())
             .then(|| bytes(env, &end, "end"))
             .transpose()?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h) = db_family(env, handle, cf)?;
         Ok(d.compact_range_cf_opt(&h, &cro, b.as_deref(), e.as_deref())?)
     })
 }
@@ -454,10 +477,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGetProperty<'l>(
     name: JString<'l>,
 ) -> jstring {
     guard(&mut env, |env| {
-        require_non_null(&name, "property")?;
-        let name = string_arg(env, &name, "property name")?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h, name) = property_call(env, handle, cf, &name)?;
         let v = d
             .property_cf(&h, &name)
             .ok_or_else(|| unknown_property(&name))?;
@@ -475,10 +495,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGetLongProperty<'l>(
     name: JString<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        require_non_null(&name, "property")?;
-        let name = string_arg(env, &name, "property name")?;
-        let d = db(env, handle)?;
-        let h = family(d, cf)?;
+        let (d, h, name) = property_call(env, handle, cf, &name)?;
         match d.int_property_cf(&h, &name) {
             Some(v) => Ok(v as jlong),
             None if d.property_cf(&h, &name).is_some() => Err(JniError::Engine(

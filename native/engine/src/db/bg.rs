@@ -29,6 +29,38 @@ struct Shared {
     priority: Priority,
 }
 
+/// The database's two pools: flushes (high priority) and compactions (low
+/// priority). Started at open, shut down at close (flush pool first).
+pub(crate) struct Pools {
+    /// Flushes, and purges of obsolete files.
+    pub(crate) flush: ThreadPool,
+    /// Automatic compactions.
+    pub(crate) compaction: ThreadPool,
+}
+
+impl Pools {
+    /// Starts both pools with the sizes `opts` gives; on failure, none is
+    /// left running.
+    pub(crate) fn start(opts: &crate::options::Options) -> std::io::Result<Pools> {
+        let (flushes, compactions) = opts.background_threads();
+        let flush = ThreadPool::new("talus-flush", flushes, opts.env.clone(), Priority::High)?;
+        let compaction = ThreadPool::new(
+            "talus-compact",
+            compactions,
+            opts.env.clone(),
+            Priority::Low,
+        )
+        .inspect_err(|_| flush.shutdown())?;
+        Ok(Pools { flush, compaction })
+    }
+
+    /// Shuts down both pools ([`ThreadPool::shutdown`]).
+    pub(crate) fn shutdown(&self) {
+        self.flush.shutdown();
+        self.compaction.shutdown();
+    }
+}
+
 /// A fixed-size pool of named threads.
 pub(crate) struct ThreadPool {
     shared: Arc<Shared>,

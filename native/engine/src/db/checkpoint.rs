@@ -142,7 +142,7 @@ impl DbInner {
     }
 
     pub(crate) fn disable_file_deletions(&self) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let mut st = self.state.lock();
         st.file_deletions_disabled += 1;
         info_log!(
@@ -200,7 +200,7 @@ impl DbInner {
     /// The consistent point of the module docs. The caller holds file
     /// deletions disabled for as long as it reads the files.
     pub(crate) fn live_file_set(&self) -> Result<LiveFileSet> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         self.check_bg_error()?;
         let mut st = self.state.lock();
         // An edit between prepare and commit may be half on disk: wait for
@@ -299,7 +299,7 @@ impl DbInner {
     }
 
     fn create_checkpoint(self: &Arc<Self>, dir: &Path) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         self.check_primary("create_checkpoint")?;
         if dir.as_os_str().is_empty() || dir.file_name().is_none() {
             return Err(Error::InvalidArgument(format!(
@@ -487,7 +487,7 @@ impl Db {
     /// `force` (RocksJava's `enableFileDeletions(boolean force)`); when none
     /// is left, the files that became obsolete meanwhile are deleted.
     pub fn enable_file_deletions(&self, force: bool) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         self.inner.enable_file_deletions(force)
     }
 

@@ -136,14 +136,14 @@ impl<'a> OutputWriter<'a> {
         }
         if let Some(rl) = &self.db.opts.rate_limiter {
             // Each write's priority follows the write stall of the moment.
-            let (flush, held) = (self.flush, Arc::clone(&self.db.held_cause));
+            let (flush, held) = (self.flush, Arc::clone(&self.db.write_signals.held_cause));
             let base = super::stall::output_io_priority(flush, 0);
             file = Box::new(
                 RateLimitedFile::new(file, rl.clone(), base)
                     .with_priority_fn(Box::new(move || {
                         super::stall::output_io_priority(flush, held.load(Ordering::Acquire))
                     }))
-                    .with_statistics(self.db.statistics.clone()),
+                    .with_statistics(self.db.stats.statistics.clone()),
             );
         }
         let mut opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
@@ -390,7 +390,7 @@ impl DbInner {
     pub(crate) fn background_compaction(self: Arc<Self>) {
         let mut st = self.state.lock();
         st.compactions_scheduled -= 1;
-        if self.shutting_down.load(Ordering::Acquire) || st.bg_error.is_some() || st.paused > 0 {
+        if self.lifecycle.is_shutting_down() || st.bg_error.is_some() || st.paused > 0 {
             self.bg_cv.notify_all();
             return;
         }
@@ -484,13 +484,13 @@ impl DbInner {
             && !plan.is_trivial_move
             && !plan.drop_inputs
         {
-            self.tick(Ticker::CompactReadBytes, s.bytes_read);
-            self.tick(Ticker::CompactWriteBytes, s.bytes_written);
-            self.hist(
+            self.stats.tick(Ticker::CompactReadBytes, s.bytes_read);
+            self.stats.tick(Ticker::CompactWriteBytes, s.bytes_written);
+            self.stats.hist(
                 Histogram::CompactionTime,
                 started.elapsed().as_micros() as u64,
             );
-            self.hist(
+            self.stats.hist(
                 Histogram::NumFilesInSingleCompaction,
                 plan.all_inputs().count() as u64,
             );
@@ -693,7 +693,7 @@ impl DbInner {
             while it.advance() {
                 out.add(it.key(), it.value())?;
                 n += 1;
-                if n.is_multiple_of(4096) && self.shutting_down.load(Ordering::Acquire) {
+                if n.is_multiple_of(4096) && self.lifecycle.is_shutting_down() {
                     return Err(Error::ShutdownInProgress(
                         "compaction stopped by close".into(),
                     ));
@@ -730,9 +730,12 @@ impl DbInner {
         stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
         stats.keys_in = it.entries_in;
         stats.keys_dropped = it.drops.total();
-        self.tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
-        self.tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
-        self.tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);
+        self.stats
+            .tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
+        self.stats
+            .tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
+        self.stats
+            .tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);
         let mut edit = VersionEdit {
             column_family: cfd.id,
             ..VersionEdit::new()
@@ -761,7 +764,7 @@ impl DbInner {
         end: Option<&[u8]>,
         cro: &CompactRangeOptions,
     ) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let fo = super::FlushOptions {
             wait: true,
             allow_write_stall: cro.allow_write_stall,
@@ -865,7 +868,7 @@ impl DbInner {
         if let Some(e) = &st.bg_error {
             return Err(e.clone());
         }
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         if st.paused > 0 {
             return Err(Error::Incomplete(
                 "manual compaction cannot run while background work is paused".into(),
@@ -1043,7 +1046,7 @@ impl DbInner {
                     if let Some(e) = &st.bg_error {
                         return Err(e.clone());
                     }
-                    self.check_open()?;
+                    self.lifecycle.check_open()?;
                     if st.paused > 0 {
                         return Err(Error::Incomplete(
                             "manual compaction cannot run while background work is paused".into(),
@@ -1094,7 +1097,7 @@ impl DbInner {
     /// against its manifest entry (at its open, `table_cache`), and the
     /// whole file against the checksum the manifest recorded for it.
     pub(crate) fn verify_checksum(&self) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         for cfd in self.families.load().values() {
             let v = cfd.super_version.load().version.clone();
             for level in 0..v.num_levels() {

@@ -297,7 +297,7 @@ impl super::DbInner {
             imm: Vec::new(),
             version: st.versions.current_cf(id).expect("just added"),
             merger: Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
-            _released: super::ReleaseFlag(self.sv_released.clone()),
+            _released: self.purge.release_flag(),
         };
         let cfd = Arc::new(ColumnFamilyData::new(id, name, opts, sv));
         st.families.insert(id, FamilyState::new(cfd.clone()));

@@ -8,10 +8,15 @@
 //! number: a `wal_dir` may hold the logs of another database (one at a
 //! time: each open database locks its `wal_dir`), and deleting those by
 //! number cost that database its synced writes (issue 30).
+//!
+//! Tables that only superseded versions list wait for the readers pinning
+//! those versions; [`PurgeFlags`] says when to look again (invariant 5 of
+//! the `db` module docs).
 
 use std::collections::HashSet;
 use std::path::PathBuf;
-use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use super::table_cache::UnlinkClaim;
 use super::{DbInner, DbState};
@@ -28,6 +33,45 @@ pub(crate) struct Obsolete {
     logs: Vec<u64>,
     /// File deletions are disabled: delete nothing.
     keep_all: bool,
+}
+
+/// When to purge the tables a job left to readers (invariant 5 of the
+/// `db` module docs). Atomics only, read by every foreground call: two
+/// loads when there is nothing to do.
+///
+/// Invariants: `pending` is set when the last obsolete-file collection left
+/// tables that readers pin (or a table being closed); `sv_released` is set
+/// by every super version's drop (and every table close), after the tables
+/// it was the last to reference were closed; at most one purge is queued
+/// (`scheduled`).
+#[derive(Default)]
+pub(crate) struct PurgeFlags {
+    /// A job's end left tables that only superseded versions, pinned by
+    /// readers, still list.
+    pending: AtomicBool,
+    /// A background purge is queued.
+    scheduled: AtomicBool,
+    /// A super version was dropped (or a table closed) since the last
+    /// purge check; shared with every super version and the table cache.
+    pub(crate) sv_released: Arc<AtomicBool>,
+}
+
+impl PurgeFlags {
+    /// The flag a new super version sets when dropped.
+    #[inline]
+    pub(crate) fn release_flag(&self) -> super::ReleaseFlag {
+        super::ReleaseFlag(self.sv_released.clone())
+    }
+
+    /// True, once, when a purge is pending, a super version was released
+    /// since the last check and no purge is queued: the caller queues one.
+    #[inline]
+    fn take_due(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+            && self.sv_released.load(Ordering::Acquire)
+            && self.sv_released.swap(false, Ordering::AcqRel)
+            && !self.scheduled.swap(true, Ordering::AcqRel)
+    }
 }
 
 impl DbInner {
@@ -57,7 +101,8 @@ impl DbInner {
             .into_iter()
             .collect();
         needed.extend(st.pending_outputs.iter().copied());
-        self.purge_pending
+        self.purge
+            .pending
             .store(live_tables.len() > needed.len(), Ordering::Release);
         // Taken out of the set: a log whose deletion fails is left for the
         // next open, which finds it below the log number again.
@@ -131,7 +176,7 @@ impl DbInner {
                     // iterator dropped elsewhere): unlinked meanwhile, that
                     // close would free the file's blocks on that thread. The
                     // close sets the flag that schedules the next purge.
-                    self.purge_pending.store(true, Ordering::Release);
+                    self.purge.pending.store(true, Ordering::Release);
                     continue;
                 }
             }
@@ -153,5 +198,62 @@ impl DbInner {
                 ),
             }
         }
+    }
+
+    /// Schedules the deletion of the tables a finished job had to leave to
+    /// readers, once a super version was released since (invariant 5), on
+    /// the flush pool: a purge lists the directory and unlinks tables of
+    /// hundreds of MiB, which on a writer's thread would make slow puts
+    /// that no write-group phase accounts for
+    /// (`regression_a_write_does_not_delete_obsolete_tables_itself`). Two
+    /// atomic loads when there is nothing to do. Call without holding a
+    /// super version, or it keeps what it pins.
+    #[inline]
+    pub(crate) fn maybe_purge_obsolete_files(self: &Arc<Self>) {
+        if self.purge.take_due() {
+            let db = Arc::downgrade(self);
+            self.pools.flush.submit(move || {
+                if let Some(db) = db.upgrade() {
+                    // Cleared first: a release during this purge schedules
+                    // another.
+                    db.purge.scheduled.store(false, Ordering::Release);
+                    db.purge_obsolete_files();
+                }
+            });
+        }
+    }
+
+    /// Deletes every obsolete file not pinned by a reader, now; sets
+    /// `PurgeFlags::pending` again if readers still pin some.
+    #[cold]
+    pub(crate) fn purge_obsolete_files(&self) {
+        if self.lifecycle.is_shutting_down() {
+            return;
+        }
+        let obsolete = self.collect_obsolete_files(&mut self.state.lock());
+        self.delete_files(obsolete);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A purge is queued once per released super version while tables are
+    /// pending, never while one is queued, and never with nothing pending.
+    #[test]
+    fn purge_is_due_once_per_release_while_pending() {
+        let f = PurgeFlags::default();
+        drop(f.release_flag());
+        assert!(!f.take_due(), "nothing pending");
+        f.pending.store(true, Ordering::Release);
+        assert!(f.take_due(), "pending and released");
+        assert!(!f.take_due(), "the release was taken");
+        drop(f.release_flag());
+        assert!(!f.take_due(), "a purge is queued: it sees this release");
+        f.scheduled.store(false, Ordering::Release);
+        assert!(!f.take_due(), "no release since the queued purge");
+        drop(f.release_flag());
+        assert!(f.take_due(), "released after the queued purge ran");
     }
 }

@@ -40,9 +40,9 @@ impl DbInner {
     /// test `regression_close_abandons_a_flush_whose_writes_are_in_the_wal`).
     /// A memtable holding writes made without the WAL is always flushed.
     fn flush_abandonable(&self, mems: &[Arc<MemTable>]) -> bool {
-        self.shutting_down.load(Ordering::Acquire)
-            && !self.has_bg_error.load(Ordering::Acquire)
-            && !self.wal_syncer.failed()
+        self.lifecycle.is_shutting_down()
+            && !self.lifecycle.has_bg_error.load(Ordering::Acquire)
+            && !self.wal.syncer.failed()
             && mems.iter().all(|m| !m.has_unlogged_writes())
     }
 
@@ -60,7 +60,7 @@ impl DbInner {
         let mut st = self.state.lock();
         st.flush_scheduled = false;
         let cf = Self::pick_family_to_flush(&st);
-        if self.shutting_down.load(Ordering::Acquire)
+        if self.lifecycle.is_shutting_down()
             || (st.bg_error.is_some() && !st.resuming)
             || st.paused > 0
             || st.flush_running
@@ -94,8 +94,10 @@ impl DbInner {
             Ok((meta, mut stats)) => {
                 stats.micros = started.elapsed().as_micros() as u64;
                 flushed = (stats.keys_in, stats.keys_dropped, stats.written);
-                self.tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
-                self.hist(crate::statistics::Histogram::FlushTime, stats.micros);
+                self.stats
+                    .tick(crate::statistics::Ticker::FlushWriteBytes, stats.written);
+                self.stats
+                    .hist(crate::statistics::Histogram::FlushTime, stats.micros);
                 if let Some(f) = st.families.get_mut(&cf) {
                     f.stats.levels[0].add(&stats);
                 }
@@ -268,7 +270,7 @@ impl DbInner {
             // log to name, so look again.
             let mut waited = Ok(());
             parking_lot::MutexGuard::unlocked(st, || {
-                waited = self.wait_wal_start_durable(log_number);
+                waited = self.wal.wait_start_durable(log_number);
             });
             waited?;
             if log_number == oldest_left(st) {
@@ -295,7 +297,7 @@ impl DbInner {
         }
         let min_log = st.versions.log_number();
         st.imm_wal_bytes.retain(|w| w.0 >= min_log);
-        self.imm_wal_bytes.store(
+        self.wal.imm_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
             Ordering::Relaxed,
         );
@@ -336,7 +338,7 @@ impl DbInner {
         cf: u32,
         log: u64,
     ) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         self.check_bg_error()?;
         // One explicit flush at a time from the stall check to the switch:
         // the check asks whether one more immutable memtable would stall
@@ -377,7 +379,7 @@ impl DbInner {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
             }
-            if self.shutting_down.load(Ordering::Acquire) {
+            if self.lifecycle.is_shutting_down() {
                 return Err(Error::ShutdownInProgress("the database is closing".into()));
             }
             if st.paused > 0 {
@@ -418,7 +420,7 @@ impl DbInner {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
             }
-            if self.shutting_down.load(Ordering::Acquire) {
+            if self.lifecycle.is_shutting_down() {
                 return Err(Error::ShutdownInProgress("the database is closing".into()));
             }
             let Some(f) = st.families.get(&cf) else {

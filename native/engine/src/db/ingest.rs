@@ -209,7 +209,7 @@ impl DbInner {
         paths: &[P],
         o: &IngestExternalFileOptions,
     ) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         self.live_family(cfd)?;
         self.check_bg_error()?;
         if paths.is_empty() {
@@ -545,7 +545,7 @@ impl DbInner {
         files: &mut [External],
         o: &IngestExternalFileOptions,
     ) -> Result<SequenceNumber> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let mut st = self.state.lock();
         if let Some(e) = &st.bg_error {
             return Err(e.clone());

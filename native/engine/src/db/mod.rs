@@ -16,20 +16,20 @@
 //! database's lives in `DbInner` and `DbState`, what is a family's in
 //! `family::ColumnFamilyData` (lock-free: options, super version) and
 //! `family::FamilyState` (under the DB mutex: immutable memtables, flush
-//! request, statistics).
+//! request, statistics). `DbInner` groups the database's parts by concept,
+//! each a type in its own module with its invariants and thread-safety:
+//! `lifecycle::Lifecycle` (open, closing, closed, the background-error
+//! flag, the directory locks), `wal_set::WalSet` (the WAL mutex and the
+//! logs' other state), `stall::WriteSignals` (the stall state the write
+//! leader reads without the DB mutex), `bg::Pools`, `files::PurgeFlags`,
+//! `stats::DbStats` (statistics, write totals, the periodic dumper).
 //!
-//! Lock order (a thread holding a lock of a row takes only locks of later
-//! rows):
-//!
-//! | order | lock | guards |
-//! |---|---|---|
-//! | 1 | `explicit_flush` | one explicit flush from its stall check to its switch |
-//! | 2 | DB mutex `state` | version set, every family's `FamilyState`, job bookkeeping, stall state; `families` map swaps |
-//! | 3 | WAL mutex `wal` | the WAL writer, sequence allocation |
-//! | 4 | `prepared_wal`, `wal_tracker`, snapshot list, table cache shards | leaves: no lock taken inside |
-//!
-//! A family's `super_version` and the `families` map are `ArcSwap`s: loaded
-//! without a lock, stored only under the DB mutex.
+//! Lock order: the one table of every lock and its order is
+//! `docs/internals/locks.md`. In short: the explicit-flush lock, the
+//! write gate and the write queue, the DB mutex (`DbInner::state`), the
+//! WAL mutex (`WalSet::lock`), then leaf locks; a thread holding a lock
+//! takes only locks after it. A family's `super_version` and the `families` map are
+//! `ArcSwap`s: loaded without a lock, stored only under the DB mutex.
 //!
 //! Invariants:
 //! 1. Every entry a reader can see has a sequence number ≤ the published
@@ -50,13 +50,13 @@
 //!    kept under another name, `recovery`). The next
 //!    WAL's file is made ahead on the WAL syncer thread; it stays empty,
 //!    numbered above every log, until the next switch starts it, and a
-//!    switch that does not start it removes it (`write::PreparedWal`).
+//!    switch that does not start it removes it (`wal_set::PreparedWal`).
 //! 5. A table file is deleted only when no live version and no running job
 //!    references it. The job that makes it obsolete deletes it; if a reader
 //!    (an iterator, or a get or write holding the super version for a
 //!    moment) still pins an older version then, the job sets
-//!    `purge_pending`, and the first write, get, multi-get or iterator drop
-//!    after a super version was released schedules a purge on the flush
+//!    `PurgeFlags::pending`, and the first write, get, multi-get or
+//!    iterator drop after a super version was released schedules a purge on the flush
 //!    pool (as RocksDB schedules its background purge when the last
 //!    reference goes): a foreground call never lists the directory or
 //!    unlinks tables itself. "Released" means dropped with its version, so
@@ -81,6 +81,7 @@ mod flush;
 mod foreign;
 mod ingest;
 mod level_iter;
+mod lifecycle;
 #[cfg(test)]
 pub(crate) mod merge_model;
 mod properties;
@@ -94,6 +95,7 @@ mod stats;
 mod table_cache;
 #[cfg(test)]
 pub(crate) mod test_hooks;
+mod wal_set;
 mod wal_sync;
 mod wal_track;
 mod write;
@@ -103,14 +105,13 @@ mod write_thread;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use arc_swap::ArcSwap;
 use parking_lot::{Condvar, Mutex};
 
-use crate::env::Priority;
 use crate::error::{Error, Result};
-use crate::fs::{FileLock, FileSystem};
+use crate::fs::FileSystem;
 use crate::identity::DbId;
 use crate::info_log;
 use crate::key::SequenceNumber;
@@ -119,10 +120,8 @@ use crate::memtable::MemTable;
 use crate::memtable::block_pool::BlockPool;
 use crate::options::{Options, ReadOptions, WriteOptions};
 use crate::rate_limiter::ReadCharger;
-use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::BlockCache;
 use crate::version::{Version, VersionSet};
-use crate::wal::LogWriter;
 use crate::write_batch::WriteBatch;
 
 pub use db_iter::PrefixSeek;
@@ -134,7 +133,6 @@ pub use read::{DbIterator, KeyMayExist};
 pub(crate) use readonly::OpenMode;
 pub use snapshot::Snapshot;
 
-use bg::ThreadPool;
 use snapshot::SnapshotList;
 use table_cache::TableCache;
 use write_thread::WriteQueue;
@@ -149,7 +147,7 @@ pub(crate) struct SuperVersion {
     pub(crate) version: Arc<Version>,
     /// The family's merge operator (readers resolve operands with it).
     pub(crate) merger: crate::merge::Merger,
-    /// Sets `DbInner::sv_released` when this super version has been
+    /// Sets `PurgeFlags::sv_released` (`files`) when this super version has been
     /// dropped. Last field on purpose: fields drop in declaration order, so
     /// the flag is set only after `version` is, with the table files it was
     /// the last to reference closed, and the purge the flag brings finds
@@ -165,26 +163,6 @@ impl Drop for ReleaseFlag {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Release);
     }
-}
-
-/// The write-ahead log being appended to; owned by the group leader.
-pub(crate) struct WalState {
-    writer: Option<LogWriter>,
-    /// Last sequence number handed out (≥ the published one).
-    last_allocated: SequenceNumber,
-    /// Last sequence number of a batch appended to a WAL: writes without
-    /// the WAL take numbers too, so the logs' records are not contiguous.
-    last_logged: SequenceNumber,
-    /// Bytes appended to the current WAL since its last sync.
-    unsynced_bytes: u64,
-    /// A write or sync of the current WAL failed: nothing more may be
-    /// appended to it (a failed write may have left part of a record, and a
-    /// failed sync may have dropped pages a later sync would not report).
-    /// `resume()` replaces it.
-    failed: bool,
-    /// The switch tasks not known to be finished: (log number, ticket of
-    /// the task that makes that log's start durable), oldest first.
-    switch_syncs: std::collections::VecDeque<(u64, u64)>,
 }
 
 /// State under the DB mutex.
@@ -234,6 +212,10 @@ pub(crate) struct DbState {
     pub(crate) ingestions: usize,
 }
 
+/// The database's state that is not a family's (module docs; each family's
+/// is in `family`). The groups of fields each have a type of their own, in
+/// the module of their concept, whose docs give its invariants and
+/// thread-safety. Lock order: `docs/internals/locks.md`.
 pub(crate) struct DbInner {
     pub(crate) path: PathBuf,
     pub(crate) wal_dir: PathBuf,
@@ -242,81 +224,46 @@ pub(crate) struct DbInner {
     /// The database's id (`identity`): in its manifest, its tables' and
     /// its logs' start records.
     pub(crate) db_id: DbId,
-    /// The locks held while open: `LOCK` in the database directory, and in
-    /// the `wal_dir` when that is another directory.
-    lock: Mutex<Vec<Box<dyn FileLock>>>,
+    /// Primary, read-only or secondary (`readonly`).
+    pub(crate) mode: OpenMode,
+    /// Open, closing, closed; the background-error flag; the directory
+    /// locks (`lifecycle`).
+    pub(crate) lifecycle: lifecycle::Lifecycle,
     pub(crate) info_log: InfoLog,
+    /// The table readers, and the block cache they read through.
     pub(crate) table_cache: Arc<TableCache>,
-    pub(crate) block_cache: Option<Arc<BlockCache>>,
     /// The default family (id 0), never dropped.
     pub(crate) default_cf: Arc<ColumnFamilyData>,
     /// The live families by id (module docs of `family`).
     pub(crate) families: ArcSwap<FamilyMap>,
     /// Arena blocks recycled between memtables (`memtable::block_pool`).
     pub(crate) block_pool: Arc<BlockPool>,
+    /// The published sequence number (invariant 1).
     pub(crate) last_sequence: AtomicU64,
-    pub(crate) write_queue: WriteQueue,
     /// Write admission (see `write_gate`).
     pub(crate) write_gate: write_gate::WriteGate,
-    pub(crate) wal: Mutex<WalState>,
+    /// The group-commit queue (see `write_thread`).
+    pub(crate) write_queue: WriteQueue,
+    /// The stall state the write leader reads without the DB mutex
+    /// (`stall`).
+    pub(crate) write_signals: stall::WriteSignals,
+    /// The write-ahead logs, the WAL mutex among them (`wal_set`).
+    pub(crate) wal: wal_set::WalSet,
+    /// The DB mutex.
     pub(crate) state: Mutex<DbState>,
     /// Signalled whenever background work finishes or the state it waits on changes.
     pub(crate) bg_cv: Condvar,
-    pub(crate) flush_pool: ThreadPool,
-    pub(crate) compaction_pool: ThreadPool,
-    pub(crate) snapshots: SnapshotList,
-    pub(crate) shutting_down: AtomicBool,
-    /// Set by closing, under the WAL lock, before its final flush: a write
-    /// group that takes the WAL lock afterwards fails with
-    /// `ShutdownInProgress`, so every acknowledged write is in the WAL or in
-    /// a memtable that final flush sees.
-    pub(crate) writes_stopped: AtomicBool,
-    closing: AtomicBool,
-    closed: AtomicBool,
-    pub(crate) has_bg_error: AtomicBool,
-    /// `stall::NORMAL`, `DELAYED` or `STOPPED`: lets the write leader skip
-    /// the DB mutex when writes are not held.
-    pub(crate) write_condition: AtomicU8,
-    /// Why writes are held right now: [`stall::held_code`] of the condition
-    /// (0 when not held). Shared with the rate-limited output files of
-    /// running flushes and compactions, which read it for each write's IO
-    /// priority ([`stall::output_io_priority`]).
-    pub(crate) held_cause: Arc<AtomicU8>,
-    /// Compaction pressure (mirror of `DbState::stall.pressure`).
-    pub(crate) compaction_pressure: AtomicBool,
-    /// Bytes of the previous write group (charged by the delayed-write pacer).
-    pub(crate) prev_group_bytes: AtomicU64,
     /// Held by an explicit flush from its stall check to its memtable
     /// switch, so that concurrent explicit flushes check one at a time,
     /// each seeing the memtables the one before it switched.
     pub(crate) explicit_flush: parking_lot::Mutex<()>,
-    /// Write-path totals (`rocksdb.dbstats`).
-    pub(crate) write_stats: stats::WriteStats,
-    /// Sum of `DbState::imm_wal_bytes` sizes, for the write leader.
-    pub(crate) imm_wal_bytes: AtomicU64,
-    /// The live WALs exceed `max_total_wal_size` (set by the write leader).
-    pub(crate) wal_too_big: AtomicBool,
-    /// The user's statistics object, if any.
-    pub(crate) statistics: Option<Arc<Statistics>>,
-    /// Background WAL syncs (`wal_bytes_per_sync`).
-    pub(crate) wal_syncer: wal_sync::WalSyncer,
-    /// The next WAL's file, made ahead on the WAL syncer thread.
-    pub(crate) prepared_wal: Arc<Mutex<write::PreparedWal>>,
-    /// What is known durable of the live logs, for the manifest
-    /// (`wal_track`).
-    pub(crate) wal_tracker: Arc<wal_track::WalTracker>,
-    /// Wakes the periodic stats dumper at close.
-    dump_stop: (Mutex<bool>, Condvar),
-    dump_thread: Mutex<Option<std::thread::JoinHandle<()>>>,
-    /// A job's end left tables that only superseded versions, pinned by
-    /// readers, still list (invariant 5).
-    pub(crate) purge_pending: AtomicBool,
-    /// A background purge is queued (`maybe_purge_obsolete_files`).
-    pub(crate) purge_scheduled: AtomicBool,
-    /// A super version was dropped since the last purge check.
-    pub(crate) sv_released: Arc<AtomicBool>,
-    /// Primary, read-only or secondary (`readonly`).
-    pub(crate) mode: OpenMode,
+    /// The flush and compaction pools (`bg`).
+    pub(crate) pools: bg::Pools,
+    /// When to purge tables readers held (`files`, invariant 5).
+    pub(crate) purge: files::PurgeFlags,
+    pub(crate) snapshots: SnapshotList,
+    /// `Statistics`, write-path totals, the periodic dumper (`stats`).
+    pub(crate) stats: stats::DbStats,
 }
 
 /// An open database. See the module docs.
@@ -605,12 +552,12 @@ impl Db {
                 0.5,
             )?))
         };
-        let sv_released = Arc::new(AtomicBool::new(false));
-        let held_cause = Arc::new(AtomicU8::new(0));
+        let purge = files::PurgeFlags::default();
+        let write_signals = stall::WriteSignals::new();
         // Compaction reads are charged when the limiter's mode covers reads,
         // at the priority its writes would have at the moment.
         let read_charger = opts.rate_limiter.as_ref().and_then(|rl| {
-            let held = Arc::clone(&held_cause);
+            let held = Arc::clone(&write_signals.held_cause);
             ReadCharger::new(
                 rl.clone(),
                 Arc::new(move || stall::output_io_priority(false, held.load(Ordering::Acquire))),
@@ -724,28 +671,15 @@ impl Db {
             fs.clone(),
             path,
             &opts,
-            block_cache.clone(),
-            sv_released.clone(),
+            block_cache,
+            purge.sv_released.clone(),
             read_charger,
             db_id,
         )?);
-        let (flushes, compactions) = opts.background_threads();
         let spawn_err = |e: std::io::Error| Error::io("start background threads", &e);
-        let flush_pool = ThreadPool::new("talus-flush", flushes, opts.env.clone(), Priority::High)
-            .map_err(spawn_err)?;
-        let compaction_pool = ThreadPool::new(
-            "talus-compact",
-            compactions,
-            opts.env.clone(),
-            Priority::Low,
-        )
-        .map_err(|e| {
-            flush_pool.shutdown();
-            spawn_err(e)
-        })?;
+        let pools = bg::Pools::start(&opts).map_err(spawn_err)?;
         let wal_syncer = wal_sync::WalSyncer::new().map_err(|e| {
-            flush_pool.shutdown();
-            compaction_pool.shutdown();
+            pools.shutdown();
             spawn_err(e)
         })?;
 
@@ -762,7 +696,7 @@ impl Db {
                 imm: Vec::new(),
                 version: versions.current_cf(id).expect("a live family"),
                 merger: crate::merge::Merger::new(fo.merge_operator.clone(), fo.statistics.clone()),
-                _released: ReleaseFlag(sv_released.clone()),
+                _released: purge.release_flag(),
             };
             let cfd = Arc::new(ColumnFamilyData::new(id, &fam.name, fo, sv));
             family_states.insert(id, FamilyState::new(cfd));
@@ -777,24 +711,18 @@ impl Db {
             wal_dir,
             fs,
             db_id,
-            lock: Mutex::new(locks),
+            mode,
+            lifecycle: lifecycle::Lifecycle::new(locks),
             info_log,
             table_cache,
-            block_cache,
             default_cf,
             families: ArcSwap::from_pointee(family_map),
             block_pool,
             last_sequence: AtomicU64::new(0),
-            write_queue: WriteQueue::default(),
             write_gate: write_gate::WriteGate::for_option(opts.max_concurrent_writers),
-            wal: Mutex::new(WalState {
-                writer: None,
-                last_allocated: 0,
-                last_logged: 0,
-                unsynced_bytes: 0,
-                failed: false,
-                switch_syncs: Default::default(),
-            }),
+            write_queue: WriteQueue::default(),
+            write_signals,
+            wal: wal_set::WalSet::new(wal_syncer),
             state: Mutex::new(DbState {
                 versions,
                 families: family_states,
@@ -819,33 +747,12 @@ impl Db {
                 ingestions: 0,
             }),
             bg_cv: Condvar::new(),
-            flush_pool,
-            compaction_pool,
-            snapshots: SnapshotList::default(),
-            shutting_down: AtomicBool::new(false),
-            writes_stopped: AtomicBool::new(false),
-            closing: AtomicBool::new(false),
-            closed: AtomicBool::new(false),
-            has_bg_error: AtomicBool::new(false),
-            write_condition: AtomicU8::new(stall::NORMAL),
-            held_cause,
-            compaction_pressure: AtomicBool::new(false),
-            prev_group_bytes: AtomicU64::new(0),
             explicit_flush: parking_lot::Mutex::new(()),
-            write_stats: stats::WriteStats::default(),
-            imm_wal_bytes: AtomicU64::new(0),
-            wal_too_big: AtomicBool::new(false),
-            statistics: opts.statistics.clone(),
-            wal_syncer,
-            prepared_wal: Arc::default(),
-            wal_tracker: Arc::default(),
-            dump_stop: (Mutex::new(false), Condvar::new()),
-            dump_thread: Mutex::new(None),
-            purge_pending: AtomicBool::new(false),
-            purge_scheduled: AtomicBool::new(false),
-            sv_released,
+            pools,
+            purge,
+            snapshots: SnapshotList::default(),
+            stats: stats::DbStats::new(opts.statistics.clone()),
             opts,
-            mode,
         });
         let recovered = if inner.mode.is_primary() {
             recovery::recover(&inner, legacy_logs, identity_file)
@@ -920,7 +827,7 @@ impl Db {
     /// ([`family_options`]). `InvalidArgument` when a family of that name
     /// exists.
     pub fn create_column_family(&self, opts: &Options, name: &str) -> Result<ColumnFamilyHandle> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         self.inner.check_primary("create_column_family")?;
         let cfd = self.inner.create_column_family(name, opts)?;
         Ok(ColumnFamilyHandle { cfd })
@@ -931,7 +838,7 @@ impl Db {
     /// them. Later calls through any handle of it fail with
     /// `InvalidArgument`. The default family cannot be dropped.
     pub fn drop_column_family(&self, handle: &ColumnFamilyHandle) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         self.inner.check_primary("drop_column_family")?;
         self.inner.drop_column_family(&handle.cfd)
     }
@@ -939,7 +846,7 @@ impl Db {
     /// The handle of live family `id`; `InvalidArgument` naming the id
     /// when there is none (dropped, or never created).
     pub fn column_family(&self, id: u32) -> Result<ColumnFamilyHandle> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         match self.inner.families.load().get(&id) {
             Some(cfd) => Ok(ColumnFamilyHandle { cfd: cfd.clone() }),
             None => Err(Error::InvalidArgument(format!(
@@ -1101,7 +1008,7 @@ impl Db {
     /// Pins the current state: reads with the snapshot's sequence number see
     /// it until [`Db::release_snapshot`].
     pub fn snapshot(&self) -> Result<Snapshot> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         Ok(self
             .inner
             .snapshots
@@ -1133,12 +1040,12 @@ impl Db {
     /// Writes the WAL buffer to its file, and syncs it when `sync`. A
     /// failure latches the background error, as a failed write does.
     pub fn flush_wal(&self, sync: bool) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         self.inner.check_primary("flush_wal")?;
         self.inner.check_bg_error()?;
         let mut wal = self.inner.wal.lock();
         let r = if sync {
-            self.inner.sync_wal(&mut wal)
+            self.inner.wal.sync(&mut wal)
         } else {
             match wal.writer.as_mut() {
                 Some(w) => w.flush(),
@@ -1150,7 +1057,7 @@ impl Db {
                 if sync {
                     wal.unsynced_bytes = 0;
                     drop(wal);
-                    if self.inner.wal_tracker.closed_unrecorded() {
+                    if self.inner.wal.tracker.closed_unrecorded() {
                         // As a synced write does (module docs of `wal_track`).
                         self.inner.record_closed_wals();
                     }
@@ -1238,7 +1145,7 @@ impl Db {
 
     /// Turns automatic compactions on or off at run time.
     pub fn set_disable_auto_compactions(&self, disable: bool) -> Result<()> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         let mut st = self.inner.state.lock();
         st.disable_auto_compactions = disable;
         self.inner.maybe_schedule_work(&mut st);
@@ -1263,7 +1170,7 @@ impl Db {
     // ---- Column-family forms (RocksDB's overloads taking a handle) ----
 
     fn family<'a>(&self, cf: &'a ColumnFamilyHandle) -> Result<&'a Arc<ColumnFamilyData>> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         self.inner.live_family(&cf.cfd)?;
         Ok(&cf.cfd)
     }
@@ -1377,7 +1284,7 @@ impl Db {
         ro: &ReadOptions,
         keys: &[(&ColumnFamilyHandle, &[u8])],
     ) -> Result<Vec<Option<Vec<u8>>>> {
-        self.inner.check_open()?;
+        self.inner.lifecycle.check_open()?;
         // One snapshot for every family: the caller's, or one taken now.
         let snap = match ro.snapshot {
             Some(_) => None,
@@ -1478,7 +1385,7 @@ impl Db {
 
     /// Background WAL syncs completed since open (`wal_bytes_per_sync`).
     pub fn wal_background_syncs(&self) -> u64 {
-        self.inner.wal_syncer.completed()
+        self.inner.wal.syncer.completed()
     }
 
     /// Reads every block of every live table and checks its checksum,
@@ -1491,7 +1398,7 @@ impl Db {
 
     /// The block cache the database reads through, if any.
     pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
-        self.inner.block_cache.as_ref()
+        self.inner.table_cache.block_cache()
     }
 
     /// The first step of closing, for callers that must wake other threads
@@ -1524,284 +1431,6 @@ impl Drop for Db {
 }
 
 impl DbInner {
-    /// Adds `n` to ticker `t` when statistics are on.
-    #[inline]
-    pub(crate) fn tick(&self, t: Ticker, n: u64) {
-        if let Some(s) = &self.statistics {
-            s.record_tick(t, n);
-        }
-    }
-
-    /// Records `v` in histogram `h` when statistics are on.
-    #[inline]
-    pub(crate) fn hist(&self, h: Histogram, v: u64) {
-        if let Some(s) = &self.statistics {
-            s.record_in_histogram(h, v);
-        }
-    }
-
-    /// A guard recording its lifetime in microseconds into `h`, when on.
-    #[inline]
-    pub(crate) fn timer(&self, h: Histogram) -> Option<crate::statistics::HistogramTimer<'_>> {
-        self.statistics.as_ref().and_then(|s| s.timer(h))
-    }
-
-    /// Logs `rocksdb.stats` (and the statistics) every `stats_dump_period_sec`.
-    fn start_stats_dumper(self: &Arc<Self>) {
-        let period = self.opts.stats_dump_period_sec;
-        if period == 0 {
-            return;
-        }
-        let weak = Arc::downgrade(self);
-        let spawned = std::thread::Builder::new()
-            .name("talus-stats".into())
-            .spawn(move || {
-                let period = std::time::Duration::from_secs(u64::from(period));
-                loop {
-                    let Some(db) = weak.upgrade() else { return };
-                    {
-                        let mut stop = db.dump_stop.0.lock();
-                        if !*stop {
-                            db.dump_stop.1.wait_for(&mut stop, period);
-                        }
-                        if *stop {
-                            return;
-                        }
-                    }
-                    db.dump_stats();
-                }
-            });
-        if let Ok(t) = spawned {
-            *self.dump_thread.lock() = Some(t);
-        }
-    }
-
-    /// One periodic dump into the info log.
-    pub(crate) fn dump_stats(&self) {
-        let mut text = String::from("------- DUMPING STATS -------");
-        for cfd in self.families.load().values() {
-            text.push_str(&self.cfstats(cfd, true));
-        }
-        text.push_str(&self.dbstats(true));
-        if let Some(s) = &self.statistics {
-            text.push_str("\nSTATISTICS:\n");
-            text.push_str(&s.to_string());
-        }
-        info_log!(self.info_log, Info, "{text}");
-    }
-
-    pub(crate) fn check_open(&self) -> Result<()> {
-        if self.shutting_down.load(Ordering::Acquire) {
-            return Err(Error::ShutdownInProgress("the database is closed".into()));
-        }
-        Ok(())
-    }
-
-    /// Fails once closing has stopped writes (see `writes_stopped`).
-    pub(crate) fn check_writes_open(&self) -> Result<()> {
-        if self.writes_stopped.load(Ordering::Acquire) {
-            return Err(Error::ShutdownInProgress(
-                "the database is closing: writes are stopped".into(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// First step of closing (idempotent): stops writes, flushes memtables
-    /// holding writes made without the WAL (while background work can still
-    /// run), then makes new calls fail with `ShutdownInProgress` and wakes
-    /// writers waiting for room.
-    ///
-    /// Writes stop first (regression test
-    /// `regression_close_keeps_unlogged_writes_acknowledged_while_it_flushed`):
-    /// when the flush came first, writes made without the WAL while it ran
-    /// (calls already past their open check, or a group sleeping in a write
-    /// delay) went into the new memtable, were acknowledged, and were lost
-    /// at close. The flag is set under the WAL lock, where a group takes its
-    /// sequence numbers and marks its memtable unlogged, so a group either
-    /// did both before (the flush's memtable switch, queued behind it, waits
-    /// for its inserts) or fails.
-    fn begin_close(self: &Arc<Self>) -> Result<()> {
-        if self.closing.swap(true, Ordering::AcqRel) {
-            return Ok(());
-        }
-        {
-            let _wal = self.wal.lock();
-            self.writes_stopped.store(true, Ordering::Release);
-        }
-        let unlogged = self.has_unlogged_writes() && !self.shutting_down.load(Ordering::Acquire);
-        let resumed = {
-            let mut st = self.state.lock();
-            // Writers held by a stall wake and fail (writes_stopped).
-            self.bg_cv.notify_all();
-            // Paused background work would never run the flush below (its
-            // wait would end in `Incomplete`, the writes lost).
-            let paused = unlogged && st.paused > 0;
-            if paused {
-                st.paused = 0;
-            }
-            paused
-        };
-        if resumed {
-            info_log!(
-                self.info_log,
-                Warn,
-                "Close: background work was paused; resumed to flush writes made without the WAL"
-            );
-        }
-        let mut result = Ok(());
-        if unlogged {
-            for cfd in self.families.load().values() {
-                if !family_has_unlogged_writes(cfd) {
-                    continue;
-                }
-                let r = self.flush_cf(
-                    &FlushOptions {
-                        wait: true,
-                        // Writes are stopped: nothing a stall would protect.
-                        allow_write_stall: true,
-                    },
-                    cfd,
-                );
-                if result.is_ok() {
-                    result = r;
-                }
-            }
-        }
-        self.shutting_down.store(true, Ordering::Release);
-        let _st = self.state.lock();
-        self.bg_cv.notify_all();
-        result
-    }
-
-    fn close(self: &Arc<Self>) -> Result<()> {
-        if self.closed.swap(true, Ordering::AcqRel) {
-            return Ok(());
-        }
-        let mut result = self.begin_close();
-        {
-            let mut st = self.state.lock();
-            while st.flush_running || st.compactions_running > 0 || st.manual_compactions > 0 {
-                self.bg_cv.wait(&mut st);
-            }
-        }
-        self.shutdown_background();
-        // The WAL file made ahead holds nothing (its queued preparation ran
-        // in the shutdown above).
-        drop(self.take_prepared_wal(false));
-        // Every switch task has run: the closed logs are synced whole. One
-        // edit records them and the live log's synced size, so that a log
-        // lost or cut while the database is closed fails the next open
-        // instead of being taken for an unsynced tail (`wal_track`).
-        if self.mode.is_primary() {
-            self.record_wals_at_close();
-            // Tables left to readers that have let go since (those still
-            // reading keep theirs: they are in live versions).
-            let obsolete = self.collect_obsolete_files(&mut self.state.lock());
-            self.delete_files(obsolete);
-        }
-        // Wait for the writer in progress, if any, by taking the WAL lock.
-        let mut wal = self.wal.lock();
-        // A failed WAL gets nothing more, not even its buffered bytes (they
-        // may end in part of a record); what was acknowledged reached the OS.
-        let failed = wal.failed;
-        if let Some(w) = wal.writer.as_mut().filter(|_| !failed) {
-            let r = w.flush();
-            if result.is_ok() {
-                result = r;
-            }
-        }
-        wal.writer = None;
-        drop(wal);
-        info_log!(self.info_log, Info, "DB closed");
-        self.info_log.sync();
-        self.lock.lock().clear();
-        result
-    }
-
-    fn shutdown_background(&self) {
-        self.shutting_down.store(true, Ordering::Release);
-        *self.dump_stop.0.lock() = true;
-        self.dump_stop.1.notify_all();
-        if let Some(t) = self.dump_thread.lock().take() {
-            let _ = t.join();
-        }
-        self.flush_pool.shutdown();
-        self.compaction_pool.shutdown();
-        self.wal_syncer.shutdown();
-    }
-
-    fn has_unlogged_writes(&self) -> bool {
-        self.families
-            .load()
-            .values()
-            .any(|c| family_has_unlogged_writes(c))
-    }
-
-    /// Schedules the deletion of the tables a finished job had to leave to
-    /// readers, once a super version was released since (invariant 5), on
-    /// the flush pool: a purge lists the directory and unlinks tables of
-    /// hundreds of MiB, which on a writer's thread would make slow puts
-    /// that no write-group phase accounts for
-    /// (`regression_a_write_does_not_delete_obsolete_tables_itself`). Two
-    /// atomic loads when there is nothing to do. Call without holding a
-    /// super version, or it keeps what it pins.
-    #[inline]
-    pub(crate) fn maybe_purge_obsolete_files(self: &Arc<Self>) {
-        if self.purge_pending.load(Ordering::Acquire)
-            && self.sv_released.load(Ordering::Acquire)
-            && self.sv_released.swap(false, Ordering::AcqRel)
-            && !self.purge_scheduled.swap(true, Ordering::AcqRel)
-        {
-            let db = Arc::downgrade(self);
-            self.flush_pool.submit(move || {
-                if let Some(db) = db.upgrade() {
-                    // Cleared first: a release during this purge schedules
-                    // another.
-                    db.purge_scheduled.store(false, Ordering::Release);
-                    db.purge_obsolete_files();
-                }
-            });
-        }
-    }
-
-    /// Deletes every obsolete file not pinned by a reader, now; sets
-    /// `purge_pending` again if readers still pin some.
-    #[cold]
-    pub(crate) fn purge_obsolete_files(&self) {
-        if self.shutting_down.load(Ordering::Acquire) {
-            return;
-        }
-        let obsolete = self.collect_obsolete_files(&mut self.state.lock());
-        self.delete_files(obsolete);
-    }
-
-    /// Latches `e` as the background error: writes fail with it until reopen.
-    pub(crate) fn set_bg_error(&self, st: &mut DbState, e: &Error) {
-        st.bg_error_count += 1;
-        st.last_bg_error = Some(e.clone());
-        if st.bg_error.is_none() {
-            info_log!(
-                self.info_log,
-                Error,
-                "Background error latched, writes now fail: {e}"
-            );
-            st.bg_error = Some(e.clone());
-            self.has_bg_error.store(true, Ordering::Release);
-        }
-        self.bg_cv.notify_all();
-    }
-
-    pub(crate) fn check_bg_error(&self) -> Result<()> {
-        if !self.has_bg_error.load(Ordering::Acquire) {
-            return Ok(());
-        }
-        match self.state.lock().bg_error.clone() {
-            Some(e) => Err(e),
-            None => Ok(()),
-        }
-    }
-
     /// Publishes a new super version of family `cf` built from `st` and
     /// `mem`, and re-evaluates the write stall condition for it. Nothing
     /// for a family that no longer exists (dropped).
@@ -1819,10 +1448,11 @@ impl DbInner {
             imm,
             version,
             merger: fs.cfd.merger.clone(),
-            _released: ReleaseFlag(self.sv_released.clone()),
+            _released: self.purge.release_flag(),
         }));
         self.recalculate_write_stall(st);
-        self.compaction_pressure
+        self.write_signals
+            .compaction_pressure
             .store(st.stall.pressure, Ordering::Relaxed);
     }
 
@@ -1877,13 +1507,14 @@ impl DbInner {
             }
         }
         let min_log = st.versions.log_number();
-        let additions = self.wal_tracker.additions(min_log, st.versions.wals());
+        let additions = self.wal.tracker.additions(min_log, st.versions.wals());
         edit.wal_additions.extend(additions.iter().copied());
         let mut pending = st.versions.prepare_edit(edit)?;
         let written = parking_lot::MutexGuard::unlocked(st, || pending.write());
         let r = st.versions.commit_edit(pending, written);
         if r.is_ok() {
-            self.wal_tracker
+            self.wal
+                .tracker
                 .recorded(&additions, st.versions.log_number());
         }
         // Wakes installers waiting above (and every other bg_cv waiter,
@@ -1913,7 +1544,7 @@ impl DbInner {
     /// With a background error latched nothing is scheduled, except the
     /// flushes of a running `resume()`.
     pub(crate) fn maybe_schedule_work(self: &Arc<Self>, st: &mut DbState) {
-        if self.shutting_down.load(Ordering::Acquire) || st.paused > 0 || !self.mode.is_primary() {
+        if self.lifecycle.is_shutting_down() || st.paused > 0 || !self.mode.is_primary() {
             return;
         }
         if st.bg_error.is_some() && !st.resuming {
@@ -1925,7 +1556,7 @@ impl DbInner {
         {
             st.flush_scheduled = true;
             let me = self.clone();
-            self.flush_pool.submit(move || me.background_flush());
+            self.pools.flush.submit(move || me.background_flush());
         }
         if st.bg_error.is_some() {
             return;
@@ -1944,13 +1575,14 @@ impl DbInner {
         {
             st.compactions_scheduled += 1;
             let me = self.clone();
-            self.compaction_pool
+            self.pools
+                .compaction
                 .submit(move || me.background_compaction());
         }
     }
 
     fn pause_background_work(&self) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let mut st = self.state.lock();
         st.paused += 1;
         while st.flush_running || st.compactions_running > 0 {
@@ -1960,7 +1592,7 @@ impl DbInner {
     }
 
     fn continue_background_work(self: &Arc<Self>) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let mut st = self.state.lock();
         if st.paused == 0 {
             return Err(Error::InvalidArgument(
@@ -1979,9 +1611,7 @@ impl DbInner {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
             }
-            if self.shutting_down.load(Ordering::Acquire) {
-                return Err(Error::ShutdownInProgress("the database is closed".into()));
-            }
+            self.lifecycle.check_open()?;
             let busy = st.flush_scheduled
                 || st.flush_running
                 || st.compactions_scheduled > 0
@@ -1997,12 +1627,6 @@ impl DbInner {
             self.bg_cv.wait(&mut st);
         }
     }
-}
-
-/// Whether a family's memtables hold writes made without the WAL.
-fn family_has_unlogged_writes(cfd: &ColumnFamilyData) -> bool {
-    let sv = cfd.super_version.load();
-    sv.mem.has_unlogged_writes() || sv.imm.iter().any(|m| m.has_unlogged_writes())
 }
 
 /// The id in the `IDENTITY` file of `dir`, if it holds a readable one.

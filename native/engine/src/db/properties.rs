@@ -83,11 +83,17 @@ impl DbInner {
                 }
             }
             "base-level" => level_targets(v, &cfd.picker_opts).base_level as u64,
-            "block-cache-capacity" => self.block_cache.as_ref().map_or(0, |c| c.capacity() as u64),
-            "block-cache-usage" => self.block_cache.as_ref().map_or(0, |c| c.usage() as u64),
+            "block-cache-capacity" => self
+                .table_cache
+                .block_cache()
+                .map_or(0, |c| c.capacity() as u64),
+            "block-cache-usage" => self
+                .table_cache
+                .block_cache()
+                .map_or(0, |c| c.usage() as u64),
             "block-cache-pinned-usage" => self
-                .block_cache
-                .as_ref()
+                .table_cache
+                .block_cache()
                 .map_or(0, |c| c.pinned_usage() as u64),
             "estimate-table-readers-mem" => 0,
             "num-running-flushes" => u64::from(self.state.lock().flush_running),
@@ -406,7 +412,7 @@ impl DbInner {
             .expect("the default family is never dropped")
             .stats;
         let now = Instant::now();
-        let cum = self.write_stats.totals(st.stall.total_micros);
+        let cum = self.stats.writes.totals(st.stall.total_micros);
         let base = stats.interval_writes;
         let uptime = now.duration_since(stats.started).as_secs_f64().max(1e-9);
         let interval = now

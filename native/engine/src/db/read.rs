@@ -209,9 +209,9 @@ impl DbInner {
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
         let op = perf_context::op();
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         cfd.check_live()?;
-        let _t = self.timer(Histogram::DbGet);
+        let _t = self.stats.timer(Histogram::DbGet);
         // The level is read once for the whole lookup, table reader and
         // block seeks included (through `TableReadOptions::perf_level`).
         let level = op.level();
@@ -226,7 +226,7 @@ impl DbInner {
         if counting && let Ok(true) = found {
             perf_context::add_unchecked(F::get_read_bytes, value_out.len() as u64);
         }
-        if let Some(s) = &self.statistics {
+        if let Some(s) = &self.stats.statistics {
             s.record_tick(Ticker::NumberKeysRead, 1);
             if let Ok(true) = found {
                 s.record_tick(Ticker::BytesRead, value_out.len() as u64);
@@ -271,7 +271,7 @@ impl DbInner {
                     if counting {
                         perf_context::add_unchecked(F::get_from_memtable_count, probed);
                     }
-                    self.tick(Ticker::MemtableHit, 1);
+                    self.stats.tick(Ticker::MemtableHit, 1);
                     laps.lap(F::get_from_memtable_time);
                     return match found {
                         Step::Found(f) => Ok(f),
@@ -283,7 +283,7 @@ impl DbInner {
         if counting {
             perf_context::add_unchecked(F::get_from_memtable_count, probed);
         }
-        self.tick(Ticker::MemtableMiss, 1);
+        self.stats.tick(Ticker::MemtableMiss, 1);
         laps.lap(F::get_from_memtable_time);
         let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, level);
         laps.lap(F::get_from_output_files_time);
@@ -310,7 +310,7 @@ impl DbInner {
             ..TableReadOptions::from(ro)
         };
         let tombstones = !ro.ignore_range_deletions;
-        let stats = self.statistics.as_deref();
+        let stats = self.stats.statistics.as_deref();
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
             let t = self.table_cache.reader_for(f, 0, tro.no_io)?;
@@ -459,9 +459,9 @@ impl DbInner {
         mut each: impl FnMut(usize, Option<&[u8]>) -> std::result::Result<(), E>,
     ) -> std::result::Result<(), E> {
         let op = perf_context::op();
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         cfd.check_live()?;
-        let _t = self.timer(Histogram::DbMultiget);
+        let _t = self.stats.timer(Histogram::DbMultiget);
         let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
@@ -483,10 +483,11 @@ impl DbInner {
             }
             each(i, found.then_some(v.as_slice()))?;
         }
-        self.tick(Ticker::NumberMultigetCalls, 1);
-        self.tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
-        self.tick(Ticker::NumberMultigetKeysFound, hits);
-        self.tick(Ticker::NumberMultigetBytesRead, bytes);
+        self.stats.tick(Ticker::NumberMultigetCalls, 1);
+        self.stats
+            .tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
+        self.stats.tick(Ticker::NumberMultigetKeysFound, hits);
+        self.stats.tick(Ticker::NumberMultigetBytesRead, bytes);
         drop(sv);
         laps.lap(F::get_post_process_time);
         self.maybe_purge_obsolete_files();
@@ -499,7 +500,7 @@ impl DbInner {
         ro: &ReadOptions,
     ) -> Result<DbIterator> {
         let _op = perf_context::op();
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         cfd.check_live()?;
         let (it, sv) = self.iterator_parts(cfd, ro)?;
         Ok(DbIterator {
@@ -507,7 +508,7 @@ impl DbInner {
             it,
             reported: IterCounters::default(),
             _sv: sv,
-            statistics: self.statistics.clone(),
+            statistics: self.stats.statistics.clone(),
             tailing: ro.tailing.then(|| ro.clone()),
             err: None,
             _purge: PurgeOnDrop(Arc::downgrade(self)),
@@ -753,6 +754,7 @@ impl DbIterator {
         };
         let cfd = self.cfd.clone();
         let built = db
+            .lifecycle
             .check_open()
             .and_then(|()| cfd.check_live())
             .and_then(|()| db.iterator_parts(&cfd, ro));

@@ -592,7 +592,7 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
 
 impl DbInner {
     fn try_catch_up_with_primary(&self) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         if !matches!(self.mode, OpenMode::Secondary { .. }) {
             return Err(Error::NotSupported(format!(
                 "try_catch_up_with_primary: this instance is {}, not secondary",

@@ -78,7 +78,7 @@
 //! going to be replayed).
 //!
 //! The newest log may be empty: the next WAL's file is made ahead of its
-//! switch (`write::PreparedWal`), and a crash can leave it. Read here as
+//! switch (`wal_set::PreparedWal`), and a crash can leave it. Read here as
 //! holding nothing (whoever made it: an empty file holds no write of any
 //! database), it is below the new log's number, so the edit above makes it
 //! obsolete like the replayed logs.
@@ -104,7 +104,8 @@ use crate::wal::{LogReader, ReadEvent, StartRecord, WalRecoveryMode, decode_star
 use crate::write_batch::WriteBatch;
 
 use super::family::{ColumnFamilyData, DEFAULT_FAMILY_ID};
-use super::write::{OldWal, apply_batch_with};
+use super::wal_set::OldWal;
+use super::write::apply_batch_with;
 
 /// Suffix given to a log recovery did not replay to its end.
 pub(crate) const UNREPLAYED_SUFFIX: &str = ".unreplayed";

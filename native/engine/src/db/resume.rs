@@ -56,7 +56,7 @@ pub(crate) fn recoverable(e: &Error) -> bool {
 
 impl DbInner {
     pub(crate) fn resume(self: &Arc<Self>) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         {
             let mut st = self.state.lock();
             match &st.bg_error {
@@ -92,7 +92,7 @@ impl DbInner {
         match &r {
             Ok(()) => {
                 st.bg_error = None;
-                self.has_bg_error.store(false, Ordering::Release);
+                self.lifecycle.has_bg_error.store(false, Ordering::Release);
                 info_log!(self.info_log, Info, "Resumed: writes accepted again");
                 self.maybe_schedule_work(&mut st);
             }
@@ -132,7 +132,7 @@ impl DbInner {
                     .clone()
                     .unwrap_or_else(|| Error::Aborted("flush failed during resume()".into())));
             }
-            self.check_open()?;
+            self.lifecycle.check_open()?;
             self.bg_cv.wait(&mut st);
         }
         if st.bg_error_count != errors_before {
@@ -160,7 +160,7 @@ impl DbInner {
             // and directory entry must be durable first.
             let mut waited = Ok(());
             parking_lot::MutexGuard::unlocked(&mut st, || {
-                waited = self.wait_wal_start_durable(log);
+                waited = self.wal.wait_start_durable(log);
             });
             waited?;
         }

@@ -4,7 +4,7 @@
 //! stalls per cause.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use super::{DbInner, DbState};
@@ -19,10 +19,62 @@ use crate::write_controller::{
     evaluate,
 };
 
-/// `write_condition` values.
+/// [`WriteSignals::condition`] values.
 pub(crate) const NORMAL: u8 = 0;
 pub(crate) const DELAYED: u8 = 1;
 pub(crate) const STOPPED: u8 = 2;
+
+/// What the write path reads of the stall state without the DB mutex: the
+/// write leader checks `condition` once per group and takes the DB mutex
+/// only when writes are held; the pacer charges `prev_group_bytes`.
+///
+/// Thread-safety and invariants: atomics only. `condition`, `held_cause`
+/// and `compaction_pressure` are mirrors of `DbState::stall` (condition,
+/// cause, pressure), stored under the DB mutex whenever a super version is
+/// installed ([`WriteSignals::publish`]), so they may lag the state by one
+/// store and no more; `prev_group_bytes` is stored by each write leader.
+pub(crate) struct WriteSignals {
+    /// [`NORMAL`], [`DELAYED`] or [`STOPPED`].
+    pub(crate) condition: AtomicU8,
+    /// Why writes are held right now: [`held_code`] of the condition (0
+    /// when not held). Shared with the rate-limited output files of
+    /// running flushes and compactions, which read it for each write's IO
+    /// priority ([`output_io_priority`]), and with the read charger.
+    pub(crate) held_cause: Arc<AtomicU8>,
+    /// Compaction pressure (mirror of `StallControl::pressure`).
+    pub(crate) compaction_pressure: AtomicBool,
+    /// Bytes of the previous write group (charged by the delayed-write pacer).
+    pub(crate) prev_group_bytes: AtomicU64,
+}
+
+impl WriteSignals {
+    pub(crate) fn new() -> Self {
+        WriteSignals {
+            condition: AtomicU8::new(NORMAL),
+            held_cause: Arc::new(AtomicU8::new(0)),
+            compaction_pressure: AtomicBool::new(false),
+            prev_group_bytes: AtomicU64::new(0),
+        }
+    }
+
+    /// Writes are neither delayed nor stopped (as last published).
+    #[inline]
+    pub(crate) fn is_normal(&self) -> bool {
+        self.condition.load(Ordering::Acquire) == NORMAL
+    }
+
+    /// Publishes `cond`: its code and its cause. Caller: holding the DB
+    /// mutex, after storing `cond` in `DbState::stall`.
+    fn publish(&self, cond: WriteCondition) {
+        let code = match cond {
+            WriteCondition::Normal => NORMAL,
+            WriteCondition::Delayed(_) => DELAYED,
+            WriteCondition::Stopped(_) => STOPPED,
+        };
+        self.condition.store(code, Ordering::Release);
+        self.held_cause.store(held_code(cond), Ordering::Release);
+    }
+}
 
 /// Stall bookkeeping, under the DB mutex.
 pub(crate) struct StallControl {
@@ -160,13 +212,7 @@ impl DbInner {
             sc.condition = cond;
         }
         sc.inputs = inputs;
-        let code = match cond {
-            WriteCondition::Normal => NORMAL,
-            WriteCondition::Delayed(_) => DELAYED,
-            WriteCondition::Stopped(_) => STOPPED,
-        };
-        self.write_condition.store(code, Ordering::Release);
-        self.held_cause.store(held_code(cond), Ordering::Release);
+        self.write_signals.publish(cond);
         self.bg_cv.notify_all();
     }
 
@@ -268,12 +314,16 @@ impl DbInner {
         no_slowdown: bool,
         low_pri: bool,
     ) -> Result<Option<(u64, WriteCondition)>> {
-        let code = self.write_condition.load(Ordering::Acquire);
-        let pressure_low_pri = low_pri && self.compaction_pressure.load(Ordering::Relaxed);
+        let code = self.write_signals.condition.load(Ordering::Acquire);
+        let pressure_low_pri = low_pri
+            && self
+                .write_signals
+                .compaction_pressure
+                .load(Ordering::Relaxed);
         if code == NORMAL && !pressure_low_pri {
             return Ok(None);
         }
-        let bytes = self.prev_group_bytes.load(Ordering::Relaxed);
+        let bytes = self.write_signals.prev_group_bytes.load(Ordering::Relaxed);
         let start = Instant::now();
         let mut cause = None;
         let mut st = self.state.lock();
@@ -281,8 +331,8 @@ impl DbInner {
             if let Some(e) = &st.bg_error {
                 return Err(e.clone());
             }
-            self.check_open()?;
-            self.check_writes_open()?;
+            self.lifecycle.check_open()?;
+            self.lifecycle.check_writes_open()?;
             match st.stall.condition {
                 WriteCondition::Stopped(c) => {
                     if no_slowdown {
@@ -327,8 +377,8 @@ impl DbInner {
                     loop {
                         let now = Instant::now();
                         if now >= until
-                            || self.write_condition.load(Ordering::Acquire) != DELAYED
-                            || self.writes_stopped.load(Ordering::Acquire)
+                            || self.write_signals.condition.load(Ordering::Acquire) != DELAYED
+                            || self.lifecycle.writes_stopped()
                         {
                             break;
                         }
@@ -386,7 +436,7 @@ pub(crate) fn held_index(c: WriteCondition) -> usize {
     }
 }
 
-/// `DbInner::held_cause` for a condition: 0 when writes are not held, else
+/// [`WriteSignals::held_cause`] for a condition: 0 when writes are not held, else
 /// 1 + the [`StallCause`].
 pub(crate) fn held_code(c: WriteCondition) -> u8 {
     c.cause().map_or(0, |cause| 1 + cause as u8)
@@ -438,6 +488,34 @@ fn severity(c: WriteCondition) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The signals the write leader reads without the DB mutex follow each
+    /// published condition, back to normal included (a stale `held_cause`
+    /// would keep flush output at user priority after a stall cleared).
+    #[test]
+    fn write_signals_mirror_each_published_condition() {
+        let signals = WriteSignals::new();
+        assert!(signals.is_normal());
+        for (cond, code) in [
+            (WriteCondition::Delayed(StallCause::L0FileCount), DELAYED),
+            (WriteCondition::Stopped(StallCause::MemtableLimit), STOPPED),
+            (
+                WriteCondition::Stopped(StallCause::PendingCompactionBytes),
+                STOPPED,
+            ),
+            (WriteCondition::Normal, NORMAL),
+        ] {
+            signals.publish(cond);
+            assert_eq!(signals.condition.load(Ordering::Acquire), code, "{cond:?}");
+            assert_eq!(signals.is_normal(), code == NORMAL, "{cond:?}");
+            assert_eq!(
+                signals.held_cause.load(Ordering::Acquire),
+                held_code(cond),
+                "{cond:?}"
+            );
+        }
+        assert_eq!(signals.held_cause.load(Ordering::Acquire), 0);
+    }
 
     #[test]
     fn output_io_priority_table() {

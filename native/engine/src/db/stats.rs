@@ -1,13 +1,136 @@
 //! Internal statistics behind `rocksdb.stats`, `rocksdb.cfstats` and
-//! `rocksdb.dbstats`: compaction work per level and write-path totals.
+//! `rocksdb.dbstats`: compaction work per level and write-path totals; the
+//! user's `Statistics` the database records into; the periodic dumper.
 //!
 //! Per-level counters change once per flush or compaction, under the DB
 //! mutex. Write-path totals are added once per write group by its leader,
 //! in striped counters (no contended atomic on the write path).
+//!
+//! Thread-safety contract of [`DbStats`]: every part may be used from any
+//! thread without the DB mutex (`Statistics` and the striped counters are
+//! thread-safe); the dumper's two mutexes are leaves, and its thread takes
+//! the DB mutex only with them released.
 
-use std::time::Instant;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
 
+use parking_lot::{Condvar, Mutex};
+
+use super::DbInner;
+use crate::info_log;
+use crate::statistics::{Histogram, HistogramTimer, Statistics, Ticker};
 use crate::striped::StripedCounter;
+
+/// The database's statistics (module docs).
+pub(crate) struct DbStats {
+    /// The user's statistics object, if any.
+    pub(crate) statistics: Option<Arc<Statistics>>,
+    /// Write-path totals (`rocksdb.dbstats`).
+    pub(crate) writes: WriteStats,
+    /// The periodic dumper (`stats_dump_period_sec`).
+    pub(crate) dumper: StatsDumper,
+}
+
+impl DbStats {
+    pub(crate) fn new(statistics: Option<Arc<Statistics>>) -> Self {
+        DbStats {
+            statistics,
+            writes: WriteStats::default(),
+            dumper: StatsDumper::default(),
+        }
+    }
+
+    /// Adds `n` to ticker `t` when statistics are on.
+    #[inline]
+    pub(crate) fn tick(&self, t: Ticker, n: u64) {
+        if let Some(s) = &self.statistics {
+            s.record_tick(t, n);
+        }
+    }
+
+    /// Records `v` in histogram `h` when statistics are on.
+    #[inline]
+    pub(crate) fn hist(&self, h: Histogram, v: u64) {
+        if let Some(s) = &self.statistics {
+            s.record_in_histogram(h, v);
+        }
+    }
+
+    /// A guard recording its lifetime in microseconds into `h`, when on.
+    #[inline]
+    pub(crate) fn timer(&self, h: Histogram) -> Option<HistogramTimer<'_>> {
+        self.statistics.as_ref().and_then(|s| s.timer(h))
+    }
+}
+
+/// The thread logging `rocksdb.stats` every `stats_dump_period_sec`: its
+/// stop flag, the condvar that wakes it at close, and its handle. Stopped
+/// once, at close ([`StatsDumper::stop`]).
+#[derive(Default)]
+pub(crate) struct StatsDumper {
+    stop: (Mutex<bool>, Condvar),
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+impl StatsDumper {
+    /// Waits `period` or until stopped; true when stopped.
+    fn wait(&self, period: Duration) -> bool {
+        let mut stop = self.stop.0.lock();
+        if !*stop {
+            self.stop.1.wait_for(&mut stop, period);
+        }
+        *stop
+    }
+
+    /// Stops the dumper thread, if any, and joins it.
+    pub(crate) fn stop(&self) {
+        *self.stop.0.lock() = true;
+        self.stop.1.notify_all();
+        if let Some(t) = self.thread.lock().take() {
+            let _ = t.join();
+        }
+    }
+}
+
+impl DbInner {
+    /// Logs `rocksdb.stats` (and the statistics) every `stats_dump_period_sec`.
+    pub(super) fn start_stats_dumper(self: &Arc<Self>) {
+        let period = self.opts.stats_dump_period_sec;
+        if period == 0 {
+            return;
+        }
+        let weak = Arc::downgrade(self);
+        let spawned = std::thread::Builder::new()
+            .name("talus-stats".into())
+            .spawn(move || {
+                let period = Duration::from_secs(u64::from(period));
+                loop {
+                    let Some(db) = weak.upgrade() else { return };
+                    if db.stats.dumper.wait(period) {
+                        return;
+                    }
+                    db.dump_stats();
+                }
+            });
+        if let Ok(t) = spawned {
+            *self.stats.dumper.thread.lock() = Some(t);
+        }
+    }
+
+    /// One periodic dump into the info log.
+    pub(crate) fn dump_stats(&self) {
+        let mut text = String::from("------- DUMPING STATS -------");
+        for cfd in self.families.load().values() {
+            text.push_str(&self.cfstats(cfd, true));
+        }
+        text.push_str(&self.dbstats(true));
+        if let Some(s) = &self.stats.statistics {
+            text.push_str("\nSTATISTICS:\n");
+            text.push_str(&s.to_string());
+        }
+        info_log!(self.info_log, Info, "{text}");
+    }
+}
 
 /// Work done by flushes and compactions whose output went to one level.
 #[derive(Clone, Copy, Debug, Default)]

@@ -181,7 +181,7 @@ pub(crate) fn check_binding(
 /// (once per table and reader); the mutex is never taken on a read.
 pub(crate) struct OpenTables {
     files: Mutex<HashMap<u64, OpenState>>,
-    /// Set on every close: `DbInner::sv_released`.
+    /// Set on every close: `PurgeFlags::sv_released` (`files`).
     closed: Arc<AtomicBool>,
 }
 
@@ -388,6 +388,11 @@ impl TableCache {
             owner: new_cache_owner_id(),
             db_id,
         })
+    }
+
+    /// The block cache the tables are read through, if any.
+    pub(crate) fn block_cache(&self) -> Option<&Arc<BlockCache>> {
+        self.block_cache.as_ref()
     }
 
     fn open(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {

@@ -1963,7 +1963,7 @@ fn the_next_wal_is_made_ahead_and_the_next_switch_starts_it() {
     let db = Db::open(opts(), dir.path()).unwrap();
     for round in 0..3u8 {
         db.put(&wo, &[round], b"v").unwrap();
-        db.inner.wal_syncer.wait_for_all().unwrap();
+        db.inner.wal.syncer.wait_for_all().unwrap();
         let live = live_log(&db);
         let logs = logs_with_sizes(dir.path());
         // The live log, and one empty log above it: the next one.
@@ -2003,10 +2003,10 @@ fn regression_a_log_made_too_late_never_becomes_live_below_the_live_log() {
         ..opts()
     };
     let db = Db::open(o.clone(), dir.path()).unwrap();
-    db.inner.wal_syncer.wait_for_all().unwrap();
+    db.inner.wal.syncer.wait_for_all().unwrap();
     // Hold the WAL syncer thread, so the preparations queue behind it.
     let (release, held) = std::sync::mpsc::channel::<()>();
-    db.inner.wal_syncer.enqueue(Box::new(move || {
+    db.inner.wal.syncer.enqueue(Box::new(move || {
         let _ = held.recv();
         Ok(())
     }));
@@ -2016,20 +2016,20 @@ fn regression_a_log_made_too_late_never_becomes_live_below_the_live_log() {
         db.inner.switch_memtables(&mut st, &[0]).unwrap();
     };
     switch(&db); // starts the log made at open; queues the next one
-    let late = db.inner.prepared_wal.lock().wanted.expect("queued");
+    let late = db.inner.wal.prepared.lock().wanted.expect("queued");
     db.put(&wo, b"b", b"2").unwrap();
     switch(&db); // finds nothing made: creates a log above `late`
     let live = live_log(&db);
     assert!(live > late, "{live} > {late}");
     db.put(&wo, b"c", b"3").unwrap();
     release.send(()).unwrap();
-    db.inner.wal_syncer.wait_for_all().unwrap();
+    db.inner.wal.syncer.wait_for_all().unwrap();
     let logs = logs_with_sizes(dir.path());
     assert!(
         !logs.iter().any(|l| l.0 == late),
         "{late} removed: {logs:?}"
     );
-    let ready = db.inner.prepared_wal.lock().ready.as_ref().map(|r| r.0);
+    let ready = db.inner.wal.prepared.lock().ready.as_ref().map(|r| r.0);
     assert!(ready.is_some_and(|n| n > live), "{ready:?} above {live}");
     switch(&db);
     assert_eq!(Some(live_log(&db)), ready);

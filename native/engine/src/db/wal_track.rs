@@ -218,11 +218,11 @@ impl DbInner {
     /// or WAL mutex.
     pub(crate) fn record_closed_wals(&self) {
         let mut st = self.state.lock();
-        if !self.wal_tracker.closed_unrecorded() || st.bg_error.is_some() {
+        if !self.wal.tracker.closed_unrecorded() || st.bg_error.is_some() {
             return;
         }
         if let Err(e) = self.log_and_apply(&mut st, VersionEdit::new()) {
-            self.wal_tracker.pause_write_path();
+            self.wal.tracker.pause_write_path();
             info_log!(
                 self.info_log,
                 Warn,
@@ -243,7 +243,8 @@ impl DbInner {
         }
         let min_log = st.versions.log_number();
         if self
-            .wal_tracker
+            .wal
+            .tracker
             .additions(min_log, st.versions.wals())
             .is_empty()
         {

@@ -13,38 +13,43 @@
 //! WAL syncer thread ([`DbInner::new_wal`]). Under compaction IO those syncs
 //! are slow, and every writer queued behind the switch would wait as long
 //! (the slowest puts of a bulk import). What depended on them waits
-//! for them instead: a synced write ([`DbInner::sync_wal`]) and the flush
-//! edit naming a log ([`DbInner::wait_wal_start_durable`]); recovery stops
-//! at the hole a power loss can leave (module docs of `recovery`).
+//! for them instead: a synced write ([`super::wal_set::WalSet::sync`])
+//! and the flush edit naming a log
+//! ([`super::wal_set::WalSet::wait_start_durable`]); recovery stops at the
+//! hole a power loss can leave (module docs of `recovery`).
+//!
+//! A write group's leader runs these steps (`write_group`): make room
+//! (`make_room_for_write`), wait out a stall (`stall_group`), number the
+//! group and append it to the WAL under the WAL mutex (`log_group`), insert
+//! it into the memtables (`insert_group`), publish its last sequence
+//! number.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Instant;
 
 use super::family::ColumnFamilyData;
+use super::wal_set::{OldWal, WalState, WalSwitch};
 use super::write_thread::{
     DONE, INSERT, InsertGroup, LEADER, MAX_COMBINED_GROUPS, MAX_COMBINING_TIME, WriteKind, Writer,
     WriterData,
 };
 use super::{DbInner, DbState};
 use crate::error::{Error, Result};
-use crate::fs::{WritableFile, WriteFileOptions};
 use crate::info_log;
-use crate::key::ValueKind;
+use crate::key::{SequenceNumber, ValueKind};
 use crate::memtable::{MemTable, Prepared};
 use crate::options::WriteOptions;
 use crate::perf_context::{self, F, StallCause};
 use crate::perf_timer;
 use crate::statistics::{Histogram, Ticker};
-use crate::version::filename;
-use crate::wal::LogWriter;
 use crate::write_batch::{BatchOp, MAX_BATCH_BYTES, WriteBatch};
 
 impl DbInner {
     pub(crate) fn write(self: &Arc<Self>, wo: &WriteOptions, batch: WriteBatch) -> Result<()> {
         let op = perf_context::op();
         let _timer = perf_context::WriteOpTimer::start_at(op.level());
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         // Before the empty-batch shortcut, as RocksDB checks it: the options
         // are wrong whatever the batch holds.
         wo.validate()?;
@@ -60,7 +65,7 @@ impl DbInner {
                 batch.size_in_bytes()
             )));
         }
-        if wo.no_slowdown && self.write_condition.load(Ordering::Acquire) != super::stall::NORMAL {
+        if wo.no_slowdown && !self.write_signals.is_normal() {
             // A stall is in effect: do not even queue behind it.
             let st = self.state.lock();
             if let Some(c) = st.stall.condition.cause() {
@@ -70,7 +75,7 @@ impl DbInner {
                 )));
             }
         }
-        let _t = self.timer(Histogram::DbWrite);
+        let _t = self.stats.timer(Histogram::DbWrite);
         // Writes the gate must not hold: module docs of `write_gate`.
         let slot = if wo.no_slowdown || wo.sync || wo.low_pri {
             None
@@ -79,7 +84,8 @@ impl DbInner {
         };
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::IN_WRITE_SLOT);
-        self.hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
+        self.stats
+            .hist(Histogram::BytesPerWrite, batch.size_in_bytes() as u64);
         let prepared = self.prepare_single_entry(&batch);
         let r = self.run_writer(Writer::new(batch, *wo, WriteKind::Batch, prepared));
         drop(slot);
@@ -209,7 +215,7 @@ impl DbInner {
             let may_combine = combined < MAX_COMBINED_GROUPS
                 && kind == WriteKind::Batch
                 && result.is_ok()
-                && self.write_condition.load(Ordering::Acquire) == super::stall::NORMAL
+                && self.write_signals.is_normal()
                 && combining_since.is_none_or(|t| t.elapsed() < MAX_COMBINING_TIME);
             let next = self.write_queue.exit_or_combine(group.len(), may_combine);
             for f in &group[usize::from(own_group)..] {
@@ -228,38 +234,17 @@ impl DbInner {
     }
 
     /// Writes `group`; `by_member` when the thread is the group's own head
-    /// (not a leader combining it, which counts it done by others).
+    /// (not a leader combining it, which counts it done by others). The
+    /// steps, in order: make room (switch full memtables), wait out a
+    /// stall, number the group and append it to the WAL, insert it into
+    /// the memtables, publish its last sequence number.
     fn write_group(self: &Arc<Self>, group: &[Arc<Writer>], by_member: bool) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         self.check_bg_error()?;
         let mut phases = SlowGroupCheck::start();
         self.make_room_for_write()?;
         phases.mark(0, None);
-        // Groups are uniform in these options (see WriteQueue::build_group).
-        let (no_slowdown, low_pri) = {
-            let d = group[0].data.lock();
-            (d.opts.no_slowdown, d.opts.low_pri)
-        };
-        if let Some((micros, held)) = self.delay_write(no_slowdown, low_pri)? {
-            self.tick(Ticker::StallMicros, micros);
-            self.hist(Histogram::WriteStall, micros);
-            let t = match super::stall::held_index(held) {
-                0 => Ticker::StallMemtableLimitMicros,
-                1 => Ticker::StallL0SlowdownMicros,
-                2 => Ticker::StallL0StopMicros,
-                _ => Ticker::StallPendingCompactionBytesMicros,
-            };
-            self.tick(t, micros);
-            perf_context::record_stall(
-                match super::stall::held_index(held) {
-                    0 => StallCause::MemtableLimit,
-                    1 => StallCause::L0Slowdown,
-                    2 => StallCause::L0Stop,
-                    _ => StallCause::PendingCompactionBytes,
-                },
-                micros,
-            );
-        }
+        self.stall_group(group)?;
         phases.mark(1, None);
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
@@ -267,199 +252,21 @@ impl DbInner {
         // A group with records of other families is inserted record by
         // record into each family's memtable, by the leader.
         let multi_family = group.iter().any(|w| w.data.lock().batch.has_families());
-
-        // Assign sequence numbers and append to the WAL.
-        let first_seq;
-        let (last, synced) = {
-            let mut wal = self.wal.lock();
-            // Closing stops writes under this lock (DbInner::begin_close):
-            // after the check, this group's numbers and unlogged mark are
-            // taken before its final flush looks.
-            self.check_writes_open()?;
-            if wal.failed {
-                // Defensive: the error that failed the WAL is latched, so
-                // check_bg_error above already refused this group.
-                return Err(Error::Aborted(
-                    "the write-ahead log failed; call resume() or reopen".into(),
-                ));
-            }
-            // Sequence numbers of a group whose WAL write fails are burnt:
-            // its records may be in the old WAL, which recovery may replay
-            // next to the new one, so no later write may reuse them.
-            let group_end = wal.last_allocated
-                + group
-                    .iter()
-                    .map(|w| u64::from(w.data.lock().batch.count()))
-                    .sum::<u64>();
-            let mut seq = wal.last_allocated;
-            first_seq = seq + 1;
-            let mut need_sync = false;
-            let mut logged = false;
-            let mut unlogged = false;
-            let mut wal_bytes = 0u64;
-            let mut wal_writes = 0u64;
-            let mut last_logged = wal.last_logged;
-            for w in group {
-                let mut d = w.data.lock();
-                d.batch.set_sequence(seq + 1);
-                seq += u64::from(d.batch.count());
-                need_sync |= d.opts.sync;
-                if d.opts.disable_wal {
-                    unlogged = true;
-                    continue;
-                }
-                let Some(writer) = wal.writer.as_mut() else {
-                    return Err(Error::ShutdownInProgress("the database is closed".into()));
-                };
-                wal_bytes += d.batch.size_in_bytes() as u64;
-                wal_writes += 1;
-                if let Err(e) = writer.add_record(d.batch.data()) {
-                    drop(d);
-                    wal.failed = true;
-                    wal.last_allocated = group_end;
-                    drop(wal);
-                    self.latch_write_error(&e);
-                    return Err(e);
-                }
-                logged = true;
-                last_logged = seq;
-            }
-            if logged {
-                wal.unsynced_bytes += wal_bytes;
-                let sync_timer = if need_sync {
-                    self.timer(Histogram::WalFileSyncMicros)
-                } else {
-                    None
-                };
-                let r = if need_sync {
-                    self.sync_wal(&mut wal)
-                } else {
-                    wal.writer.as_mut().expect("checked above").flush()
-                };
-                drop(sync_timer);
-                if need_sync && r.is_ok() {
-                    wal.unsynced_bytes = 0;
-                }
-                if let Err(e) = r {
-                    wal.failed = true;
-                    wal.last_allocated = group_end;
-                    drop(wal);
-                    self.latch_write_error(&e);
-                    return Err(e);
-                }
-                // wal_bytes_per_sync (or, without it, every quarter of a
-                // memtable): start a background sync, never waited for here
-                // (see wal_sync.rs).
-                if !need_sync && wal.unsynced_bytes >= self.background_wal_sync_bytes() {
-                    let writer = wal.writer.as_mut().expect("checked above");
-                    match writer.sync_handle() {
-                        Some(h) => self.wal_syncer.request(h),
-                        // No handle from this file system: sync inline.
-                        None => {
-                            if let Err(e) = writer.sync() {
-                                wal.failed = true;
-                                wal.last_allocated = group_end;
-                                drop(wal);
-                                self.latch_write_error(&e);
-                                return Err(e);
-                            }
-                        }
-                    }
-                    wal.unsynced_bytes = 0;
-                }
-            }
-            if let Some(e) = self.wal_syncer.take_error() {
-                // A background sync of this WAL (or of one before it) failed:
-                // what it held may not be durable, so it gets nothing more.
-                wal.failed = true;
-                wal.last_allocated = group_end;
-                drop(wal);
-                self.latch_write_error(&e);
-                return Err(e);
-            }
-            if unlogged {
-                mem.mark_unlogged();
-            }
-            if logged && !self.opts.manual_flush_enabled {
-                let live = wal.writer.as_ref().map_or(0, |w| w.file_size())
-                    + self.imm_wal_bytes.load(Ordering::Relaxed);
-                if live > self.max_total_wal_size() {
-                    self.wal_too_big.store(true, Ordering::Release);
-                }
-            }
-            let ws = &self.write_stats;
-            ws.wal_writes.add(wal_writes);
-            ws.wal_bytes.add(wal_bytes);
-            if logged && need_sync {
-                ws.wal_syncs.add(1);
-            }
-            ws.writes.add(group.len() as u64);
-            ws.groups.add(1);
-            ws.keys.add(seq - wal.last_allocated);
-            if self.statistics.is_some() {
-                self.tick(Ticker::NumberKeysWritten, seq - wal.last_allocated);
-                self.tick(Ticker::WalFileBytes, wal_bytes);
-                self.tick(Ticker::WriteWithWal, wal_writes);
-                let by_self = u64::from(by_member);
-                self.tick(Ticker::WriteDoneBySelf, by_self);
-                self.tick(Ticker::WriteDoneByOther, group.len() as u64 - by_self);
-                if logged && need_sync {
-                    self.tick(Ticker::WalFileSynced, 1);
-                }
-            }
-            wal.last_allocated = seq;
-            wal.last_logged = last_logged;
-            (seq, logged && need_sync)
-        };
-        if synced && self.wal_tracker.closed_unrecorded() {
+        let logged = self.log_group(group, &mem, by_member)?;
+        if logged.synced && self.wal.tracker.closed_unrecorded() {
             // The first sync since a log was closed: the closed logs go into
             // the manifest before this group is acknowledged (module docs of
             // `wal_track`), once per memtable switch.
             self.record_closed_wals();
         }
         phases.mark(2, Some(F::write_wal_time));
-        let group_bytes: usize = group
-            .iter()
-            .map(|w| w.data.lock().batch.size_in_bytes())
-            .sum();
-        self.prev_group_bytes
-            .store(group_bytes as u64, Ordering::Relaxed);
-        self.write_stats.ingest_bytes.add(group_bytes as u64);
-        self.tick(Ticker::BytesWritten, group_bytes as u64);
-
-        // Insert into the memtable. Waking a member costs more than inserting
-        // a few entries, so the leader inserts small groups itself; members
-        // insert their own batches in parallel only for large groups.
-        let entries: u64 = last - first_seq + 1;
-        if multi_family {
-            let fams = self.families.load();
-            for w in group {
-                let mut d = w.data.lock();
-                d.prepared = None;
-                apply_batch_with(&d.batch, |cf| {
-                    fams.get(&cf).map(|c| c.super_version.load().mem.clone())
-                });
-                if d.opts.disable_wal {
-                    for c in fams.values() {
-                        c.super_version.load().mem.mark_unlogged();
-                    }
-                }
-            }
-        } else if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
-            for w in group {
-                insert_writer(&mem, &mut w.data.lock());
-            }
-        } else {
-            let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
-            for f in &group[1..] {
-                f.data.lock().group = Some(ig.clone());
-                f.set_state(INSERT);
-            }
-            insert_writer(&mem, &mut group[0].data.lock());
-            ig.wait_all();
-        }
+        self.charge_group_bytes(group);
+        let entries = logged.last - logged.first + 1;
+        self.insert_group(group, &mem, multi_family, entries);
         phases.mark(3, Some(F::write_memtable_time));
-        self.last_sequence.store(last, Ordering::Release);
+        // Publish: the group's entries become visible together (invariant 1
+        // of the module docs of `db`).
+        self.last_sequence.store(logged.last, Ordering::Release);
         if let Some(ms) = phases.slow() {
             info_log!(
                 self.info_log,
@@ -477,6 +284,268 @@ impl DbInner {
         Ok(())
     }
 
+    /// The stall step of a write group: holds it while writes are delayed
+    /// or stopped ([`DbInner::delay_write`]), and counts the time held.
+    fn stall_group(self: &Arc<Self>, group: &[Arc<Writer>]) -> Result<()> {
+        // Groups are uniform in these options (see WriteQueue::build_group).
+        let (no_slowdown, low_pri) = {
+            let d = group[0].data.lock();
+            (d.opts.no_slowdown, d.opts.low_pri)
+        };
+        let Some((micros, held)) = self.delay_write(no_slowdown, low_pri)? else {
+            return Ok(());
+        };
+        self.stats.tick(Ticker::StallMicros, micros);
+        self.stats.hist(Histogram::WriteStall, micros);
+        let (ticker, cause) = match super::stall::held_index(held) {
+            0 => (Ticker::StallMemtableLimitMicros, StallCause::MemtableLimit),
+            1 => (Ticker::StallL0SlowdownMicros, StallCause::L0Slowdown),
+            2 => (Ticker::StallL0StopMicros, StallCause::L0Stop),
+            _ => (
+                Ticker::StallPendingCompactionBytesMicros,
+                StallCause::PendingCompactionBytes,
+            ),
+        };
+        self.stats.tick(ticker, micros);
+        perf_context::record_stall(cause, micros);
+        Ok(())
+    }
+
+    /// The WAL step of a write group, under the WAL mutex: gives the
+    /// group's batches their sequence numbers, appends the logged ones to
+    /// the WAL and flushes (or syncs) it, marks `mem` unlogged for writes
+    /// without the WAL, and counts the group. A failed WAL write or sync
+    /// fails the WAL and latches the background error (after the WAL mutex
+    /// is released: the DB mutex comes first in the lock order).
+    fn log_group(
+        &self,
+        group: &[Arc<Writer>],
+        mem: &MemTable,
+        by_member: bool,
+    ) -> Result<LoggedGroup> {
+        let mut wal = self.wal.lock();
+        // Closing stops writes under this lock (DbInner::begin_close):
+        // after the check, this group's numbers and unlogged mark are
+        // taken before its final flush looks.
+        self.lifecycle.check_writes_open()?;
+        if wal.failed {
+            // Defensive: the error that failed the WAL is latched, so
+            // check_bg_error above already refused this group.
+            return Err(Error::Aborted(
+                "the write-ahead log failed; call resume() or reopen".into(),
+            ));
+        }
+        // Sequence numbers of a group whose WAL write fails are burnt:
+        // its records may be in the old WAL, which recovery may replay
+        // next to the new one, so no later write may reuse them.
+        let group_end = wal.last_allocated
+            + group
+                .iter()
+                .map(|w| u64::from(w.data.lock().batch.count()))
+                .sum::<u64>();
+        let appended = match self.append_group(&mut wal, group).and_then(|a| {
+            self.flush_group_wal(&mut wal, &a)
+                .map(|()| a)
+                .map_err(WalFailure::Failed)
+        }) {
+            Ok(a) => a,
+            Err(WalFailure::Refused(e)) => return Err(e),
+            Err(WalFailure::Failed(e)) => {
+                wal.failed = true;
+                wal.last_allocated = group_end;
+                drop(wal);
+                self.latch_write_error(&e);
+                return Err(e);
+            }
+        };
+        if appended.unlogged {
+            mem.mark_unlogged();
+        }
+        if appended.logged && !self.opts.manual_flush_enabled {
+            let live = wal.writer.as_ref().map_or(0, |w| w.file_size())
+                + self.wal.imm_bytes.load(Ordering::Relaxed);
+            if live > self.max_total_wal_size() {
+                self.wal.too_big.store(true, Ordering::Release);
+            }
+        }
+        let first = wal.last_allocated + 1;
+        self.count_logged_group(
+            &appended,
+            appended.last - wal.last_allocated,
+            group.len(),
+            by_member,
+        );
+        wal.last_allocated = appended.last;
+        wal.last_logged = appended.last_logged;
+        Ok(LoggedGroup {
+            first,
+            last: appended.last,
+            synced: appended.logged && appended.need_sync,
+        })
+    }
+
+    /// Numbers the batches of `group` from `wal.last_allocated + 1` and
+    /// appends those with the WAL to it (not flushed yet). Caller: holding
+    /// the WAL mutex; it handles a [`WalFailure::Failed`].
+    fn append_group(
+        &self,
+        wal: &mut WalState,
+        group: &[Arc<Writer>],
+    ) -> std::result::Result<AppendedGroup, WalFailure> {
+        let mut a = AppendedGroup {
+            last: wal.last_allocated,
+            last_logged: wal.last_logged,
+            ..AppendedGroup::default()
+        };
+        for w in group {
+            let mut d = w.data.lock();
+            d.batch.set_sequence(a.last + 1);
+            a.last += u64::from(d.batch.count());
+            a.need_sync |= d.opts.sync;
+            if d.opts.disable_wal {
+                a.unlogged = true;
+                continue;
+            }
+            let Some(writer) = wal.writer.as_mut() else {
+                return Err(WalFailure::Refused(Error::ShutdownInProgress(
+                    "the database is closed".into(),
+                )));
+            };
+            a.wal_bytes += d.batch.size_in_bytes() as u64;
+            a.wal_writes += 1;
+            writer
+                .add_record(d.batch.data())
+                .map_err(WalFailure::Failed)?;
+            a.logged = true;
+            a.last_logged = a.last;
+        }
+        Ok(a)
+    }
+
+    /// After [`Self::append_group`]: flushes the WAL to the OS, or syncs it
+    /// when a writer asked; starts a background sync every
+    /// `wal_bytes_per_sync`; fails on an error of a background sync. Any
+    /// error fails the WAL. Caller: holding the WAL mutex.
+    fn flush_group_wal(&self, wal: &mut WalState, a: &AppendedGroup) -> Result<()> {
+        if a.logged {
+            wal.unsynced_bytes += a.wal_bytes;
+            let sync_timer = if a.need_sync {
+                self.stats.timer(Histogram::WalFileSyncMicros)
+            } else {
+                None
+            };
+            let r = if a.need_sync {
+                self.wal.sync(wal)
+            } else {
+                wal.writer.as_mut().expect("checked above").flush()
+            };
+            drop(sync_timer);
+            r?;
+            if a.need_sync {
+                wal.unsynced_bytes = 0;
+            }
+            // wal_bytes_per_sync (or, without it, every quarter of a
+            // memtable): start a background sync, never waited for here
+            // (see wal_sync.rs).
+            if !a.need_sync && wal.unsynced_bytes >= self.background_wal_sync_bytes() {
+                let writer = wal.writer.as_mut().expect("checked above");
+                match writer.sync_handle() {
+                    Some(h) => self.wal.syncer.request(h),
+                    // No handle from this file system: sync inline.
+                    None => writer.sync()?,
+                }
+                wal.unsynced_bytes = 0;
+            }
+        }
+        match self.wal.syncer.take_error() {
+            // A background sync of this WAL (or of one before it) failed:
+            // what it held may not be durable, so it gets nothing more.
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Adds a logged group to the write-path totals and the statistics:
+    /// `keys` entries from `writers` writers.
+    fn count_logged_group(&self, a: &AppendedGroup, keys: u64, writers: usize, by_member: bool) {
+        let synced = a.logged && a.need_sync;
+        let ws = &self.stats.writes;
+        ws.wal_writes.add(a.wal_writes);
+        ws.wal_bytes.add(a.wal_bytes);
+        if synced {
+            ws.wal_syncs.add(1);
+        }
+        ws.writes.add(writers as u64);
+        ws.groups.add(1);
+        ws.keys.add(keys);
+        if self.stats.statistics.is_some() {
+            self.stats.tick(Ticker::NumberKeysWritten, keys);
+            self.stats.tick(Ticker::WalFileBytes, a.wal_bytes);
+            self.stats.tick(Ticker::WriteWithWal, a.wal_writes);
+            let by_self = u64::from(by_member);
+            self.stats.tick(Ticker::WriteDoneBySelf, by_self);
+            self.stats
+                .tick(Ticker::WriteDoneByOther, writers as u64 - by_self);
+            if synced {
+                self.stats.tick(Ticker::WalFileSynced, 1);
+            }
+        }
+    }
+
+    /// Charges the group's size: the delayed-write pacer charges it to the
+    /// next group, and the totals count it.
+    fn charge_group_bytes(&self, group: &[Arc<Writer>]) {
+        let group_bytes: usize = group
+            .iter()
+            .map(|w| w.data.lock().batch.size_in_bytes())
+            .sum();
+        self.write_signals
+            .prev_group_bytes
+            .store(group_bytes as u64, Ordering::Relaxed);
+        self.stats.writes.ingest_bytes.add(group_bytes as u64);
+        self.stats.tick(Ticker::BytesWritten, group_bytes as u64);
+    }
+
+    /// The memtable step of a write group (numbered and logged), before
+    /// its sequence is published. Waking a member costs more than
+    /// inserting a few entries, so the leader inserts small groups itself;
+    /// members insert their own batches in parallel only for large groups.
+    fn insert_group(
+        &self,
+        group: &[Arc<Writer>],
+        mem: &Arc<MemTable>,
+        multi_family: bool,
+        entries: u64,
+    ) {
+        if multi_family {
+            let fams = self.families.load();
+            for w in group {
+                let mut d = w.data.lock();
+                d.prepared = None;
+                apply_batch_with(&d.batch, |cf| {
+                    fams.get(&cf).map(|c| c.super_version.load().mem.clone())
+                });
+                if d.opts.disable_wal {
+                    for c in fams.values() {
+                        c.super_version.load().mem.mark_unlogged();
+                    }
+                }
+            }
+        } else if group.len() == 1 || entries < PARALLEL_INSERT_MIN_ENTRIES {
+            for w in group {
+                insert_writer(mem, &mut w.data.lock());
+            }
+        } else {
+            let ig = Arc::new(InsertGroup::new(mem.clone(), group.len() - 1));
+            for f in &group[1..] {
+                f.data.lock().group = Some(ig.clone());
+                f.set_state(INSERT);
+            }
+            insert_writer(mem, &mut group[0].data.lock());
+            ig.wait_all();
+        }
+    }
+
     pub(crate) fn latch_write_error(&self, e: &Error) {
         let mut st = self.state.lock();
         self.set_bg_error(&mut st, e);
@@ -487,7 +556,7 @@ impl DbInner {
     /// holding the oldest log. Never waits: held writes wait in
     /// [`DbInner::delay_write`], which runs after this.
     fn make_room_for_write(self: &Arc<Self>) -> Result<()> {
-        if self.wal_too_big.swap(false, Ordering::AcqRel) {
+        if self.wal.too_big.swap(false, Ordering::AcqRel) {
             // max_total_wal_size: flush the families holding the oldest
             // log, so old WALs can go (RocksDB's `SwitchWAL`).
             let mut st = self.state.lock();
@@ -552,7 +621,7 @@ impl DbInner {
     /// Leader of a switch request: switches if the memtable holds anything
     /// and is not newer than log `up_to_log`.
     fn switch_memtable_now(self: &Arc<Self>, cf: u32, up_to_log: u64) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let asked = std::time::Instant::now();
         let mut st = self.state.lock();
         let waited = asked.elapsed().as_secs_f64() * 1000.0;
@@ -579,11 +648,11 @@ impl DbInner {
     /// Leader of a `resume()` request: replaces a failed WAL (and switches
     /// the memtable, so that everything acknowledged so far is flushed).
     fn resume_switch_now(self: &Arc<Self>) -> Result<()> {
-        self.check_open()?;
+        self.lifecycle.check_open()?;
         let mut st = self.state.lock();
         // A failed switch task (a background sync of an older log or of a
         // directory entry) fails the WAL as a failed append does.
-        let failed = self.wal.lock().failed || self.wal_syncer.task_failed();
+        let failed = self.wal.lock().failed || self.wal.syncer.task_failed();
         let non_empty: Vec<u32> = st
             .families
             .iter()
@@ -650,10 +719,27 @@ impl DbInner {
         };
         st.imm_wal_bytes.push((old_log, switched.old_size));
         let switch_ms = switch_started.elapsed().as_secs_f64() * 1000.0;
-        self.imm_wal_bytes.store(
+        self.wal.imm_bytes.store(
             st.imm_wal_bytes.iter().map(|w| w.1).sum(),
             Ordering::Relaxed,
         );
+        self.log_memtable_switch(st, which, (old_log, number), switch_ms, &switched);
+        self.move_memtables_to_log(st, which, number);
+        self.prepare_next_wal(st);
+        self.maybe_schedule_work(st);
+        Ok(())
+    }
+
+    /// Logs a memtable switch: what the switched memtables held, the logs
+    /// (`old_log`, `new_log`), and how long the WAL switch's steps took.
+    fn log_memtable_switch(
+        &self,
+        st: &DbState,
+        which: &[u32],
+        (old_log, number): (u64, u64),
+        switch_ms: f64,
+        switched: &WalSwitch,
+    ) {
         let mut entries = 0;
         let mut bytes = 0;
         for &cf in which {
@@ -682,6 +768,12 @@ impl DbInner {
             switched.dir_sync_ms,
             which.len()
         );
+    }
+
+    /// The memtable half of a switch: the active memtable of each family
+    /// in `which` becomes immutable, and it and every family with an empty
+    /// memtable get a new memtable on WAL `number`.
+    fn move_memtables_to_log(&self, st: &mut DbState, which: &[u32], number: u64) {
         let ids: Vec<u32> = st.families.keys().copied().collect();
         for cf in ids {
             let f = st.families.get_mut(&cf).expect("listed above");
@@ -702,365 +794,7 @@ impl DbInner {
             // `aLostWalDirectoryStopsWritesUntilResume`).
             self.install_super_version(st, cf, self.new_memtable(number));
         }
-        self.prepare_next_wal(st);
-        self.maybe_schedule_work(st);
-        Ok(())
     }
-
-    /// Takes the WAL file made ahead by [`Self::prepare_next_wal`], if it
-    /// is ready, and cancels a preparation still queued. Without `use_it`
-    /// the file is removed. Every new WAL goes through here: a file made
-    /// ahead must never outlive the switch after it, or it could become
-    /// the live log with a number below the log before it (logs replay in
-    /// number order).
-    pub(crate) fn take_prepared_wal(&self, use_it: bool) -> Option<(u64, Box<dyn WritableFile>)> {
-        let mut slot = self.prepared_wal.lock();
-        slot.wanted = None;
-        let ready = slot.ready.take();
-        let failure = slot.failure.take();
-        drop(slot);
-        if let Some(e) = failure {
-            info_log!(
-                self.info_log,
-                Warn,
-                "Could not make the next WAL ahead of its switch ({e}); the switch creates it"
-            );
-        }
-        match ready {
-            Some(r) if use_it => Some(r),
-            Some((number, file)) => {
-                drop(file);
-                let _ = self
-                    .fs
-                    .remove_file(&self.wal_dir.join(filename::log_file_name(number)));
-                None
-            }
-            None => None,
-        }
-    }
-
-    /// Queues the creation of the next WAL's file, with its blocks reserved,
-    /// on the WAL syncer thread, so the next memtable switch finds it made.
-    /// Creating and reserving a log is usually quick but can take as long
-    /// as the slowest puts (a file create and a large `fallocate` under
-    /// compaction IO), and in the switch it would run inside the write
-    /// queue, every writer waiting. The file gets its number now (from
-    /// `st`), above every log so far; it stays empty (the reservation keeps
-    /// its size 0) until the switch writes its start record, so a crash
-    /// leaves an empty log that recovery reads as holding nothing, and the
-    /// open that follows deletes as obsolete. A failure here is logged and
-    /// forgotten: the switch then creates its log itself, and meets the
-    /// disk's error there.
-    pub(crate) fn prepare_next_wal(&self, st: &mut DbState) {
-        let number = st.versions.new_file_number();
-        self.prepared_wal.lock().wanted = Some(number);
-        let slot = self.prepared_wal.clone();
-        let fs = self.fs.clone();
-        let path = self.wal_dir.join(filename::log_file_name(number));
-        let (opts, reserve) = (self.wal_file_options(), self.wal_reservation());
-        self.wal_syncer.enqueue(Box::new(move || {
-            if slot.lock().wanted != Some(number) {
-                return Ok(());
-            }
-            match create_wal_file(fs.as_ref(), &path, opts, reserve) {
-                Ok(file) => {
-                    let mut s = slot.lock();
-                    if s.wanted == Some(number) {
-                        s.wanted = None;
-                        s.ready = Some((number, file));
-                    } else {
-                        // A switch came first and made its own log.
-                        drop(s);
-                        drop(file);
-                        let _ = fs.remove_file(&path);
-                    }
-                }
-                Err(e) => {
-                    // Logged by the switch that takes the slot.
-                    slot.lock().failure = Some(format!("{}: {e}", path.display()));
-                    let _ = fs.remove_file(&path);
-                }
-            }
-            // Never a task failure: nothing depends on this file yet.
-            Ok(())
-        }));
-    }
-
-    /// Starts WAL `number`; what happens to the current one is `old`.
-    /// Returns the old WAL's size in bytes (0 when there was none) and how
-    /// long each step took (for the LOG: a switch holds up the write
-    /// queue).
-    ///
-    /// Every WAL starts with a record of no entries carrying the sequence
-    /// number one past the last write logged before it: recovery checks each
-    /// log's start against where the logs before it end, so a power loss
-    /// that kept this log's writes but not the end of an older one is a
-    /// hole it stops at, not a gap it replays across (module docs of
-    /// `recovery`).
-    ///
-    /// [`OldWal::SyncLater`] (a memtable switch): the old WAL's fdatasync,
-    /// the new WAL's first record and its directory entry are made durable
-    /// by a switch task on the WAL syncer thread, in switch order; nothing
-    /// depends on them before a synced write ([`Self::sync_wal`] waits for
-    /// them) or before a manifest edit names this log (the flush waits,
-    /// [`Self::wait_wal_start_durable`]). [`OldWal::SyncNow`] (open) and
-    /// [`OldWal::Abandon`] (`resume()` after the old WAL failed: its
-    /// durability is unknown, so `resume()` flushes the memtables that hold
-    /// its writes before any new write is accepted) do all of it here. Any
-    /// failure marks the WAL failed.
-    pub(crate) fn new_wal(
-        &self,
-        number: u64,
-        old: OldWal,
-        prepared: Option<Box<dyn WritableFile>>,
-    ) -> Result<WalSwitch> {
-        let mut wal = self.wal.lock();
-        let r = self.new_wal_locked(&mut wal, number, old, prepared);
-        if r.is_err() {
-            wal.failed = true;
-        }
-        r
-    }
-
-    /// Bytes reserved for each new WAL, with `allow_fallocate`:
-    /// `write_buffer_size` × 1.1, at most `max_total_wal_size` when set.
-    fn wal_reservation(&self) -> Option<u64> {
-        let b = (self.opts.write_buffer_size as u64).saturating_mul(11) / 10;
-        let b = match self.opts.max_total_wal_size {
-            0 => b,
-            max => b.min(max),
-        };
-        self.opts.allow_fallocate.then_some(b)
-    }
-
-    fn wal_file_options(&self) -> WriteFileOptions {
-        WriteFileOptions {
-            use_fsync: self.opts.use_fsync,
-        }
-    }
-
-    fn new_wal_locked(
-        &self,
-        wal: &mut super::WalState,
-        number: u64,
-        old: OldWal,
-        prepared: Option<Box<dyn WritableFile>>,
-    ) -> Result<WalSwitch> {
-        let ms_since = |t: std::time::Instant| t.elapsed().as_secs_f64() * 1000.0;
-        let mut switched = WalSwitch::default();
-        let t = std::time::Instant::now();
-        let old_number = wal.writer.as_ref().map(LogWriter::number);
-        if let Some(w) = wal.writer.as_mut() {
-            switched.old_size = w.file_size();
-            match old {
-                OldWal::Abandon => self.wal_tracker.abandoned(w.number()),
-                _ => self
-                    .wal_tracker
-                    .closed(w.number(), switched.old_size, wal.last_logged),
-            }
-            match old {
-                OldWal::SyncNow => {
-                    // The old log must be durable before writes land in the
-                    // new one, or a power loss could keep later writes and
-                    // lose earlier ones; so must the logs before it.
-                    self.wal_syncer.wait_for_all()?;
-                    w.sync()?;
-                }
-                OldWal::SyncLater => w.flush()?,
-                OldWal::Abandon => {
-                    // Let queued switch tasks finish; a failure among them is
-                    // what resume() repairs: the memtables holding those
-                    // logs' writes are flushed before a new write is taken,
-                    // and this log's start is durable before it returns.
-                    let _ = self.wal_syncer.wait_for_all();
-                    self.wal_syncer.clear_task_failure();
-                    wal.switch_syncs.clear();
-                }
-            }
-        }
-        switched.sync_ms = ms_since(t);
-        let t = std::time::Instant::now();
-        switched.prepared = prepared.is_some();
-        let file = match prepared {
-            // Made ahead, its blocks reserved (`prepare_next_wal`).
-            Some(file) => file,
-            None => create_wal_file(
-                self.fs.as_ref(),
-                &self.wal_dir.join(filename::log_file_name(number)),
-                self.wal_file_options(),
-                self.wal_reservation(),
-            )?,
-        };
-        let mut writer = LogWriter::new(file, number);
-        // The start record: one past the last sequence number logged before
-        // this log. After a failed WAL (`Abandon`), one past every number
-        // handed out: the failed group may be in the old log, whole. It
-        // names the log's owner: this database, and this log's number
-        // (module docs of `wal`).
-        let start_seq = 1 + match old {
-            OldWal::Abandon => wal.last_allocated,
-            _ => wal.last_logged,
-        };
-        writer.add_record(&crate::wal::encode_start_record(
-            start_seq, self.db_id, number,
-        ))?;
-        writer.flush()?;
-        // The next log starts one past this one's start at least: after
-        // `Abandon` the start skips the numbers of the failed group, and a
-        // switch before any logged write must not start below it (logs
-        // replay in order and their starts never go back). Regression test
-        // `io_errors::regression_the_log_after_a_resumed_wal_failure_*`.
-        wal.last_logged = wal.last_logged.max(start_seq - 1);
-        let start_size = writer.file_size();
-        self.wal_tracker.started(number, start_size, false);
-        // What the switch makes durable, for the manifest's WAL tracking:
-        // the old log whole (unless abandoned), this log's start.
-        let synced_old = old_number.filter(|_| old != OldWal::Abandon);
-        switched.create_ms = ms_since(t);
-        let t = std::time::Instant::now();
-        let handle = writer.sync_handle();
-        match (old, handle) {
-            (OldWal::SyncLater, Some(mut handle)) => {
-                let old_writer = wal.writer.take();
-                let fs = self.fs.clone();
-                let dir = self.wal_dir.clone();
-                let tracker = self.wal_tracker.clone();
-                let ticket = self.wal_syncer.enqueue(Box::new(move || {
-                    // Order: the old log's tail, then this log's start record,
-                    // then the directory entry naming this log (the old log's
-                    // entry was made durable by the task before this one).
-                    if let Some(mut w) = old_writer {
-                        w.sync()?;
-                    }
-                    handle.sync()?;
-                    fs.sync_dir(&dir)?;
-                    // Only now may the manifest record them (`wal_track`).
-                    tracker.switch_done(synced_old, number, start_size);
-                    Ok(())
-                }));
-                let done = self.wal_syncer.tasks_done();
-                wal.switch_syncs.retain(|&(_, t)| t > done);
-                wal.switch_syncs.push_back((number, ticket));
-            }
-            _ => {
-                if old == OldWal::SyncLater {
-                    // No handle from this file system: sync here.
-                    if let Some(w) = wal.writer.as_mut() {
-                        w.sync()?;
-                    }
-                }
-                writer.sync()?;
-                // The new file's directory entry must be durable before any
-                // byte written to it can be: otherwise a power loss could keep
-                // this log and lose the entry of the one before it, a hole in
-                // the history. The same sync makes the entry durable before
-                // the manifest names this log.
-                self.fs.sync_dir(&self.wal_dir)?;
-                self.wal_tracker.switch_done(synced_old, number, start_size);
-            }
-        }
-        switched.dir_sync_ms = ms_since(t);
-        wal.writer = Some(writer);
-        wal.unsynced_bytes = 0;
-        wal.failed = false;
-        Ok(switched)
-    }
-
-    /// Syncs the current WAL, after the switch tasks of the logs before it
-    /// (their tails and directory entries).
-    pub(crate) fn sync_wal(&self, wal: &mut super::WalState) -> Result<()> {
-        if let Some(&(_, ticket)) = wal.switch_syncs.back() {
-            self.wal_syncer.wait_for(ticket)?;
-        }
-        match wal.writer.as_mut() {
-            Some(w) => {
-                w.sync()?;
-                self.wal_tracker.synced(w.number(), w.file_size());
-                Ok(())
-            }
-            None => Ok(()),
-        }
-    }
-
-    /// Waits until log `number`'s switch task (the old log's tail, this
-    /// log's first record and directory entry) is done: before a manifest
-    /// edit names `number` as the log number, recovery's starting point.
-    pub(crate) fn wait_wal_start_durable(&self, number: u64) -> Result<()> {
-        let ticket = self
-            .wal
-            .lock()
-            .switch_syncs
-            .iter()
-            .find(|&&(n, _)| n == number)
-            .map(|&(_, t)| t);
-        match ticket {
-            Some(t) => self.wal_syncer.wait_for(t),
-            None => Ok(()),
-        }
-    }
-}
-
-/// Creates WAL file `path` with `reserve` bytes reserved (its size stays 0).
-///
-/// The reservation: without it each new 4 KiB of the log takes the inode's
-/// block-map lock in ext4's delayed allocation (`ext4_da_get_block_prep`),
-/// which the log's writeback holds while it allocates, reading block
-/// bitmaps under compaction IO. The write-group leader waited there, every
-/// writer queued behind it (writer kernel stacks sampled in D state during
-/// a bulk import showed it, and none with the reservation;
-/// docs/results/design-measurements.md). RocksDB reserves at the log's first append, in its write path;
-/// here it is done ahead of the switch ([`DbInner::prepare_next_wal`]).
-fn create_wal_file(
-    fs: &dyn crate::fs::FileSystem,
-    path: &std::path::Path,
-    opts: WriteFileOptions,
-    reserve: Option<u64>,
-) -> Result<Box<dyn WritableFile>> {
-    let mut file = fs.new_writable(path, opts)?;
-    if let Some(bytes) = reserve {
-        file.preallocate(bytes);
-    }
-    Ok(file)
-}
-
-/// The next WAL's file, made ahead of the memtable switch that starts it
-/// ([`DbInner::prepare_next_wal`]); under its own mutex, which the WAL
-/// syncer thread takes, never the WAL lock.
-#[derive(Default)]
-pub(crate) struct PreparedWal {
-    /// The number of the file a queued preparation is to make; `None`
-    /// cancels it.
-    pub(super) wanted: Option<u64>,
-    /// A made file, empty, its blocks reserved: (log number, file).
-    pub(super) ready: Option<(u64, Box<dyn WritableFile>)>,
-    /// Why the last preparation failed, for the LOG.
-    failure: Option<String>,
-}
-
-/// What [`DbInner::new_wal`] does with the WAL it replaces.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum OldWal {
-    /// Synced before the new WAL starts; the new one's start is durable on
-    /// return (open).
-    SyncNow,
-    /// Synced on the WAL syncer thread (a memtable switch).
-    SyncLater,
-    /// Dropped without a sync (`resume()` after the WAL failed).
-    Abandon,
-}
-
-/// What [`DbInner::new_wal`] did: the old WAL's size in bytes, and the
-/// milliseconds the old WAL's sync (a flush when the sync is queued), the
-/// new file's creation with its start record, and the syncs (or queueing
-/// them) took.
-#[derive(Debug, Default)]
-pub(crate) struct WalSwitch {
-    pub(crate) old_size: u64,
-    /// The new log's file was made ahead (`prepare_next_wal`).
-    prepared: bool,
-    sync_ms: f64,
-    create_ms: f64,
-    dir_sync_ms: f64,
 }
 
 /// A write group's phases timed by its leader: one chain of readings of
@@ -1111,34 +845,41 @@ impl SlowGroupCheck {
     }
 }
 
+/// A write group numbered and in the WAL ([`DbInner::log_group`]): its
+/// first and last sequence numbers, and whether the WAL was synced for it.
+struct LoggedGroup {
+    first: SequenceNumber,
+    last: SequenceNumber,
+    synced: bool,
+}
+
+/// What [`DbInner::append_group`] did.
+#[derive(Default)]
+struct AppendedGroup {
+    /// The last sequence number given to the group.
+    last: SequenceNumber,
+    /// The new `WalState::last_logged`.
+    last_logged: SequenceNumber,
+    /// A writer asked for `sync`.
+    need_sync: bool,
+    /// At least one batch went to the WAL.
+    logged: bool,
+    /// At least one batch was written without the WAL.
+    unlogged: bool,
+    wal_bytes: u64,
+    wal_writes: u64,
+}
+
+/// Why a write group's WAL step failed.
+enum WalFailure {
+    /// Nothing was appended: the WAL is as it was (the database closed).
+    Refused(Error),
+    /// A WAL write or sync failed: the WAL gets nothing more.
+    Failed(Error),
+}
+
 /// Groups with fewer entries than this are inserted by their leader alone.
 const PARALLEL_INSERT_MIN_ENTRIES: u64 = 256;
-
-impl DbInner {
-    /// WAL bytes between background syncs: `wal_bytes_per_sync`, or a
-    /// quarter of the write buffer (at least 1 MiB) when that is 0.
-    fn background_wal_sync_bytes(&self) -> u64 {
-        if self.opts.wal_bytes_per_sync > 0 {
-            self.opts.wal_bytes_per_sync
-        } else {
-            (self.opts.write_buffer_size as u64 / 4).max(1 << 20)
-        }
-    }
-
-    /// The WAL size that triggers a flush: `max_total_wal_size`, or four
-    /// times the memtable budget when 0 (RocksDB's default), saturating:
-    /// the largest options (64 GiB × 2^31 memtables) would wrap to a limit
-    /// of 0, and every write group would switch the memtable.
-    pub(crate) fn max_total_wal_size(&self) -> u64 {
-        if self.opts.max_total_wal_size > 0 {
-            self.opts.max_total_wal_size
-        } else {
-            (self.opts.write_buffer_size as u64)
-                .saturating_mul(4)
-                .saturating_mul(self.opts.max_write_buffer_number.max(1) as u64)
-        }
-    }
-}
 
 /// Inserts a writer's batch (whose sequence is set) into `mem`: links its
 /// prepared entry if it was prepared in `mem`, else inserts every record.

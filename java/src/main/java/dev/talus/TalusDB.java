@@ -626,29 +626,36 @@ public class TalusDB extends NativeHandle {
   public byte[] get(ColumnFamilyHandle columnFamilyHandle, ReadOptions readOptions, byte[] key)
       throws TalusException {
     Objects.requireNonNull(key, "key");
-    int id = ColumnFamilyHandle.check(this, columnFamilyHandle);
-    int flags = readFlags(readOptions);
-    long h = acquire();
-    Snapshot snapshot = null;
-    try {
-      snapshot = acquireReadSnapshot(readOptions);
-      return nativeCfGet(h, flags, sequenceOf(snapshot), id, key);
-    } finally {
-      releaseReadSnapshot(snapshot);
-      release();
-    }
+    return cfRead(columnFamilyHandle, readOptions,
+        (h, flags, snapshot, id) -> nativeCfGet(h, flags, snapshot, id, key));
   }
 
   private int cfKeyCheck(ColumnFamilyHandle cf, ReadOptions readOptions, byte[] key,
       boolean exact) throws TalusException {
     Objects.requireNonNull(key, "key");
+    return cfRead(cf, readOptions,
+        (h, flags, snapshot, id) -> nativeCfKeyCheck(h, flags, snapshot, id, key, exact));
+  }
+
+  /** A native read of one column family: handle, read flags, snapshot sequence, family id. */
+  @FunctionalInterface
+  private interface CfRead<T> {
+    T read(long h, int flags, long snapshot, int cf) throws TalusException;
+  }
+
+  /**
+   * Runs {@code read} on family {@code cf} (checked first) with the database held open, at the
+   * snapshot of {@code readOptions} (null: defaults) or at one taken for the call.
+   */
+  private <T> T cfRead(ColumnFamilyHandle cf, ReadOptions readOptions, CfRead<T> read)
+      throws TalusException {
     int id = ColumnFamilyHandle.check(this, cf);
     int flags = readFlags(readOptions);
     long h = acquire();
     Snapshot snapshot = null;
     try {
       snapshot = acquireReadSnapshot(readOptions);
-      return nativeCfKeyCheck(h, flags, sequenceOf(snapshot), id, key, exact);
+      return read.read(h, flags, sequenceOf(snapshot), id);
     } finally {
       releaseReadSnapshot(snapshot);
       release();
@@ -1517,7 +1524,7 @@ public class TalusDB extends NativeHandle {
   public void put(byte[] key, byte[] value) throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    put(0, key, 0, key.length, value, 0, value.length);
+    writeRange(CF_PUT, 0, key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -1533,7 +1540,7 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    put(writeOptions.flags(), key, 0, key.length, value, 0, value.length);
+    writeRange(CF_PUT, writeOptions.flags(), key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -1551,7 +1558,7 @@ public class TalusDB extends NativeHandle {
       throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    put(0, key, offset, len, value, vOffset, vLen);
+    writeRange(CF_PUT, 0, key, offset, len, value, vOffset, vLen);
   }
 
   /**
@@ -1571,19 +1578,67 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    put(writeOptions.flags(), key, offset, len, value, vOffset, vLen);
+    writeRange(CF_PUT, writeOptions.flags(), key, offset, len, value, vOffset, vLen);
   }
 
-  private void put(int flags, byte[] key, int offset, int len, byte[] value, int vOffset,
-      int vLen) throws TalusException {
+  /**
+   * The array form of a default-family put ({@code op} {@code CF_PUT}) or merge ({@code
+   * CF_MERGE}): {@code key[offset, offset+len)}, {@code value[vOffset, vOffset+vLen)}.
+   */
+  private void writeRange(int op, int flags, byte[] key, int offset, int len, byte[] value,
+      int vOffset, int vLen) throws TalusException {
     Objects.checkFromIndexSize(offset, len, key.length);
     Objects.checkFromIndexSize(vOffset, vLen, value.length);
     long h = acquire();
     try {
-      nativePut(h, flags, key, offset, len, value, vOffset, vLen);
+      if (op == CF_PUT) {
+        nativePut(h, flags, key, offset, len, value, vOffset, vLen);
+      } else {
+        nativeMerge(h, flags, key, offset, len, value, vOffset, vLen);
+      }
     } finally {
       release();
     }
+  }
+
+  /**
+   * The buffer form of a default-family put ({@code op} {@code CF_PUT}) or merge ({@code
+   * CF_MERGE}): the key and value from position to limit, both buffers direct or both heap; each
+   * position moves to its limit.
+   */
+  private void writeBuffers(int op, WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
+      throws TalusException {
+    Objects.requireNonNull(writeOptions, "writeOptions");
+    Objects.requireNonNull(key, "key");
+    Objects.requireNonNull(value, "value");
+    if (key.isDirect() != value.isDirect()) {
+      String message = "ByteBuffer " + (op == CF_PUT ? "put" : "merge")
+          + " needs both buffers direct or both heap";
+      throw new TalusException(message,
+          new Status(Status.Code.InvalidArgument, Status.SubCode.None, message));
+    }
+    if (key.isDirect()) {
+      long h = acquire();
+      try {
+        if (op == CF_PUT) {
+          nativePutDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
+              value.position(), value.remaining());
+        } else {
+          nativeMergeDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
+              value.position(), value.remaining());
+        }
+      } finally {
+        release();
+      }
+    } else {
+      byte[] k = new byte[key.remaining()];
+      byte[] v = new byte[value.remaining()];
+      key.duplicate().get(k);
+      value.duplicate().get(v);
+      writeRange(op, writeOptions.flags(), k, 0, k.length, v, 0, v.length);
+    }
+    key.position(key.limit());
+    value.position(value.limit());
   }
 
   /**
@@ -1597,32 +1652,7 @@ public class TalusDB extends NativeHandle {
    */
   public void put(WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
       throws TalusException {
-    Objects.requireNonNull(writeOptions, "writeOptions");
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(value, "value");
-    if (key.isDirect() != value.isDirect()) {
-      throw new TalusException(
-          "ByteBuffer put needs both buffers direct or both heap", new Status(
-              Status.Code.InvalidArgument, Status.SubCode.None,
-              "ByteBuffer put needs both buffers direct or both heap"));
-    }
-    if (key.isDirect()) {
-      long h = acquire();
-      try {
-        nativePutDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
-            value.position(), value.remaining());
-      } finally {
-        release();
-      }
-    } else {
-      byte[] k = new byte[key.remaining()];
-      byte[] v = new byte[value.remaining()];
-      key.duplicate().get(k);
-      value.duplicate().get(v);
-      put(writeOptions.flags(), k, 0, k.length, v, 0, v.length);
-    }
-    key.position(key.limit());
-    value.position(value.limit());
+    writeBuffers(CF_PUT, writeOptions, key, value);
   }
 
   /**
@@ -1760,7 +1790,7 @@ public class TalusDB extends NativeHandle {
   public void merge(byte[] key, byte[] value) throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    merge(0, key, 0, key.length, value, 0, value.length);
+    writeRange(CF_MERGE, 0, key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -1776,7 +1806,7 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    merge(writeOptions.flags(), key, 0, key.length, value, 0, value.length);
+    writeRange(CF_MERGE, writeOptions.flags(), key, 0, key.length, value, 0, value.length);
   }
 
   /**
@@ -1797,7 +1827,7 @@ public class TalusDB extends NativeHandle {
       throws TalusException {
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    merge(0, key, offset, len, value, vOffset, vLen);
+    writeRange(CF_MERGE, 0, key, offset, len, value, vOffset, vLen);
   }
 
   /**
@@ -1819,19 +1849,7 @@ public class TalusDB extends NativeHandle {
     Objects.requireNonNull(writeOptions, "writeOptions");
     Objects.requireNonNull(key, "key");
     Objects.requireNonNull(value, "value");
-    merge(writeOptions.flags(), key, offset, len, value, vOffset, vLen);
-  }
-
-  private void merge(int flags, byte[] key, int offset, int len, byte[] value, int vOffset,
-      int vLen) throws TalusException {
-    Objects.checkFromIndexSize(offset, len, key.length);
-    Objects.checkFromIndexSize(vOffset, vLen, value.length);
-    long h = acquire();
-    try {
-      nativeMerge(h, flags, key, offset, len, value, vOffset, vLen);
-    } finally {
-      release();
-    }
+    writeRange(CF_MERGE, writeOptions.flags(), key, offset, len, value, vOffset, vLen);
   }
 
   /**
@@ -1846,32 +1864,7 @@ public class TalusDB extends NativeHandle {
    */
   public void merge(WriteOptions writeOptions, ByteBuffer key, ByteBuffer value)
       throws TalusException {
-    Objects.requireNonNull(writeOptions, "writeOptions");
-    Objects.requireNonNull(key, "key");
-    Objects.requireNonNull(value, "value");
-    if (key.isDirect() != value.isDirect()) {
-      throw new TalusException(
-          "ByteBuffer merge needs both buffers direct or both heap", new Status(
-              Status.Code.InvalidArgument, Status.SubCode.None,
-              "ByteBuffer merge needs both buffers direct or both heap"));
-    }
-    if (key.isDirect()) {
-      long h = acquire();
-      try {
-        nativeMergeDirect(h, writeOptions.flags(), key, key.position(), key.remaining(), value,
-            value.position(), value.remaining());
-      } finally {
-        release();
-      }
-    } else {
-      byte[] k = new byte[key.remaining()];
-      byte[] v = new byte[value.remaining()];
-      key.duplicate().get(k);
-      value.duplicate().get(v);
-      merge(writeOptions.flags(), k, 0, k.length, v, 0, v.length);
-    }
-    key.position(key.limit());
-    value.position(value.limit());
+    writeBuffers(CF_MERGE, writeOptions, key, value);
   }
 
   /**
