@@ -532,6 +532,19 @@ mod tests {
         bottom: bool,
         tombs: Vec<RangeTombstone>,
     ) -> (Vec<(String, u64)>, DropCounts) {
+        let (out, drops) = run_with(entries, snaps, bottom, tombs, false);
+        (out.into_iter().map(|(k, seq, _)| (k, seq)).collect(), drops)
+    }
+
+    /// As [`run`], with [`CompactionIter::zero_bottom_seqnos`] set to
+    /// `zero`; each entry with its value.
+    fn run_with(
+        entries: Vec<(Vec<u8>, Vec<u8>)>,
+        snaps: Vec<u64>,
+        bottom: bool,
+        tombs: Vec<RangeTombstone>,
+        zero: bool,
+    ) -> (Vec<(String, u64, String)>, DropCounts) {
         let ts = FragmentedRangeTombstoneList::from_tombstones(&tombs);
         let mut it = CompactionIter::new(
             VecIter::new(entries),
@@ -540,11 +553,16 @@ mod tests {
             ts,
             Merger::default(),
             Below::Unknown,
-        );
+        )
+        .zero_bottom_seqnos(zero);
         let mut out = Vec::new();
         while it.advance() {
             let p = key::parse_internal_key(it.key()).unwrap();
-            out.push((String::from_utf8(p.user_key.to_vec()).unwrap(), p.seq));
+            out.push((
+                String::from_utf8(p.user_key.to_vec()).unwrap(),
+                p.seq,
+                String::from_utf8(it.value().to_vec()).unwrap(),
+            ));
         }
         (out, it.drops)
     }
@@ -614,25 +632,7 @@ mod tests {
             e("c", 2, Value),
         ];
         let zeroed = |bottom: bool, on: bool, snaps: Vec<u64>| {
-            let mut it = CompactionIter::new(
-                VecIter::new(input.clone()),
-                snaps,
-                bottom,
-                FragmentedRangeTombstoneList::from_tombstones(&[]),
-                Merger::default(),
-                Below::Unknown,
-            )
-            .zero_bottom_seqnos(on);
-            let mut out = Vec::new();
-            while it.advance() {
-                let p = key::parse_internal_key(it.key()).unwrap();
-                out.push((
-                    String::from_utf8(p.user_key.to_vec()).unwrap(),
-                    p.seq,
-                    String::from_utf8(it.value().to_vec()).unwrap(),
-                ));
-            }
-            out
+            run_with(input.clone(), snaps, bottom, vec![], on).0
         };
         let t = |k: &str, seq: u64, v: &str| (k.to_string(), seq, v.to_string());
         // A snapshot at 5: a@9 is in a newer stripe and keeps its number; the

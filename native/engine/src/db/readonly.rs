@@ -573,21 +573,27 @@ pub(super) fn recover(db: &Arc<DbInner>) -> Result<()> {
     let wanted: Vec<u32> = db.state.lock().families.keys().copied().collect();
     // A family the primary dropped since the first manifest read keeps
     // that read's version, as a catch-up keeps a dropped family's state.
-    let (versions, r) = read_primary_state(db, &wanted)?;
+    let (entries, levels) = load_primary_state(db, &wanted)?;
+    info_log!(
+        db.info_log,
+        Info,
+        "DB opened {}: id {}, last sequence {}, {entries} entries replayed in memory; {levels}",
+        db.mode.name(),
+        db.db_id,
+        db.last_sequence.load(Ordering::Acquire),
+    );
+    Ok(())
+}
+
+/// Reads the primary's state (`read_primary_state`) and installs it;
+/// returns the entries replayed and the new version's level summary.
+fn load_primary_state(db: &DbInner, wanted: &[u32]) -> Result<(u64, String)> {
+    let (versions, r) = read_primary_state(db, wanted)?;
     let entries = r.entries;
     let mut st = db.state.lock();
     st.versions = versions;
     install(db, &mut st, r);
-    info_log!(
-        db.info_log,
-        Info,
-        "DB opened {}: id {}, last sequence {}, {entries} entries replayed in memory; {}",
-        db.mode.name(),
-        db.db_id,
-        db.last_sequence.load(Ordering::Acquire),
-        st.versions.current().level_summary()
-    );
-    Ok(())
+    Ok((entries, st.versions.current().level_summary()))
 }
 
 impl DbInner {
@@ -600,16 +606,12 @@ impl DbInner {
             )));
         }
         let wanted: Vec<u32> = self.families.load().keys().copied().collect();
-        let (versions, r) = read_primary_state(self, &wanted)?;
-        let mut st = self.state.lock();
-        st.versions = versions;
-        install(self, &mut st, r);
+        let (_, levels) = load_primary_state(self, &wanted)?;
         info_log!(
             self.info_log,
             Info,
-            "Caught up with the primary: last sequence {}; {}",
+            "Caught up with the primary: last sequence {}; {levels}",
             self.last_sequence.load(Ordering::Acquire),
-            st.versions.current().level_summary()
         );
         Ok(())
     }
