@@ -179,6 +179,9 @@ pub struct CompactionIter<I: InternalIterator> {
     /// `zeroed` says the current entry is one.
     zeroed_key: Vec<u8>,
     zeroed: bool,
+    /// Sequence number and kind of the input entry `visit` looked at last
+    /// (`None` when its key did not parse), for `zero_current`.
+    kept: Option<(SequenceNumber, ValueKind)>,
 }
 
 /// Index of the stripe holding `seq` given ascending `snapshots`.
@@ -233,6 +236,7 @@ impl<I: InternalIterator> CompactionIter<I> {
             zero_bottom: false,
             zeroed_key: Vec::new(),
             zeroed: false,
+            kept: None,
         }
     }
 
@@ -251,18 +255,23 @@ impl<I: InternalIterator> CompactionIter<I> {
         if !self.zero_bottom {
             return;
         }
-        let ik = match &self.current {
-            Some((k, _)) => k.as_slice(),
-            None => self.input.key(),
+        // A queued entry (a merge result, a single delete) is parsed here; an
+        // entry kept straight from the input was parsed by `visit`.
+        let (user_key, seq, kind) = match &self.current {
+            Some((k, _)) => match key::parse_internal_key(k) {
+                Some(p) => (p.user_key, p.seq, p.kind),
+                None => return,
+            },
+            None => match self.kept {
+                Some((seq, kind)) => (key::user_key(self.input.key()), seq, kind),
+                None => return,
+            },
         };
-        let Some(p) = key::parse_internal_key(ik) else {
-            return;
-        };
-        if p.kind != ValueKind::Value || p.seq == 0 || stripe_of(&self.snapshots, p.seq) != 0 {
+        if kind != ValueKind::Value || seq == 0 || stripe_of(&self.snapshots, seq) != 0 {
             return;
         }
         self.zeroed_key.clear();
-        key::append_internal_key(&mut self.zeroed_key, p.user_key, 0, ValueKind::Value as u8);
+        key::append_internal_key(&mut self.zeroed_key, user_key, 0, ValueKind::Value as u8);
         self.zeroed = true;
     }
 
@@ -332,9 +341,11 @@ impl<I: InternalIterator> CompactionIter<I> {
         let ik = self.input.key();
         let Some(p) = key::parse_internal_key(ik) else {
             // Unknown kinds cannot be reasoned about: keep them.
+            self.kept = None;
             return Visit::Keep;
         };
         let (seq, kind) = (p.seq, p.kind);
+        self.kept = Some((seq, kind));
         let stripe = stripe_of(&self.snapshots, seq);
         if self.has_current && self.current_key.as_slice() == p.user_key {
             if stripe == self.last_stripe {
