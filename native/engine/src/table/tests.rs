@@ -639,6 +639,78 @@ fn lz4_shrinks_compressible_tables() {
     );
 }
 
+/// Block boundaries where the next key's first differing byte is one more
+/// than the last key's, the separator then being a proper prefix of the next
+/// user key, or the last key with a later byte incremented: every key, every
+/// separator-shaped key and every gap reads right, by get and by seek.
+#[test]
+fn separators_that_are_prefixes_of_the_next_key_keep_lookups_in_the_right_block() {
+    let mut users: Vec<Vec<u8>> = Vec::new();
+    for a in [0x10u8, 0x11, 0x12, 0xfe, 0xff] {
+        for tail in [&[0x00u8, 0x05][..], &[0x7f, 0xff, 0x01], &[0xff, 0xff], &[0xff]] {
+            let mut k = vec![0x40, a];
+            k.extend_from_slice(tail);
+            users.push(k);
+        }
+        // Bare keys after some groups only: a group without one starts
+        // with a key that the previous group's last key's separator is a
+        // proper prefix of.
+        if a == 0x10 || a == 0xfe {
+            users.push(vec![0x40, a]);
+        }
+    }
+    // Next is exactly its prefix plus one: the separator increments 0x05.
+    users.push(vec![0x40, 0xfd, 0x05, 0x07]);
+    users.sort();
+    users.dedup();
+    let entries: Vec<_> = users
+        .iter()
+        .enumerate()
+        .map(|(i, u)| {
+            (
+                make_internal_key(u, 1 + i as u64, ValueKind::Value),
+                format!("v{i}").into_bytes(),
+            )
+        })
+        .collect();
+    let m = Model {
+        entries,
+        tombstones: Vec::new(),
+    };
+    // One entry per block: every key ends a block.
+    let (data, props) = build(&m, build_opts(CompressionType::None, 1, 1));
+    assert_eq!(props.num_data_blocks, users.len() as u64);
+    let (t, _) = open(data, reader_opts()).unwrap();
+    let mut probes = users.clone();
+    for u in &users {
+        for cut in 1..=u.len() {
+            let mut p = u[..cut].to_vec();
+            probes.push(p.clone());
+            if let Some(last) = p.last_mut()
+                && *last < 0xff
+            {
+                *last += 1;
+                probes.push(p.clone());
+            }
+            p.push(0);
+            probes.push(p);
+        }
+    }
+    let mut v = Vec::new();
+    for uk in &probes {
+        let got = t.get(uk, MAX_SEQUENCE, &ro(), &mut v).unwrap();
+        let (want, want_v) = m.get(uk, MAX_SEQUENCE);
+        assert_eq!(got.result, want, "{uk:?}");
+        if matches!(want, Lookup::Value(_)) {
+            assert_eq!(v, want_v, "{uk:?}");
+        }
+        let target = seek_key(uk, MAX_SEQUENCE);
+        let mut it = t.iter(ro());
+        it.seek(&target);
+        assert_at(&it, &m, Some(m.lower_bound(&target)));
+    }
+}
+
 #[test]
 fn one_user_key_spanning_many_blocks() {
     // 500 versions of one key, then a second key: index separators cannot
