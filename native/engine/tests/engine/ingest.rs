@@ -182,6 +182,56 @@ fn overlapping_files_skip_the_levels_above_the_base() {
     assert_eq!(level_of_files(&db2), "0,0,0,0,0,1,1");
 }
 
+/// The table files of a database directory, by name.
+fn table_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".sst"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn compact_range_after_overlapping_ingestions_merges_l0_into_the_last_level_once() {
+    // The shape of an import by ingestion of sorted chunks of random keys:
+    // every file spans the key space. The first goes to the last level,
+    // each later one overlaps it and goes to L0 (as in RocksDB). One
+    // compactRange merges L0 into the last level; a second one has nothing
+    // above the last level and, with the default bottommost-level option
+    // (kIfHaveCompactionFilter, no filter), rewrites nothing (as RocksDB's).
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        disable_auto_compactions: true,
+        ..opts()
+    };
+    let path = dir.path().join("db");
+    let db = Db::open(o.clone(), &path).unwrap();
+    for (i, tag) in ["a", "b", "c", "d", "e"].iter().enumerate() {
+        // Interleaved keys: file i holds keys i, i + 5, i + 10, ...
+        let f = dir.path().join(format!("{tag}.sst"));
+        let mut w = SstFileWriter::new(&o);
+        w.open(&f).unwrap();
+        for k in (i as u32..500).step_by(5) {
+            w.put(&key(k), format!("{tag}{k}").as_bytes()).unwrap();
+        }
+        w.finish().unwrap();
+        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
+            .unwrap();
+    }
+    assert_eq!(level_of_files(&db), "4,0,0,0,0,0,1");
+    db.compact_range(None, None).unwrap();
+    assert_eq!(level_of_files(&db), "0,0,0,0,0,0,1");
+    let once = table_files(&path);
+    db.compact_range(None, None).unwrap();
+    assert_eq!(table_files(&path), once, "the last level is not rewritten");
+    let got = all(&db, &ReadOptions::default());
+    assert_eq!(got.len(), 500);
+    assert_eq!(got[&key(7)], b"c7");
+    assert_eq!(got[&key(499)], b"e499");
+}
+
 #[test]
 fn move_files_links_and_removes_the_originals() {
     let dir = tempfile::tempdir().unwrap();

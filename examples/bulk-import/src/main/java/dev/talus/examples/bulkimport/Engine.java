@@ -131,18 +131,40 @@ interface Engine extends AutoCloseable {
   void compactRange() throws Exception;
 
   /**
-   * Writes the first {@code n} rows (sorted by key, bytewise) to a table file at {@code file}
+   * Writes the rows of {@code rows} (sorted by key, bytewise) to a table file at {@code file}
    * with the engine's {@code SstFileWriter} and the database's options, then ingests it ({@code
    * ingestExternalFile}, moveFiles true, other options RocksDB's defaults).
    *
-   * @param keys the keys, sorted
-   * @param values their values
-   * @param n how many rows
+   * @param rows the rows, in key order
    * @param file where the file is written (in the database's file system)
    * @return the size of the file ingested, in bytes
    * @throws Exception from the engine
    */
-  long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception;
+  long ingestSorted(SortedRows rows, String file) throws Exception;
+
+  /**
+   * Rows in ascending key order, computed one at a time into the caller's buffers (nothing is
+   * kept per row).
+   */
+  interface SortedRows {
+    /** How many rows. */
+    int count();
+
+    /**
+     * Writes row {@code i}'s key and value (in key order: row {@code i + 1}'s key sorts after).
+     *
+     * @param i the row, from 0 to {@link #count()} - 1
+     * @param key a buffer of the key size
+     * @param value a buffer of the value size
+     */
+    void row(int i, byte[] key, byte[] value);
+
+    /** Bytes of each key. */
+    int keySize();
+
+    /** Bytes of each value. */
+    int valueSize();
+  }
 
   /** Flushes the memtables and waits until the data is in table files. */
   void flush() throws Exception;

@@ -266,14 +266,17 @@ final class RocksDbEngine implements Engine {
   }
 
   @Override
-  public long ingestSorted(byte[][] keys, byte[][] values, int n, String file) throws Exception {
+  public long ingestSorted(SortedRows rows, String file) throws Exception {
     try (org.rocksdb.EnvOptions env = new org.rocksdb.EnvOptions();
         org.rocksdb.SstFileWriter w = new org.rocksdb.SstFileWriter(env, options);
         org.rocksdb.IngestExternalFileOptions io =
             new org.rocksdb.IngestExternalFileOptions().setMoveFiles(true)) {
       w.open(file);
-      for (int i = 0; i < n; i++) {
-        w.put(keys[i], values[i]);
+      byte[] key = new byte[rows.keySize()];
+      byte[] value = new byte[rows.valueSize()];
+      for (int i = 0, n = rows.count(); i < n; i++) {
+        rows.row(i, key, value);
+        w.put(key, value);
       }
       w.finish();
       long size = java.nio.file.Files.size(java.nio.file.Path.of(file));

@@ -69,7 +69,15 @@ final class Rows {
 
   /** Writes the key of row {@code index} into {@code key} (length {@link #keySize()}). */
   void key(long index, byte[] key) {
-    long id = id(index);
+    keyOfId(id(index), key);
+  }
+
+  /**
+   * Writes the key whose id is {@code id} into {@code key} (length {@link #keySize()}): the key
+   * depends on the row only through its id, and keys sort (bytewise) as their ids do as unsigned
+   * integers, so rows can be sorted by sorting their ids.
+   */
+  void keyOfId(long id, byte[] key) {
     putLong(key, 0, id);
     fill(key, 8, keySize, mix(id + seed * GOLDEN + 1));
   }
