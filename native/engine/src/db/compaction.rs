@@ -665,12 +665,7 @@ impl DbInner {
                 .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
             // RocksDB's universal and FIFO pickers choose codecs with base
             // level 1.
-            let base_level = match cfd.opts.compaction_style {
-                CompactionStyle::Level => {
-                    crate::compaction::level_targets(&v, &cfd.picker_opts).base_level
-                }
-                _ => 1,
-            };
+            let base_level = cfd.base_level(&v);
             let num_non_empty_levels = (0..v.num_levels())
                 .rev()
                 .find(|&l| v.num_files(l) > 0)

@@ -89,6 +89,18 @@ impl ColumnFamilyData {
         }
     }
 
+    /// The level L0 compacts into and ingestion stops above: leveled
+    /// compaction's base level of `v` (dynamic level sizes move it down
+    /// while the data is small), level 1 for the other styles.
+    pub(crate) fn base_level(&self, v: &crate::version::Version) -> usize {
+        match self.opts.compaction_style {
+            crate::options::CompactionStyle::Level => {
+                crate::compaction::level_targets(v, &self.picker_opts).base_level
+            }
+            _ => 1,
+        }
+    }
+
     /// The family's id (0 for the default family).
     pub fn id(&self) -> u32 {
         self.id

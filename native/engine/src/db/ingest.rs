@@ -565,12 +565,7 @@ impl DbInner {
                 .current_cf(cfd.id)
                 .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
             let last = v.num_levels() - 1;
-            let base = match cfd.opts.compaction_style {
-                crate::options::CompactionStyle::Level => {
-                    crate::compaction::level_targets(&v, &cfd.picker_opts).base_level
-                }
-                _ => 1,
-            };
+            let base = cfd.base_level(&v);
             let mut levels = Vec::with_capacity(files.len());
             let mut overlap = false;
             for f in files.iter() {
