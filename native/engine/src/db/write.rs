@@ -123,19 +123,32 @@ impl DbInner {
     /// parallel with the leader instead of on the serial write path. When
     /// the memtable is switched before the write's group runs, the leader
     /// inserts the batch the ordinary way and the prepared copy is wasted.
+    /// A write to another family is prepared in that family's memtable
+    /// (`insert_group` links it there).
     fn prepare_single_entry(&self, batch: &WriteBatch) -> Option<Prepared> {
-        if batch.count() != 1 || batch.has_families() {
+        if batch.count() != 1 {
             return None;
         }
-        let (kind, key, value) = match batch.iter().next()? {
-            Ok((_, BatchOp::Put(k, v))) => (ValueKind::Value, k, v),
-            Ok((_, BatchOp::Delete(k))) => (ValueKind::Deletion, k, &[][..]),
-            Ok((_, BatchOp::Merge(k, v))) => (ValueKind::Merge, k, v),
-            Ok((_, BatchOp::SingleDelete(k))) => (ValueKind::SingleDeletion, k, &[][..]),
-            _ => return None,
+        let (cf, op) = batch.iter().next()?.ok()?;
+        let (kind, key, value) = match op {
+            BatchOp::Put(k, v) => (ValueKind::Value, k, v),
+            BatchOp::Delete(k) => (ValueKind::Deletion, k, &[][..]),
+            BatchOp::Merge(k, v) => (ValueKind::Merge, k, v),
+            BatchOp::SingleDelete(k) => (ValueKind::SingleDeletion, k, &[][..]),
+            BatchOp::DeleteRange(..) => return None,
         };
+        if cf == crate::write_batch::DEFAULT_FAMILY {
+            return Some(
+                self.default_cf
+                    .super_version
+                    .load()
+                    .mem
+                    .prepare(kind, key, value),
+            );
+        }
+        let fams = self.families.load();
         Some(
-            self.default_cf
+            fams.get(&cf)?
                 .super_version
                 .load()
                 .mem
@@ -521,10 +534,23 @@ impl DbInner {
             let fams = self.families.load();
             for w in group {
                 let mut d = w.data.lock();
-                d.prepared = None;
-                apply_batch_with(&d.batch, |cf| {
-                    fams.get(&cf).map(|c| c.super_version.load().mem.clone())
+                // A one-entry batch was prepared in its family's memtable
+                // (`prepare_single_entry`): link it there if that memtable
+                // is still the family's current one.
+                let linked = d.prepared.take().is_some_and(|p| {
+                    let seq = d.batch.sequence();
+                    match d.batch.iter().next() {
+                        Some(Ok((cf, _))) => fams
+                            .get(&cf)
+                            .is_some_and(|c| c.super_version.load().mem.add_prepared(p, seq)),
+                        _ => false,
+                    }
                 });
+                if !linked {
+                    apply_batch_with(&d.batch, |cf| {
+                        fams.get(&cf).map(|c| c.super_version.load().mem.clone())
+                    });
+                }
                 if d.opts.disable_wal {
                     for c in fams.values() {
                         c.super_version.load().mem.mark_unlogged();
