@@ -125,7 +125,7 @@ impl DbInner {
     /// inserts the batch the ordinary way and the prepared copy is wasted.
     /// A write to another family is prepared in that family's memtable
     /// (`insert_group` links it there).
-    fn prepare_single_entry(&self, batch: &WriteBatch) -> Option<Prepared> {
+    fn prepare_single_entry(&self, batch: &WriteBatch) -> Option<(u32, Prepared)> {
         if batch.count() != 1 {
             return None;
         }
@@ -137,23 +137,21 @@ impl DbInner {
             BatchOp::SingleDelete(k) => (ValueKind::SingleDeletion, k, &[][..]),
             BatchOp::DeleteRange(..) => return None,
         };
-        if cf == crate::write_batch::DEFAULT_FAMILY {
-            return Some(
-                self.default_cf
-                    .super_version
-                    .load()
-                    .mem
-                    .prepare(kind, key, value),
-            );
-        }
-        let fams = self.families.load();
-        Some(
+        let prepared = if cf == crate::write_batch::DEFAULT_FAMILY {
+            self.default_cf
+                .super_version
+                .load()
+                .mem
+                .prepare(kind, key, value)
+        } else {
+            let fams = self.families.load();
             fams.get(&cf)?
                 .super_version
                 .load()
                 .mem
-                .prepare(kind, key, value),
-        )
+                .prepare(kind, key, value)
+        };
+        Some((cf, prepared))
     }
 
     /// Switches family `cf`'s memtable through the write queue, so that it
@@ -537,14 +535,10 @@ impl DbInner {
                 // A one-entry batch was prepared in its family's memtable
                 // (`prepare_single_entry`): link it there if that memtable
                 // is still the family's current one.
-                let linked = d.prepared.take().is_some_and(|p| {
-                    let seq = d.batch.sequence();
-                    match d.batch.iter().next() {
-                        Some(Ok((cf, _))) => fams
-                            .get(&cf)
-                            .is_some_and(|c| c.super_version.load().mem.add_prepared(p, seq)),
-                        _ => false,
-                    }
+                let seq = d.batch.sequence();
+                let linked = d.prepared.take().is_some_and(|(cf, p)| {
+                    fams.get(&cf)
+                        .is_some_and(|c| c.super_version.load().mem.add_prepared(p, seq))
                 });
                 if !linked {
                     apply_batch_with(&d.batch, |cf| {
@@ -911,7 +905,13 @@ const PARALLEL_INSERT_MIN_ENTRIES: u64 = 256;
 /// prepared entry if it was prepared in `mem`, else inserts every record.
 fn insert_writer(mem: &MemTable, d: &mut WriterData) {
     let seq = d.batch.sequence();
-    if !d.prepared.take().is_some_and(|p| mem.add_prepared(p, seq)) {
+    // Only default-family batches come here: the prepared entry is in the
+    // default family's memtable if in any.
+    if !d
+        .prepared
+        .take()
+        .is_some_and(|(_, p)| mem.add_prepared(p, seq))
+    {
         apply_batch(mem, &d.batch);
     }
 }

@@ -105,10 +105,10 @@ pub(crate) struct WriterData {
     pub(crate) opts: WriteOptions,
     pub(crate) result: Option<Result<()>>,
     pub(crate) group: Option<Arc<InsertGroup>>,
-    /// The batch's one entry, already copied into the memtable that was
-    /// current before the writer queued, with its place found
-    /// ([`MemTable::prepare`]).
-    pub(crate) prepared: Option<Prepared>,
+    /// The batch's one entry, already copied into the memtable of its
+    /// family (the id beside it) that was current before the writer
+    /// queued, with its place found ([`MemTable::prepare`]).
+    pub(crate) prepared: Option<(u32, Prepared)>,
 }
 
 /// One pending write.
@@ -147,7 +147,7 @@ impl Writer {
         batch: WriteBatch,
         opts: WriteOptions,
         kind: WriteKind,
-        prepared: Option<Prepared>,
+        prepared: Option<(u32, Prepared)>,
     ) -> Arc<Writer> {
         Arc::new(Writer {
             state: AtomicU8::new(WAITING),
