@@ -260,9 +260,6 @@ impl DbInner {
         // A stop may have ended with a memtable switch by another path;
         // take the memtable that is current now.
         let mem = self.default_cf.super_version.load().mem.clone();
-        // A group with records of other families is inserted record by
-        // record into each family's memtable, by the leader.
-        let multi_family = group.iter().any(|w| w.data.lock().batch.has_families());
         let logged = self.log_group(group, &mem, by_member)?;
         if logged.synced && self.wal.tracker.closed_unrecorded() {
             // The first sync since a log was closed: the closed logs go into
@@ -273,7 +270,7 @@ impl DbInner {
         phases.mark(2, Some(F::write_wal_time));
         self.charge_group_bytes(group);
         let entries = logged.last - logged.first + 1;
-        self.insert_group(group, &mem, multi_family, entries);
+        self.insert_group(group, &mem, logged.multi_family, entries);
         phases.mark(3, Some(F::write_memtable_time));
         // Publish: the group's entries become visible together (invariant 1
         // of the module docs of `db`).
@@ -349,11 +346,17 @@ impl DbInner {
         // Sequence numbers of a group whose WAL write fails are burnt:
         // its records may be in the old WAL, which recovery may replay
         // next to the new one, so no later write may reuse them.
-        let group_end = wal.last_allocated
-            + group
-                .iter()
-                .map(|w| u64::from(w.data.lock().batch.count()))
-                .sum::<u64>();
+        // One pass over the writers' data for both facts: the group's
+        // entry count, and whether any batch has records of other families
+        // (such a group is inserted record by record into each family's
+        // memtable, by the leader).
+        let mut group_end = wal.last_allocated;
+        let mut multi_family = false;
+        for w in group {
+            let d = w.data.lock();
+            group_end += u64::from(d.batch.count());
+            multi_family |= d.batch.has_families();
+        }
         let appended = match self.append_group(&mut wal, group).and_then(|a| {
             self.flush_group_wal(&mut wal, &a)
                 .map(|()| a)
@@ -392,6 +395,7 @@ impl DbInner {
             first,
             last: appended.last,
             synced: appended.logged && appended.need_sync,
+            multi_family,
         })
     }
 
@@ -871,6 +875,8 @@ struct LoggedGroup {
     first: SequenceNumber,
     last: SequenceNumber,
     synced: bool,
+    /// A batch of the group has records of a family other than the default.
+    multi_family: bool,
 }
 
 /// What [`DbInner::append_group`] did.
