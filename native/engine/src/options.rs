@@ -34,10 +34,10 @@ pub enum CompressionType {
     Zlib = 2,
     /// bzip2: not implemented.
     Bzip2 = 3,
-    /// LZ4 (block format, via `lz4_flex`). Talus's default.
+    /// LZ4 (block format, via liblz4, the reference C library). Talus's default.
     #[default]
     Lz4 = 4,
-    /// LZ4HC: not implemented (`lz4_flex` has no high-compression mode).
+    /// LZ4HC: not implemented.
     Lz4hc = 5,
     /// Xpress: not implemented.
     Xpress = 6,

@@ -324,6 +324,8 @@ pub(crate) fn make_zstd_dictionary(
 
 #[cfg(test)]
 mod tests {
+    use rand::{Rng, SeedableRng};
+
     use super::*;
 
     fn compressible() -> Vec<u8> {
@@ -352,14 +354,15 @@ mod tests {
         }
         want.extend_from_slice(&[0xde, 0x08, 0x00]); // copy 56 from 8 back
         assert_eq!(snappy, want, "{snappy:02x?}");
-        // LZ4: varint32 length, then the LZ4 block.
+        // LZ4 (liblz4): varint32 length, then the LZ4 block: 8 literals,
+        // a match of 499 bytes from 8 back, the last 5 bytes as literals.
         let lz4 = stored(CompressionType::Lz4, &raw);
         assert_eq!(&lz4[..2], b"\x80\x04");
         assert_eq!(
             lz4,
             [
                 0x80, 0x04, 0x8f, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', 0x08, 0x00, 0xff,
-                0xe0, 0x60, b'c', b'd', b'e', b'f', b'g', b'h'
+                0xe1, 0x50, b'd', b'e', b'f', b'g', b'h'
             ]
         );
         // ZSTD: varint32 length, then a frame (magic 28 b5 2f fd).
@@ -392,6 +395,147 @@ mod tests {
             decompress_block(CompressionType::Zstd as u8, GOLDEN_ZSTD, None).unwrap(),
             compressible()
         );
+    }
+
+    /// The stored LZ4 block of `compressible()` as the pure-Rust encoder of
+    /// earlier builds wrote it (a different, equally valid LZ4 encoding of
+    /// the same bytes than liblz4's). Tables holding such blocks must stay
+    /// readable.
+    const GOLDEN_LZ4_FORMER_ENCODER: &[u8] = &[
+        0x80, 0x04, 0x8f, b'a', b'b', b'c', b'd', b'e', b'f', b'g', b'h', 0x08, 0x00, 0xff, 0xe0,
+        0x60, b'c', b'd', b'e', b'f', b'g', b'h',
+    ];
+
+    /// A data block as the bulk-import example's rows make it: sorted
+    /// 48-byte keys (a big-endian row id, then pseudo-random bytes) with an
+    /// 8-byte internal trailer, and 160-byte values whose second half
+    /// repeats their first. Deterministic: the same bytes on every run.
+    fn row_block() -> Vec<u8> {
+        fn mix(mut z: u64) -> u64 {
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^ (z >> 31)
+        }
+        fn fill(b: &mut [u8], mut x: u64) {
+            for chunk in b.chunks_mut(8) {
+                x = x.wrapping_add(0x9e37_79b9_7f4a_7c15);
+                chunk.copy_from_slice(&mix(x).to_be_bytes()[..chunk.len()]);
+            }
+        }
+        let mut ids: Vec<u64> = (0..18u64).map(|i| mix(i ^ 0x5eed) >> 8).collect();
+        ids.sort_unstable();
+        let mut b = super::super::block::BlockBuilder::new(16);
+        for (seq, id) in ids.into_iter().enumerate() {
+            let mut key = [0u8; 56];
+            key[..8].copy_from_slice(&id.to_be_bytes());
+            fill(&mut key[8..48], mix(id + 1));
+            key[48..].copy_from_slice(&(((seq as u64 + 1) << 8) | 1).to_le_bytes());
+            let mut value = [0u8; 160];
+            fill(&mut value[..84], mix(id ^ 0xfeed));
+            value.copy_within(8..84, 84);
+            b.add(&key, &value);
+        }
+        b.finish().to_vec()
+    }
+
+    /// The LZ4 encoder's output for a realistic data block, pinned by its
+    /// length and CRC-32: a new liblz4 (or another encoder) that encodes it
+    /// differently fails here, so a change of the bytes on disk is noticed
+    /// and its size effect measured before it ships.
+    #[test]
+    fn lz4_output_of_a_row_block_is_pinned() {
+        let raw = row_block();
+        assert_eq!(raw.len(), 3_956);
+        let lz4 = stored(CompressionType::Lz4, &raw);
+        assert_eq!(
+            (lz4.len(), crc32fast::hash(&lz4)),
+            (2_629, 0xf3f2a649),
+            "length and CRC-32 of the stored LZ4 block"
+        );
+        assert_eq!(
+            decompress_block(CompressionType::Lz4 as u8, &lz4, None).unwrap(),
+            raw
+        );
+    }
+
+    /// Tables written before the encoder became liblz4 hold the pure-Rust
+    /// encoder's blocks; the decoder reads them: the pinned bytes above and
+    /// freshly encoded blocks of many shapes.
+    #[test]
+    fn blocks_of_the_former_lz4_encoder_still_read() {
+        assert_eq!(
+            decompress_block(CompressionType::Lz4 as u8, GOLDEN_LZ4_FORMER_ENCODER, None).unwrap(),
+            compressible()
+        );
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(7);
+        let mut blocks = vec![row_block(), compressible(), vec![0u8; 70_000]];
+        for _ in 0..200 {
+            blocks.push(random_block(&mut rng));
+        }
+        for raw in blocks {
+            let mut old = Vec::new();
+            put_varint32(&mut old, raw.len() as u32);
+            old.extend_from_slice(&lz4_flex::block::compress(&raw));
+            assert_eq!(
+                decompress_block(CompressionType::Lz4 as u8, &old, None).unwrap(),
+                raw
+            );
+        }
+    }
+
+    /// A block of random length (0 to 64 KiB) and compressibility: runs of
+    /// a small alphabet, copies of earlier bytes and noise.
+    fn random_block(rng: &mut rand::rngs::SmallRng) -> Vec<u8> {
+        let len = rng.random_range(0..=64 << 10);
+        let alphabet = rng.random_range(1..=256u32);
+        let mut b = Vec::with_capacity(len);
+        while b.len() < len {
+            match rng.random_range(0..3) {
+                0 if b.len() > 8 => {
+                    let from = rng.random_range(0..b.len() - 4);
+                    let n = rng.random_range(4..=(b.len() - from).min(300));
+                    for i in 0..n {
+                        b.push(b[from + i]);
+                    }
+                }
+                1 => {
+                    let c = rng.random_range(0..alphabet) as u8;
+                    b.extend(std::iter::repeat_n(c, rng.random_range(1..40)));
+                }
+                _ => b.push(rng.random_range(0..alphabet) as u8),
+            }
+        }
+        b.truncate(len);
+        b
+    }
+
+    /// Random blocks round-trip through the stored LZ4 form, and the stored
+    /// form is the standard LZ4 block format (another decoder reads it).
+    #[test]
+    fn lz4_round_trips_random_blocks() {
+        let mut rng = rand::rngs::SmallRng::seed_from_u64(11);
+        let mut c = BlockCompressor::new(CompressionType::Lz4, DEFAULT_COMPRESSION_LEVEL, None)
+            .unwrap();
+        let mut out = Vec::new();
+        let mut compressed = 0;
+        for _ in 0..300 {
+            let raw = random_block(&mut rng);
+            if !c.compress(&raw, &mut out) {
+                continue;
+            }
+            compressed += 1;
+            assert_eq!(
+                decompress_block(CompressionType::Lz4 as u8, &out, None).unwrap(),
+                raw
+            );
+            let mut r = Reader::new(&out);
+            assert_eq!(r.varint32(), Some(raw.len() as u32));
+            assert_eq!(
+                lz4_flex::block::decompress(&out[r.pos()..], raw.len()).unwrap(),
+                raw
+            );
+        }
+        assert!(compressed > 100, "only {compressed} blocks compressed");
     }
 
     #[test]

@@ -217,18 +217,32 @@ pub fn verify_block_checksum(buf: &[u8]) -> std::result::Result<(), (u32, u32)> 
 /// Compresses `raw` with LZ4 into `out` (replacing its contents) in the
 /// stored form of a type-4 block, but only when that saves at least 1/8 of
 /// the size. Returns false (and leaves `out` unspecified) otherwise.
+///
+/// The encoder is liblz4's `LZ4_compress_default` (`LZ4_compress_fast` with
+/// acceleration 1), through the `lz4` crate's safe block API: it writes into
+/// `out` directly, bounded by the slice it is given. Any LZ4 encoder's
+/// output is a valid block for the decoder below, so tables written by an
+/// earlier encoder stay readable (`codec::tests::blocks_of_the_former_lz4_encoder_still_read`);
+/// a change of this encoder's output shows in
+/// `codec::tests::golden_bytes_of_each_codec`.
 pub fn lz4_compress_block(raw: &[u8], out: &mut Vec<u8>) -> bool {
     let Ok(raw_len) = u32::try_from(raw.len()) else {
+        return false;
+    };
+    let Ok(bound) = lz4::block::compress_bound(raw.len()) else {
+        // Beyond liblz4's input limit (about 2 GiB).
         return false;
     };
     out.clear();
     put_varint32(out, raw_len);
     let header = out.len();
-    out.resize(
-        header + lz4_flex::block::get_maximum_output_size(raw.len()),
-        0,
-    );
-    let Ok(n) = lz4_flex::block::compress_into(raw, &mut out[header..]) else {
+    out.resize(header + bound, 0);
+    let Ok(n) = lz4::block::compress_to_buffer(
+        raw,
+        Some(lz4::block::CompressionMode::DEFAULT),
+        false,
+        &mut out[header..],
+    ) else {
         return false;
     };
     out.truncate(header + n);
@@ -251,8 +265,18 @@ pub fn lz4_decompress_block(stored: &[u8]) -> std::result::Result<Vec<u8>, Strin
             input.len()
         ));
     }
+    // liblz4 takes lengths as C ints: larger ones are no block of ours.
+    let (Ok(claimed), Ok(_)) = (i32::try_from(len), i32::try_from(input.len())) else {
+        return Err(format!(
+            "LZ4 block of {} compressed bytes claiming {len} is beyond liblz4's limits",
+            input.len()
+        ));
+    };
     let mut out = vec![0u8; len];
-    match lz4_flex::block::decompress_into(input, &mut out) {
+    // liblz4's `LZ4_decompress_safe`: reads only `input` and writes only
+    // `out`, whatever the bytes; damaged input is an error, never a read or
+    // write out of bounds (`lz4_decoding_a_damaged_block_errs_or_keeps_the_claimed_length`).
+    match lz4::block::decompress_to_buffer(input, Some(claimed), &mut out) {
         Ok(n) if n == len => Ok(out),
         Ok(n) => Err(format!(
             "LZ4 block decompressed to {n} bytes, expected {len}"
