@@ -72,10 +72,6 @@ impl<'a> OutputWriter<'a> {
     /// build the tables); `tombstones`: the range tombstones to write;
     /// `preset_number`: the number of the (single) output of a flush;
     /// `target`: what the tables are for, which chooses their codec.
-    #[expect(
-        clippy::too_many_arguments,
-        reason = "one output job's inputs, each a plain value"
-    )]
     pub(crate) fn new(
         db: &'a DbInner,
         family: &'a crate::options::Options,

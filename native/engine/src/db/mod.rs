@@ -233,7 +233,8 @@ pub(crate) struct DbInner {
     /// locks (`lifecycle`).
     pub(crate) lifecycle: lifecycle::Lifecycle,
     pub(crate) info_log: InfoLog,
-    /// The table readers, and the block cache they read through.
+    /// The table readers (open files), shared by every family; each family
+    /// reads through its own block cache (`ColumnFamilyData::tables`).
     pub(crate) table_cache: Arc<TableCache>,
     /// The default family (id 0), never dropped.
     pub(crate) default_cf: Arc<ColumnFamilyData>,
