@@ -301,7 +301,8 @@ impl PrefixExtractor {
     }
 }
 
-/// Options of the block-based table format.
+/// Options of the block-based table format: each column family's own
+/// (`Options::table` of the options a family is opened or created with).
 #[derive(Clone, Debug)]
 pub struct BlockBasedTableOptions {
     /// Target uncompressed size of a data block in bytes, at most
@@ -327,11 +328,14 @@ pub struct BlockBasedTableOptions {
     pub pin_l0_filter_and_index_blocks_in_cache: bool,
     /// Use no block cache at all. Default false.
     pub no_block_cache: bool,
-    /// Capacity of the block cache created when none is shared in. Default
-    /// 8 MiB (RocksJava's default).
+    /// Capacity of the block cache a column family creates for itself when
+    /// none is shared in. Default 8 MiB (RocksJava's default).
     pub block_cache_size: usize,
-    /// A block cache shared between databases; `None` creates one of
-    /// `block_cache_size` bytes (unless `no_block_cache`).
+    /// A block cache shared between column families and databases (every
+    /// family whose options hold the same `Arc` reads through the one
+    /// cache); `None` gives the family a cache of its own of
+    /// `block_cache_size` bytes (unless `no_block_cache`), as RocksDB's
+    /// table factory does.
     pub block_cache: Option<Arc<crate::table::BlockCache>>,
 }
 
@@ -553,7 +557,7 @@ pub struct Options {
     /// [`ReadOptions::total_order_seek`] (module docs of `db::db_iter`).
     /// Default none.
     pub prefix_extractor: Option<PrefixExtractor>,
-    /// Table format options.
+    /// Table format options, per column family (`db::family_options`).
     pub table: BlockBasedTableOptions,
     /// Resolves merge operands ([`crate::merge`]); `None` (the default)
     /// refuses merges. A database holding operands must be opened with the

@@ -76,11 +76,13 @@ fn bytes(env: &mut JNIEnv<'_>, a: &JByteArray<'_>, what: &'static str) -> JniRes
 }
 
 /// `static native long nativeOpenCf(String path, String dbOptions, long[] shared,
-/// String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut)`:
-/// `shared` as for `nativeOpen` (its merge operator slot unused); each
-/// family's options text and merge operator handle (0 = none). The block
-/// cache and table options are the default family's, the database's (the
-/// table cache is shared). Fills `idsOut` with each family's id.
+/// String[] names, String[] cfOptions, long[] mergeOperators, long[] caches,
+/// int[] idsOut)`: `shared` as for `nativeOpen` (its merge operator slot
+/// unused); each family's options text, merge operator handle and block
+/// cache handle (0 = none: the family makes a cache of its own unless its
+/// options say `no_block_cache`). Each family has its own table options;
+/// families passing the same cache handle share that cache. Fills `idsOut`
+/// with each family's id.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenCf<'l>(
     mut env: JNIEnv<'l>,
@@ -91,6 +93,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenCf<'l>(
     names: JObjectArray<'l>,
     cf_options: JObjectArray<'l>,
     merge_ops: JLongArray<'l>,
+    caches: JLongArray<'l>,
     ids_out: JIntArray<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
@@ -101,6 +104,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenCf<'l>(
             names,
             cf_options,
             merge_ops,
+            caches,
         };
         let (path, opts, families) = open_args(env, &args)?;
         let (db, hs) = Db::open_cf(opts, &path, families)?;
@@ -117,6 +121,8 @@ pub(crate) struct OpenArgs<'l> {
     pub(crate) names: JObjectArray<'l>,
     pub(crate) cf_options: JObjectArray<'l>,
     pub(crate) merge_ops: JLongArray<'l>,
+    /// Each family's block cache handle (0 = none named).
+    pub(crate) caches: JLongArray<'l>,
 }
 
 /// Family lists of an open.
@@ -134,6 +140,7 @@ pub(crate) fn open_args(
         names,
         cf_options,
         merge_ops,
+        caches,
     } = a;
     require_non_null(path, "path")?;
     require_non_null(options, "options")?;
@@ -141,17 +148,23 @@ pub(crate) fn open_args(
     require_non_null(names, "names")?;
     require_non_null(cf_options, "cfOptions")?;
     require_non_null(merge_ops, "mergeOperators")?;
+    require_non_null(caches, "caches")?;
     let path = string_arg(env, path, "database path")?;
     // The merge operator slot is unused here: each family names its own.
-    let (mut opts, handles) = crate::db::database_options(env, options, shared)?;
+    let (mut opts, _) = crate::db::database_options(env, options, shared)?;
     let n = env.get_array_length(names)?;
-    if env.get_array_length(cf_options)? != n || env.get_array_length(merge_ops)? != n {
+    if env.get_array_length(cf_options)? != n
+        || env.get_array_length(merge_ops)? != n
+        || env.get_array_length(caches)? != n
+    {
         return Err(JniError::IllegalArgument(
             "column family arrays differ in length".into(),
         ));
     }
     let mut ops = vec![0 as jlong; n as usize];
     env.get_long_array_region(merge_ops, 0, &mut ops)?;
+    let mut cache_handles = vec![0 as jlong; n as usize];
+    env.get_long_array_region(caches, 0, &mut cache_handles)?;
     let mut families = Vec::with_capacity(n as usize);
     for i in 0..n {
         let name = JString::from(env.get_object_array_element(names, i)?);
@@ -166,14 +179,16 @@ pub(crate) fn open_args(
             fo.merge_operator =
                 Some(crate::merge_operator::merge_operator(ops[i as usize])?.clone());
         }
+        if cache_handles[i as usize] != 0 {
+            // The same Java cache object is the same native cache: the
+            // families naming it share it.
+            fo.table.block_cache =
+                Some(crate::cache::cache(env, cache_handles[i as usize])?.clone());
+        }
         if name == "default" {
-            // Table options (with the block cache) and the prefix
-            // extractor are the database's: the default family's.
+            // The database's options carry the default family's.
             opts.table = fo.table.clone();
             opts.prefix_extractor = fo.prefix_extractor;
-            if handles[0] != 0 {
-                opts.table.block_cache = Some(crate::cache::cache(env, handles[0])?.clone());
-            }
         }
         families.push((name, fo));
     }
@@ -225,7 +240,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeListColumnFamilies<'l>(
 }
 
 /// `static native int nativeCreateColumnFamily(long h, String name, String options,
-/// long mergeOperator)`: the new family's id.
+/// long mergeOperator, long cache)`: the new family's id. `cache` is the
+/// block cache handle its table options name (0 = none: a cache of its own
+/// unless `no_block_cache`).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeCreateColumnFamily<'l>(
     mut env: JNIEnv<'l>,
@@ -234,6 +251,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCreateColumnFamily<'l>(
     name: JString<'l>,
     options: JString<'l>,
     merge_op: jlong,
+    cache: jlong,
 ) -> jint {
     guard(&mut env, |env| {
         require_non_null(&name, "name")?;
@@ -244,6 +262,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCreateColumnFamily<'l>(
         crate::options::apply(&mut fo, &text)?;
         if merge_op != 0 {
             fo.merge_operator = Some(crate::merge_operator::merge_operator(merge_op)?.clone());
+        }
+        if cache != 0 {
+            fo.table.block_cache = Some(crate::cache::cache(env, cache)?.clone());
         }
         let h = db(env, handle)?.create_column_family(&fo, &name)?;
         Ok(h.id() as jint)

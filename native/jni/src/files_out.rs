@@ -139,7 +139,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeTryCatchUpWithPrimary<'l>(
 
 /// `static native long nativeOpenReadOnly(String path, String dbOptions,
 /// long[] shared, String[] names, String[] cfOptions, long[] mergeOperators,
-/// int[] idsOut, int mode, String secondaryPath)`: `mode` 0 read-only, 1
+/// long[] caches, int[] idsOut, int mode, String secondaryPath)`: `mode` 0 read-only, 1
 /// read-only with `errorIfWalFileExists`, 2 secondary (`secondaryPath`
 /// non-null). Arguments otherwise as `nativeOpenCf`.
 #[unsafe(no_mangle)]
@@ -152,6 +152,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenReadOnly<'l>(
     names: JObjectArray<'l>,
     cf_options: JObjectArray<'l>,
     merge_ops: JLongArray<'l>,
+    caches: JLongArray<'l>,
     ids_out: JIntArray<'l>,
     mode: jint,
     secondary: JString<'l>,
@@ -164,6 +165,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeOpenReadOnly<'l>(
             names,
             cf_options,
             merge_ops,
+            caches,
         };
         let (path, opts, families) = open_args(env, &args)?;
         let (db, hs) = match mode {

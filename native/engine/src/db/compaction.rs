@@ -38,6 +38,8 @@ use crate::version::{FileMetaData, VersionEdit, filename};
 /// Writes the output tables of one job. See the module docs.
 pub(crate) struct OutputWriter<'a> {
     db: &'a DbInner,
+    /// The written family's options: its table options build the tables.
+    family: &'a crate::options::Options,
     /// Flush output (high IO priority) rather than compaction output (low).
     flush: bool,
     max_file_size: u64,
@@ -66,11 +68,13 @@ pub(crate) struct OutputWriter<'a> {
 }
 
 impl<'a> OutputWriter<'a> {
-    /// `tombstones`: the range tombstones to write; `preset_number`: the
-    /// number of the (single) output of a flush; `target`: what the tables
-    /// are for, which chooses their codec.
+    /// `family`: the options of the family written (its table options
+    /// build the tables); `tombstones`: the range tombstones to write;
+    /// `preset_number`: the number of the (single) output of a flush;
+    /// `target`: what the tables are for, which chooses their codec.
     pub(crate) fn new(
         db: &'a DbInner,
+        family: &'a crate::options::Options,
         flush: bool,
         max_file_size: u64,
         mut tombstones: Vec<RangeTombstone>,
@@ -89,6 +93,7 @@ impl<'a> OutputWriter<'a> {
         range_del::count_key_comparisons(cmps);
         OutputWriter {
             db,
+            family,
             flush,
             max_file_size,
             tombstones,
@@ -101,7 +106,7 @@ impl<'a> OutputWriter<'a> {
             outputs: Vec::new(),
             created: Vec::new(),
             bytes_written: 0,
-            compression: db.opts.compression_for(target),
+            compression: family.compression_for(target),
         }
     }
 
@@ -146,7 +151,9 @@ impl<'a> OutputWriter<'a> {
                     .with_statistics(self.db.stats.statistics.clone()),
             );
         }
-        let mut opts = TableBuildOptions::from_options(&self.db.opts, path.display().to_string());
+        // The family's table options: its block size, restart interval,
+        // filter and prefix extractor (each family its own table factory).
+        let mut opts = TableBuildOptions::from_options(self.family, path.display().to_string());
         // The table's binding to this database and this manifest entry
         // (checked whenever it is opened: module docs of `table_cache`).
         opts.db_id = Some(self.db.db_id);
@@ -603,16 +610,22 @@ impl DbInner {
         };
         for (level, files) in plan.input_levels() {
             for f in files.iter().filter(|f| f.num_deletions > 0) {
-                tombstones.extend_from_slice(self.table_cache.reader(f, level)?.range_tombstones());
+                tombstones.extend_from_slice(
+                    self.table_cache
+                        .reader(f, level, &cfd.tables)?
+                        .range_tombstones(),
+                );
             }
             if level == 0 {
                 for f in files.iter() {
-                    children.push(Box::new(self.table_cache.reader(f, 0)?.iter(tro)));
+                    children.push(Box::new(
+                        self.table_cache.reader(f, 0, &cfd.tables)?.iter(tro),
+                    ));
                 }
             } else {
                 children.push(Box::new(LevelIter::new(
                     files.to_vec(),
-                    self.file_opener(level, tro),
+                    self.file_opener(level, tro, &cfd.tables),
                 )));
             }
         }
@@ -676,7 +689,15 @@ impl DbInner {
                 num_non_empty_levels,
             }
         };
-        let mut out = OutputWriter::new(self, false, plan.max_output_file_size, kept, None, target);
+        let mut out = OutputWriter::new(
+            self,
+            &cfd.opts,
+            false,
+            plan.max_output_file_size,
+            kept,
+            None,
+            target,
+        );
         let (codec, codec_opts) = cfd.opts.compression_for(target);
         out.set_compression(if plan.compress_output {
             (codec, codec_opts)
@@ -1097,7 +1118,9 @@ impl DbInner {
             let v = cfd.super_version.load().version.clone();
             for level in 0..v.num_levels() {
                 for f in v.files(level) {
-                    self.table_cache.reader(f, level)?.verify_checksums()?;
+                    self.table_cache
+                        .reader(f, level, &cfd.tables)?
+                        .verify_checksums()?;
                     self.table_cache.verify_file_checksum(f)?;
                 }
             }

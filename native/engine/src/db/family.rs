@@ -3,9 +3,10 @@
 //! A database is DB-wide state (the WAL and its writer, sequence numbers,
 //! the manifest and version set with the file-number counter, the write
 //! queue and admission gate, the background pools, the snapshot list,
-//! the table and block caches, statistics, the background error) and one
+//! the table cache of open files, statistics, the background error) and one
 //! [`ColumnFamilyData`] per family, with its own memtables, levels,
-//! options and compaction picking. Every family's writes go to the one
+//! options, table options (block size, filter, block cache: RocksDB's
+//! table factory per family) and compaction picking. Every family's writes go to the one
 //! WAL, so a batch spanning families is one WAL record and atomic at
 //! recovery.
 //!
@@ -40,6 +41,7 @@ use arc_swap::ArcSwap;
 
 use super::SuperVersion;
 use super::stats::InternalStats;
+use super::table_cache::FamilyTables;
 use crate::compaction::PickerOptions;
 use crate::error::{Error, Result};
 use crate::memtable::MemTable;
@@ -56,6 +58,9 @@ pub struct ColumnFamilyData {
     /// The family's options: the database's, with the family's
     /// [`family_options`] fields.
     pub(crate) opts: Options,
+    /// How the family's tables are read: its block cache (own or shared,
+    /// resolved at open or create) and index and filter handling.
+    pub(crate) tables: FamilyTables,
     pub(crate) picker_opts: PickerOptions,
     /// The family's merge operator (or its absence).
     pub(crate) merger: Merger,
@@ -75,13 +80,17 @@ impl std::fmt::Debug for ColumnFamilyData {
 }
 
 impl ColumnFamilyData {
+    /// `opts`: the family's options, their block cache resolved
+    /// (`table_cache::resolve_block_cache`).
     pub(crate) fn new(id: u32, name: &str, opts: Options, sv: SuperVersion) -> Self {
         let picker_opts = PickerOptions::from(&opts);
+        let tables = FamilyTables::of(&opts);
         let merger = Merger::new(opts.merge_operator.clone(), opts.statistics.clone());
         ColumnFamilyData {
             id,
             name: name.to_string(),
             opts,
+            tables,
             picker_opts,
             merger,
             super_version: ArcSwap::from_pointee(sv),
@@ -159,6 +168,13 @@ impl ColumnFamilyHandle {
     pub fn options(&self) -> &Options {
         &self.cfd.opts
     }
+
+    /// The block cache the family's tables are read through, if any: its
+    /// own, or one shared with the families whose options name the same
+    /// cache (RocksDB's block cache of the family's table factory).
+    pub fn block_cache(&self) -> Option<&Arc<crate::table::BlockCache>> {
+        self.cfd.tables.block_cache.as_ref()
+    }
 }
 
 /// A family's state under the DB mutex.
@@ -225,10 +241,12 @@ pub(crate) type FamilyMap = BTreeMap<u32, Arc<ColumnFamilyData>>;
 /// The family's options: `db` for what is the database's, `cf` for what
 /// RocksDB keeps per family (`ColumnFamilyOptions`): memtable sizes and
 /// counts, level shape, compaction triggers and limits, compression,
-/// merge operator, automatic compactions, and the prefix extractor of its
-/// iterators. Table options stay the database's (the table cache and the
-/// table builder are shared), so the prefixes in a table's filter are those
-/// of the database's extractor (see `DbInner::iterator_parts`).
+/// merge operator, automatic compactions, the prefix extractor, and the
+/// table options (block size, restart interval, filter, index and filter
+/// caching, block cache). A family's tables are built with its own table
+/// options and extractor, and read with them: a table's filter records the
+/// extractor that built it, so a reader probes it with prefixes only when
+/// its family's extractor has the same name (`table::reader`).
 pub fn family_options(db: &Options, cf: &Options) -> Options {
     let mut o = db.clone();
     o.write_buffer_size = cf.write_buffer_size;
@@ -258,6 +276,7 @@ pub fn family_options(db: &Options, cf: &Options) -> Options {
     o.bottommost_compression_opts = cf.bottommost_compression_opts;
     o.merge_operator = cf.merge_operator.clone();
     o.prefix_extractor = cf.prefix_extractor;
+    o.table = cf.table.clone();
     o
 }
 
@@ -282,6 +301,7 @@ impl super::DbInner {
         let mut opts = family_options(&self.opts, cf_opts);
         opts.validate()?;
         opts.sanitize();
+        super::table_cache::resolve_block_cache(&mut opts.table)?;
         self.check_bg_error()?;
         let mut st = self.state.lock();
         if st.families.values().any(|f| f.cfd.name == name) {
@@ -309,6 +329,7 @@ impl super::DbInner {
             imm: Vec::new(),
             version: st.versions.current_cf(id).expect("just added"),
             merger: Merger::new(opts.merge_operator.clone(), opts.statistics.clone()),
+            tables: FamilyTables::of(&opts),
             _released: self.purge.release_flag(),
         };
         let cfd = Arc::new(ColumnFamilyData::new(id, name, opts, sv));

@@ -203,6 +203,7 @@ impl DbInner {
         );
         let mut out = OutputWriter::new(
             self,
+            &cfd.opts,
             true,
             u64::MAX,
             tombstones,

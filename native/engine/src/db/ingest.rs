@@ -231,7 +231,7 @@ impl DbInner {
                     p.display()
                 )));
             }
-            files.push(self.inspect(p)?);
+            files.push(self.inspect(p, cfd.opts.prefix_extractor)?);
         }
         files.sort_by(|a, b| a.smallest.cmp(&b.smallest));
         for w in files.windows(2) {
@@ -320,8 +320,13 @@ impl DbInner {
         r
     }
 
-    /// Reads and checks one external file (step 1).
-    fn inspect(&self, path: &Path) -> Result<External> {
+    /// Reads and checks one external file (step 1), as the target family
+    /// (its extractor `prefix_extractor`) reads its tables.
+    fn inspect(
+        &self,
+        path: &Path,
+        prefix_extractor: Option<crate::options::PrefixExtractor>,
+    ) -> Result<External> {
         let name = path.display().to_string();
         let size = self.fs.file_size(path)?;
         let file: Arc<dyn RandomAccessFile> = self.fs.new_random_access(path)?;
@@ -331,7 +336,7 @@ impl DbInner {
             TableReaderOptions {
                 file_name: name.clone(),
                 verify_checksums: true,
-                prefix_extractor: self.opts.prefix_extractor,
+                prefix_extractor,
                 ..TableReaderOptions::default()
             },
         )?;

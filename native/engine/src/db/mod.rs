@@ -147,6 +147,9 @@ pub(crate) struct SuperVersion {
     pub(crate) version: Arc<Version>,
     /// The family's merge operator (readers resolve operands with it).
     pub(crate) merger: crate::merge::Merger,
+    /// How the family's tables are read (its block cache and index and
+    /// filter handling): `ColumnFamilyData::tables`.
+    pub(crate) tables: table_cache::FamilyTables,
     /// Sets `PurgeFlags::sv_released` (`files`) when this super version has been
     /// dropped. Last field on purpose: fields drop in declaration order, so
     /// the flag is set only after `version` is, with the table files it was
@@ -230,7 +233,8 @@ pub(crate) struct DbInner {
     /// locks (`lifecycle`).
     pub(crate) lifecycle: lifecycle::Lifecycle,
     pub(crate) info_log: InfoLog,
-    /// The table readers, and the block cache they read through.
+    /// The table readers (open files), shared by every family; each family
+    /// reads through its own block cache (`ColumnFamilyData::tables`).
     pub(crate) table_cache: Arc<TableCache>,
     /// The default family (id 0), never dropped.
     pub(crate) default_cf: Arc<ColumnFamilyData>,
@@ -540,18 +544,10 @@ impl Db {
             info_log!(info_log, Warn, "Option sanitized: {n}");
         }
 
-        let block_cache = if opts.table.no_block_cache {
-            None
-        } else if let Some(c) = &opts.table.block_cache {
-            Some(c.clone())
-        } else {
-            Some(Arc::new(BlockCache::new(
-                opts.table.block_cache_size,
-                -1,
-                false,
-                0.5,
-            )?))
-        };
+        // The default family's block cache; a family not listed at a
+        // read-only open (it gets no handle) takes these options, and so
+        // shares it.
+        table_cache::resolve_block_cache(&mut opts.table)?;
         let purge = files::PurgeFlags::default();
         let write_signals = stall::WriteSignals::new();
         // Compaction reads are charged when the limiter's mode covers reads,
@@ -671,7 +667,6 @@ impl Db {
             fs.clone(),
             path,
             &opts,
-            block_cache,
             purge.sv_released.clone(),
             read_charger,
             db_id,
@@ -690,12 +685,22 @@ impl Db {
         let block_pool = Arc::new(BlockPool::new(opts.write_buffer_size));
         let mut family_states = std::collections::BTreeMap::new();
         for (&id, fam) in versions.families() {
-            let fo = fam_opts(&fam.name)?;
+            let fo = if fam.name == crate::version::set::DEFAULT_FAMILY_NAME {
+                // `opts` are the default family's, its block cache resolved.
+                opts.clone()
+            } else {
+                let mut fo = fam_opts(&fam.name)?;
+                // Each family its own cache unless its options name one
+                // (RocksDB: a table factory without a cache makes its own).
+                table_cache::resolve_block_cache(&mut fo.table)?;
+                fo
+            };
             let sv = SuperVersion {
                 mem: Arc::new(MemTable::with_block_pool(0, Some(block_pool.clone()))),
                 imm: Vec::new(),
                 version: versions.current_cf(id).expect("a live family"),
                 merger: crate::merge::Merger::new(fo.merge_operator.clone(), fo.statistics.clone()),
+                tables: table_cache::FamilyTables::of(&fo),
                 _released: purge.release_flag(),
             };
             let cfd = Arc::new(ColumnFamilyData::new(id, &fam.name, fo, sv));
@@ -1396,9 +1401,10 @@ impl Db {
         self.inner.verify_checksum()
     }
 
-    /// The block cache the database reads through, if any.
+    /// The block cache the default family reads through, if any (each
+    /// family has its own or a shared one: [`ColumnFamilyHandle::block_cache`]).
     pub fn block_cache(&self) -> Option<&Arc<BlockCache>> {
-        self.inner.table_cache.block_cache()
+        self.inner.default_cf.tables.block_cache.as_ref()
     }
 
     /// The first step of closing, for callers that must wake other threads
@@ -1448,6 +1454,7 @@ impl DbInner {
             imm,
             version,
             merger: fs.cfd.merger.clone(),
+            tables: fs.cfd.tables.clone(),
             _released: self.purge.release_flag(),
         }));
         self.recalculate_write_stall(st);

@@ -15,10 +15,11 @@ const PREFIX: &str = "rocksdb.";
 
 impl DbInner {
     /// The value of property `name` of family `cfd`, or `None` when the
-    /// name is unknown. Properties of the LSM shape, memtables and
-    /// compaction statistics are the family's; the others (snapshots,
-    /// block cache, write stalls, background errors, `dbstats`) the
-    /// database's, as in RocksDB.
+    /// name is unknown. Properties of the LSM shape, memtables, compaction
+    /// statistics and the block cache (the cache the family's tables are
+    /// read through, perhaps shared with other families) are the family's;
+    /// the others (snapshots, write stalls, background errors, `dbstats`)
+    /// the database's, as in RocksDB.
     pub(crate) fn property(&self, cfd: &ColumnFamilyData, name: &str) -> Option<String> {
         if let Some(v) = self.int_property(cfd, name) {
             return Some(v.to_string());
@@ -83,17 +84,20 @@ impl DbInner {
                 }
             }
             "base-level" => level_targets(v, &cfd.picker_opts).base_level as u64,
-            "block-cache-capacity" => self
-                .table_cache
-                .block_cache()
+            "block-cache-capacity" => cfd
+                .tables
+                .block_cache
+                .as_ref()
                 .map_or(0, |c| c.capacity() as u64),
-            "block-cache-usage" => self
-                .table_cache
-                .block_cache()
+            "block-cache-usage" => cfd
+                .tables
+                .block_cache
+                .as_ref()
                 .map_or(0, |c| c.usage() as u64),
-            "block-cache-pinned-usage" => self
-                .table_cache
-                .block_cache()
+            "block-cache-pinned-usage" => cfd
+                .tables
+                .block_cache
+                .as_ref()
                 .map_or(0, |c| c.pinned_usage() as u64),
             "estimate-table-readers-mem" => 0,
             "num-running-flushes" => u64::from(self.state.lock().flush_running),

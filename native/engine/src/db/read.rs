@@ -13,6 +13,7 @@ use std::sync::{Arc, Weak};
 use super::db_iter::{DbIter, IterCounters, PrefixSeek};
 use super::family::ColumnFamilyData;
 use super::level_iter::{FileOpener, LevelIter};
+use super::table_cache::FamilyTables;
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
 use crate::iterator::{EmptyIterator, InternalIterator, MergingIterator};
@@ -313,7 +314,7 @@ impl DbInner {
         let stats = self.stats.statistics.as_deref();
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
-            let t = self.table_cache.reader_for(f, 0, tro.no_io)?;
+            let t = self.table_cache.reader_for(f, 0, tro.no_io, &sv.tables)?;
             if tombstones {
                 tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
             }
@@ -325,7 +326,9 @@ impl DbInner {
         }
         for level in 1..v.num_levels() {
             for f in v.files_for_key(level, key) {
-                let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                let t = self
+                    .table_cache
+                    .reader_for(f, level, tro.no_io, &sv.tables)?;
                 if tombstones {
                     tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
                 }
@@ -382,7 +385,9 @@ impl DbInner {
                     .flat_map(|l| v.files_for_key(l, key).iter().map(move |f| (l, f))),
             );
             for (level, f) in files {
-                let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                let t = self
+                    .table_cache
+                    .reader_for(f, level, tro.no_io, &sv.tables)?;
                 if tombstones {
                     tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
                 }
@@ -550,7 +555,7 @@ impl DbInner {
         }
         let v = &sv.version;
         for f in v.files(0) {
-            match self.table_cache.reader_for(f, 0, no_io) {
+            match self.table_cache.reader_for(f, 0, no_io, &sv.tables) {
                 Ok(t) => {
                     if with_tombstones && !t.range_tombstones().is_empty() {
                         tombstones.add(t.fragmented_range_tombstones().clone());
@@ -574,7 +579,7 @@ impl DbInner {
             let mut lists = Vec::new();
             if with_tombstones {
                 for f in files.iter().filter(|f| f.num_deletions > 0) {
-                    match self.table_cache.reader_for(f, level, no_io) {
+                    match self.table_cache.reader_for(f, level, no_io, &sv.tables) {
                         Ok(t) => {
                             if !t.range_tombstones().is_empty() {
                                 lists.push(t.fragmented_range_tombstones().clone());
@@ -590,7 +595,7 @@ impl DbInner {
             tombstones.add_level(lists);
             children.push(Box::new(LevelIter::new(
                 files.to_vec(),
-                self.file_opener(level, tro),
+                self.file_opener(level, tro, &sv.tables),
             )));
         }
         let inner = MergingIterator::new(children);
@@ -607,25 +612,28 @@ impl DbInner {
     }
 
     /// The prefix handling of an iterator of family `cfd`: the family's
-    /// extractor bounds `prefix_same_as_start`. Tables may skip a seek by
-    /// their prefix filter only when the family's extractor is the
-    /// database's: the filters hold the database's extractor's prefixes
-    /// (tables are built with the database's table options), and probing
-    /// them with another extractor's prefix could rule out keys they hold.
+    /// extractor bounds `prefix_same_as_start`, and tables may skip a seek
+    /// by their prefix filter. The family's tables are built with its own
+    /// extractor, and a reader probes a table's filter only when the
+    /// extractor the table recorded is the family's (`table::reader`): a
+    /// table written before the family's extractor changed is never asked
+    /// about prefixes it was not built with.
     fn family_prefix_seek(&self, cfd: &ColumnFamilyData, ro: &ReadOptions) -> Option<PrefixSeek> {
-        let mut p = PrefixSeek::of(cfd.opts.prefix_extractor, ro)?;
-        if cfd.opts.prefix_extractor != self.opts.prefix_extractor {
-            p.prefix_mode = false;
-            p.auto = false;
-        }
-        Some(p)
+        PrefixSeek::of(cfd.opts.prefix_extractor, ro)
     }
 
-    /// Opens table iterators of files at `level` for a [`LevelIter`].
-    pub(crate) fn file_opener(&self, level: usize, tro: TableReadOptions) -> FileOpener {
+    /// Opens table iterators of files at `level` of a family that reads its
+    /// tables as `tables` says, for a [`LevelIter`].
+    pub(crate) fn file_opener(
+        &self,
+        level: usize,
+        tro: TableReadOptions,
+        tables: &FamilyTables,
+    ) -> FileOpener {
         let tc = self.table_cache.clone();
+        let tables = tables.clone();
         Arc::new(move |f| {
-            let t = tc.reader_for(f, level, tro.no_io)?;
+            let t = tc.reader_for(f, level, tro.no_io, &tables)?;
             Ok(Box::new(t.iter(tro)) as Box<dyn InternalIterator>)
         })
     }

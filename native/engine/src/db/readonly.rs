@@ -280,6 +280,15 @@ struct Replayed {
     entries: u64,
 }
 
+/// A table of an attempt, its file held open (case 2 of the module docs)
+/// until its reader is made, read as its family `family` reads.
+struct HeldTable {
+    f: Arc<FileMetaData>,
+    level: usize,
+    file: Arc<dyn RandomAccessFile>,
+    family: u32,
+}
+
 /// One attempt at the primary's state (module docs): the version set of one
 /// manifest read, every table of `wanted`'s families open, and the live
 /// logs replayed into one memtable per family. `open_readers` are readers
@@ -302,7 +311,7 @@ fn attempt(
         .filter(|&id| versions.current_cf(id).is_some())
         .collect();
     // Case 2: a handle on every table, right after the manifest read.
-    let mut tables: Vec<(Arc<FileMetaData>, usize, Arc<dyn RandomAccessFile>)> = Vec::new();
+    let mut tables: Vec<HeldTable> = Vec::new();
     for &cf in &families {
         let v = versions.current_cf(cf).expect("filtered above");
         for level in 0..v.num_levels() {
@@ -315,7 +324,12 @@ fn attempt(
                     continue;
                 }
                 match db.table_cache.open_file(f) {
-                    Ok(file) => tables.push((f.clone(), level, file)),
+                    Ok(file) => tables.push(HeldTable {
+                        f: f.clone(),
+                        level,
+                        file,
+                        family: cf,
+                    }),
                     Err(e) if is_not_found(&e) => {
                         let name = filename::table_file_name(f.number);
                         if manifest_unchanged(fs.as_ref(), &db.path, mark) {
@@ -376,8 +390,19 @@ fn attempt(
     }
     // The handles are held: from here on the primary's deletions do not
     // change what is read.
-    for (f, level, file) in tables {
-        db.table_cache.keep_open(&f, level, file)?;
+    let open_families = db.families.load();
+    for HeldTable {
+        f,
+        level,
+        file,
+        family: cf,
+    } in tables
+    {
+        // Each table is read as its family reads (its block cache, its
+        // extractor); a family this instance has no handle on yet reads as
+        // the default family does until it has one.
+        let fam = open_families.get(&cf).unwrap_or(&db.default_cf);
+        db.table_cache.keep_open(&f, level, file, &fam.tables)?;
     }
     let replayed = replay(db, &versions, &families, logs, known_hole)?;
     Ok((versions, replayed))

@@ -31,6 +31,16 @@
 //! tombstones), and `verify_checksum()` also compares the XXH64 of the
 //! whole file with the one the manifest recorded when it was written
 //! ([`TableCache::verify_file_checksum`]).
+//!
+//! The table cache is the database's, shared by every family; how a table
+//! is read (its block cache, whether index and filter blocks go through
+//! that cache, the prefix extractor probing its filter) is its family's
+//! ([`FamilyTables`], passed with each lookup). A file belongs to exactly
+//! one family for its whole life (compaction and ingestion never move a
+//! table between families), so the reader kept for it is always made with
+//! its family's options. Blocks in a block cache shared by several
+//! families stay apart: each reader keys its blocks by an owner id of its
+//! own (`table::reader`).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -334,16 +344,63 @@ fn close_in_background(close: impl FnOnce() + Send + 'static) {
     }
 }
 
+/// How one family's tables are read: the reader half of its table options
+/// (RocksDB keeps these in each family's table factory).
+#[derive(Clone, Debug)]
+pub(crate) struct FamilyTables {
+    /// The family's block cache: one of its own, or a cache it shares with
+    /// the families (and databases) whose options name the same object;
+    /// `None` with `no_block_cache`.
+    pub(crate) block_cache: Option<Arc<BlockCache>>,
+    pub(crate) cache_index_and_filter_blocks: bool,
+    /// Pin L0 tables' index and filter blocks in the cache.
+    pub(crate) pin_l0: bool,
+    /// The family's extractor: a table's filter is probed with its
+    /// prefixes only if the table recorded the same extractor's name.
+    pub(crate) prefix_extractor: Option<crate::options::PrefixExtractor>,
+}
+
+impl FamilyTables {
+    /// The reader options of a family whose options are `opts`, with its
+    /// block cache already resolved ([`resolve_block_cache`]).
+    pub(crate) fn of(opts: &Options) -> Self {
+        FamilyTables {
+            block_cache: if opts.table.no_block_cache {
+                None
+            } else {
+                opts.table.block_cache.clone()
+            },
+            cache_index_and_filter_blocks: opts.table.cache_index_and_filter_blocks,
+            pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
+            prefix_extractor: opts.prefix_extractor,
+        }
+    }
+}
+
+/// Gives a family's table options their block cache, as RocksDB's table
+/// factory does: none with `no_block_cache`; the cache named (shared with
+/// whoever else names it); else a new cache of `block_cache_size` bytes,
+/// the family's own.
+pub(crate) fn resolve_block_cache(t: &mut crate::options::BlockBasedTableOptions) -> Result<()> {
+    if t.no_block_cache {
+        t.block_cache = None;
+    } else if t.block_cache.is_none() {
+        t.block_cache = Some(Arc::new(BlockCache::new(
+            t.block_cache_size,
+            -1,
+            false,
+            0.5,
+        )?));
+    }
+    Ok(())
+}
+
 pub(crate) struct TableCache {
     open: Arc<OpenTables>,
     fs: Arc<dyn FileSystem>,
     dir: PathBuf,
-    block_cache: Option<Arc<BlockCache>>,
-    cache_index_and_filter_blocks: bool,
-    pin_l0: bool,
     statistics: Option<Arc<crate::statistics::Statistics>>,
     read_charger: Option<ReadCharger>,
-    prefix_extractor: Option<crate::options::PrefixExtractor>,
     /// `None` = unlimited: readers are kept in the file metadata.
     lru: Option<LruCache<Arc<TableReader>>>,
     owner: u64,
@@ -359,7 +416,6 @@ impl TableCache {
         fs: Arc<dyn FileSystem>,
         dir: &Path,
         opts: &Options,
-        block_cache: Option<Arc<BlockCache>>,
         closed: Arc<AtomicBool>,
         read_charger: Option<ReadCharger>,
         db_id: DbId,
@@ -378,30 +434,21 @@ impl TableCache {
             }),
             fs,
             dir: dir.to_path_buf(),
-            block_cache,
-            cache_index_and_filter_blocks: opts.table.cache_index_and_filter_blocks,
-            pin_l0: opts.table.pin_l0_filter_and_index_blocks_in_cache,
             statistics: opts.statistics.clone(),
             read_charger,
-            prefix_extractor: opts.prefix_extractor,
             lru,
             owner: new_cache_owner_id(),
             db_id,
         })
     }
 
-    /// The block cache the tables are read through, if any.
-    pub(crate) fn block_cache(&self) -> Option<&Arc<BlockCache>> {
-        self.block_cache.as_ref()
-    }
-
-    fn open(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {
+    fn open(&self, f: &FileMetaData, level: usize, fam: &FamilyTables) -> Result<Arc<TableReader>> {
         let path = self.dir.join(filename::table_file_name(f.number));
         let file = self
             .fs
             .new_random_access(&path)
             .map_err(|e| missing_as_corruption(e, &path))?;
-        self.reader_on(f, level, file)
+        self.reader_on(f, level, file, fam)
     }
 
     /// Opens the file of table `f` without reading it. A missing file is
@@ -416,17 +463,19 @@ impl TableCache {
     /// Makes `f`'s reader from `file`, a handle [`Self::open_file`] gave,
     /// and keeps it as [`Self::reader`] would, unless one is open already.
     /// With `max_open_files = -1` the reader lives as long as `f`: a table
-    /// unlinked after this still reads through the handle.
+    /// unlinked after this still reads through the handle. `fam`: how
+    /// `f`'s family reads its tables.
     pub(crate) fn keep_open(
         &self,
         f: &FileMetaData,
         level: usize,
         file: Arc<dyn RandomAccessFile>,
+        fam: &FamilyTables,
     ) -> Result<()> {
         if self.open_reader(f).is_ok() {
             return Ok(());
         }
-        let r = self.reader_on(f, level, file)?;
+        let r = self.reader_on(f, level, file, fam)?;
         match &self.lru {
             None => {
                 let _ = f.table_reader.0.set(r);
@@ -444,12 +493,13 @@ impl TableCache {
     }
 
     /// The reader of table `f` over `file`, its open file, checked against
-    /// `f` (module docs).
+    /// `f` (module docs), reading as `f`'s family `fam` does.
     fn reader_on(
         &self,
         f: &FileMetaData,
         level: usize,
         file: Arc<dyn RandomAccessFile>,
+        fam: &FamilyTables,
     ) -> Result<Arc<TableReader>> {
         let path = self.dir.join(filename::table_file_name(f.number));
         self.open.opened(f.number);
@@ -468,13 +518,13 @@ impl TableCache {
             f.file_size,
             TableReaderOptions {
                 file_name: path.display().to_string(),
-                block_cache: self.block_cache.clone(),
-                cache_index_and_filter_blocks: self.cache_index_and_filter_blocks,
-                pin_index_and_filter: self.pin_l0 && level == 0,
+                block_cache: fam.block_cache.clone(),
+                cache_index_and_filter_blocks: fam.cache_index_and_filter_blocks,
+                pin_index_and_filter: fam.pin_l0 && level == 0,
                 verify_checksums: true,
                 statistics: self.statistics.clone(),
                 read_charger: self.read_charger.clone(),
-                prefix_extractor: self.prefix_extractor,
+                prefix_extractor: fam.prefix_extractor,
             },
         )?;
         // An ingested external table: its entries take the global sequence
@@ -491,14 +541,20 @@ impl TableCache {
     }
 
     /// The reader of `f`, opening it when needed. `level` is where the file
-    /// lives (L0 readers may pin their index and filter).
-    pub(crate) fn reader(&self, f: &FileMetaData, level: usize) -> Result<Arc<TableReader>> {
+    /// lives (L0 readers may pin their index and filter); `fam` how `f`'s
+    /// family reads its tables.
+    pub(crate) fn reader(
+        &self,
+        f: &FileMetaData,
+        level: usize,
+        fam: &FamilyTables,
+    ) -> Result<Arc<TableReader>> {
         match &self.lru {
             None => {
                 if let Some(r) = f.table_reader.0.get() {
                     return Ok(r.clone());
                 }
-                let r = self.open(f, level)?;
+                let r = self.open(f, level, fam)?;
                 // A racing opener may have won; both readers are equivalent.
                 Ok(f.table_reader.0.get_or_init(|| r).clone())
             }
@@ -510,7 +566,7 @@ impl TableCache {
                 if let Some(r) = lru.lookup(&key) {
                     return Ok(r);
                 }
-                let r = self.open(f, level)?;
+                let r = self.open(f, level, fam)?;
                 // Best effort: a full strict cache just means reopening later.
                 let _ = lru.insert(key, r.clone(), 1, Priority::Low);
                 Ok(r)
@@ -543,11 +599,12 @@ impl TableCache {
         f: &FileMetaData,
         level: usize,
         no_io: bool,
+        fam: &FamilyTables,
     ) -> Result<Arc<TableReader>> {
         if no_io {
             self.open_reader(f)
         } else {
-            self.reader(f, level)
+            self.reader(f, level, fam)
         }
     }
 

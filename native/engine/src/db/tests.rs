@@ -2432,3 +2432,70 @@ fn regression_a_flush_between_choosing_and_registering_a_snapshot_keeps_what_it_
     assert_eq!(db.get(&ro, b"k").unwrap().as_deref(), Some(&b"new"[..]));
     db.release_snapshot(snap);
 }
+
+/// Each family's tables are built with its own table options: block size
+/// and restart interval, filter or none, whole-key filtering and the
+/// family's prefix extractor (recorded in the table, so readers of the
+/// family probe the filter with its prefixes).
+#[test]
+fn each_familys_tables_are_built_with_its_own_table_options() {
+    use crate::options::PrefixExtractor;
+    let dir = tempfile::tempdir().unwrap();
+    let mut d = opts();
+    d.create_missing_column_families = true;
+    d.table.filter_bits_per_key = Some(10.0);
+    let mut small = opts();
+    small.table.block_size = 128;
+    small.table.block_restart_interval = 1;
+    let mut prefixed = opts();
+    prefixed.table.filter_bits_per_key = Some(8.0);
+    prefixed.table.whole_key_filtering = false;
+    prefixed.prefix_extractor = Some(PrefixExtractor::Fixed(2));
+    let (db, hs) = Db::open_cf(
+        d.clone(),
+        dir.path(),
+        vec![
+            ("default".into(), d),
+            ("small".into(), small),
+            ("prefixed".into(), prefixed),
+        ],
+    )
+    .unwrap();
+    let wo = WriteOptions::default();
+    for h in &hs {
+        for i in 0..1000u32 {
+            db.put_cf(&wo, h, format!("k{i:05}").as_bytes(), &[b'v'; 50])
+                .unwrap();
+        }
+        db.flush_cf(&FlushOptions::default(), h).unwrap();
+    }
+    let props = |h: &ColumnFamilyHandle| {
+        let sv = h.cfd.super_version.load_full();
+        let f = &sv.version.files(0)[0];
+        let r = db.inner.table_cache.reader(f, 0, &h.cfd.tables).unwrap();
+        r.properties().clone()
+    };
+    let (pd, ps, pp) = (props(&hs[0]), props(&hs[1]), props(&hs[2]));
+    assert!(pd.filter_size > 0, "default: a Bloom filter");
+    assert_eq!(pd.prefix_extractor, None);
+    assert_eq!(ps.filter_size, 0, "small: no filter");
+    assert!(
+        ps.num_data_blocks > 10 * pd.num_data_blocks,
+        "128-byte blocks: {} vs {}",
+        ps.num_data_blocks,
+        pd.num_data_blocks
+    );
+    // One restart per entry: the index-less part of a block is bigger.
+    assert!(
+        ps.data_size > pd.data_size,
+        "{} vs {}",
+        ps.data_size,
+        pd.data_size
+    );
+    assert!(pp.filter_size > 0);
+    assert!(!pp.whole_key_filtering);
+    assert_eq!(
+        pp.prefix_extractor.as_deref(),
+        Some("rocksdb.FixedPrefix.2")
+    );
+}

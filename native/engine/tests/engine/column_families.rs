@@ -11,6 +11,7 @@ use rand::{Rng, SeedableRng};
 use talus::db::{ColumnFamilyHandle, FlushOptions};
 use talus::error::Code;
 use talus::fs::{FaultFs, FileSystem};
+use talus::options::PrefixExtractor;
 use talus::{Db, Options, ReadOptions, WriteBatch, WriteOptions};
 
 fn base_options(fs: &FaultFs) -> Options {
@@ -509,4 +510,412 @@ fn concurrent_single_writes_to_many_families_land_in_their_own_family() {
     drop(o);
     let o = open(&fs, &names);
     check_all(&o, &model, "after a reopen");
+}
+
+// ---- Per-family table options (each family its own table factory) ----
+
+/// The table options (and extractor) of variant `v`: the families rotate
+/// through these across reopens, so each family's tables end up written
+/// with several block sizes, restart intervals, filters and extractors.
+fn table_variant(fs: &FaultFs, v: usize) -> Options {
+    let mut o = base_options(fs);
+    match v % 4 {
+        0 => {
+            o.table.block_size = 256;
+            o.table.block_restart_interval = 2;
+            o.table.filter_bits_per_key = None;
+        }
+        1 => {
+            o.table.block_size = 4096;
+            o.table.filter_bits_per_key = Some(10.0);
+            o.prefix_extractor = Some(PrefixExtractor::Fixed(3));
+        }
+        2 => {
+            o.table.block_size = 16 << 10;
+            o.table.filter_bits_per_key = Some(6.0);
+            o.table.whole_key_filtering = false;
+            o.table.cache_index_and_filter_blocks = true;
+            o.table.pin_l0_filter_and_index_blocks_in_cache = true;
+            o.table.block_cache_size = 1 << 20;
+            o.prefix_extractor = Some(PrefixExtractor::Capped(2));
+        }
+        _ => {
+            o.table.block_size = 1024;
+            o.table.block_restart_interval = 32;
+            o.table.no_block_cache = true;
+            o.table.filter_bits_per_key = Some(12.0);
+            o.prefix_extractor = Some(PrefixExtractor::Fixed(2));
+        }
+    }
+    o
+}
+
+/// Opens `names` with family `i` on table variant `variants[i]`.
+fn open_with_tables(fs: &FaultFs, names: &[String], variants: &[usize]) -> Open {
+    let list = names
+        .iter()
+        .zip(variants)
+        .map(|(n, &v)| (n.clone(), table_variant(fs, v)))
+        .collect();
+    let (db, hs) = Db::open_cf(base_options(fs), "/db", list).unwrap();
+    let handles = hs.into_iter().map(|h| (h.name().to_string(), h)).collect();
+    Open { db, handles }
+}
+
+/// With `prefix_same_as_start`, a seek to `target` in a family whose
+/// extractor is `e` yields exactly the model's keys with `target`'s prefix
+/// from `target` on (a table skipped by its filter must not hide one).
+fn check_prefix_seek(
+    o: &Open,
+    fam: &str,
+    e: PrefixExtractor,
+    want: &BTreeMap<Vec<u8>, Vec<u8>>,
+    target: &[u8],
+    at: &str,
+) {
+    let Some(p) = e.prefix_of(target) else {
+        return;
+    };
+    let ro = ReadOptions {
+        prefix_same_as_start: true,
+        ..ReadOptions::default()
+    };
+    let mut it = o.db.iter_cf(&ro, &o.handles[fam]).unwrap();
+    it.seek(target);
+    let mut got = Vec::new();
+    while it.valid() && got.len() < 50 {
+        got.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    it.status().unwrap();
+    let model: Vec<_> = want
+        .range(target.to_vec()..)
+        .take_while(|(k, _)| k.starts_with(p))
+        .take(50)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    assert_eq!(got, model, "prefix seek {target:?} in {fam} at {at}");
+}
+
+/// Random writes, point reads, prefix seeks, flushes and compactions over
+/// four families, each with its own table options (block size, restart
+/// interval, Bloom filter or none, whole-key filtering, prefix extractor,
+/// index and filter blocks cached or not, a cache of its own or none),
+/// reopened now and then with the variants rotated: every family reads
+/// tables written under its earlier options, and agrees with a model.
+#[test]
+fn families_with_their_own_table_options_agree_with_a_model_across_reopens() {
+    for seed in 11..=13u64 {
+        let fs = FaultFs::new(seed);
+        let mut rng = StdRng::seed_from_u64(seed);
+        let names: Vec<String> = ["default", "a", "b", "c"].map(String::from).to_vec();
+        let mut variants: Vec<usize> = vec![0, 1, 2, 3];
+        let mut model: Model = names.iter().map(|n| (n.clone(), BTreeMap::new())).collect();
+        let mut o = open_with_tables(&fs, &names, &variants);
+        let key = |r: &mut StdRng| {
+            let letter = b"abc"[r.random_range(0..3)];
+            let mut k = vec![letter];
+            k.extend_from_slice(format!("{:03}", r.random_range(0..300)).as_bytes());
+            k.truncate(r.random_range(1..=4).max(2));
+            k
+        };
+        for i in 0..1500 {
+            let at = format!("seed {seed} op {i} variants {variants:?}");
+            let fi = rng.random_range(0..names.len());
+            let fam = names[fi].clone();
+            let h = o.handles[&fam].clone();
+            match rng.random_range(0..100) {
+                0..=44 => {
+                    let k = key(&mut rng);
+                    let v = vec![b'a' + (i % 26) as u8; rng.random_range(5..200)];
+                    o.db.put_cf(&wo(), &h, &k, &v).unwrap();
+                    model.get_mut(&fam).unwrap().insert(k, v);
+                }
+                45..=54 => {
+                    let k = key(&mut rng);
+                    o.db.delete_cf(&wo(), &h, &k).unwrap();
+                    model.get_mut(&fam).unwrap().remove(&k);
+                }
+                55..=74 => {
+                    let k = key(&mut rng);
+                    let got = o.db.get_cf(&ro(), &h, &k).unwrap();
+                    assert_eq!(got.as_ref(), model[&fam].get(&k), "get {fam} at {at}");
+                }
+                75..=86 => {
+                    let opts = table_variant(&fs, variants[fi]);
+                    if let Some(e) = opts.prefix_extractor {
+                        let k = key(&mut rng);
+                        check_prefix_seek(&o, &fam, e, &model[&fam], &k, &at);
+                    }
+                }
+                87..=92 => o.db.flush_cf(&FlushOptions::default(), &h).unwrap(),
+                93..=94 => o.db.compact_range_cf(&h, None, None).unwrap(),
+                95..=96 => {
+                    drop(o);
+                    let shift = rng.random_range(1..4);
+                    for v in &mut variants {
+                        *v += shift;
+                    }
+                    o = open_with_tables(&fs, &names, &variants);
+                    check_all(&o, &model, &at);
+                }
+                _ => check_all(&o, &model, &at),
+            }
+        }
+        check_all(&o, &model, "end");
+        o.db.verify_checksum().unwrap();
+        o.db.close().unwrap();
+    }
+}
+
+fn cache_usage(db: &Db, h: &ColumnFamilyHandle) -> u64 {
+    db.int_property_cf(h, "rocksdb.block-cache-usage").unwrap()
+}
+
+/// Writes `n` keys of 100-byte values to `h` and flushes them to a table.
+fn fill_and_flush(db: &Db, h: &ColumnFamilyHandle, n: u32) {
+    for i in 0..n {
+        db.put_cf(&wo(), h, format!("key{i:06}").as_bytes(), &[b'v'; 100])
+            .unwrap();
+    }
+    db.flush_cf(&FlushOptions::default(), h).unwrap();
+}
+
+fn read_all(db: &Db, h: &ColumnFamilyHandle, n: u32) {
+    for i in 0..n {
+        assert!(
+            db.get_cf(&ro(), h, format!("key{i:06}").as_bytes())
+                .unwrap()
+                .is_some()
+        );
+    }
+}
+
+/// A family whose table options name no cache gets one of its own, of its
+/// own size (RocksDB's table factory makes one): reads in family `a` fill
+/// `a`'s cache and leave `b`'s (and the default family's) as they were; the
+/// block-cache properties answer per family.
+#[test]
+fn a_family_without_a_cache_named_reads_through_a_cache_of_its_own() {
+    let fs = FaultFs::new(21);
+    let mut a = base_options(&fs);
+    a.table.block_cache_size = 2 << 20;
+    let mut b = base_options(&fs);
+    b.table.block_cache_size = 3 << 20;
+    let (db, hs) = Db::open_cf(
+        base_options(&fs),
+        "/db",
+        vec![
+            ("default".into(), base_options(&fs)),
+            ("a".into(), a),
+            ("b".into(), b),
+        ],
+    )
+    .unwrap();
+    let (d, a, b) = (&hs[0], &hs[1], &hs[2]);
+    for (h, cap) in [(d, 8u64 << 20), (a, 2 << 20), (b, 3 << 20)] {
+        assert_eq!(
+            db.int_property_cf(h, "rocksdb.block-cache-capacity"),
+            Some(cap),
+            "family {}",
+            h.name()
+        );
+    }
+    assert!(!Arc::ptr_eq(
+        a.block_cache().unwrap(),
+        b.block_cache().unwrap()
+    ));
+    assert!(Arc::ptr_eq(
+        db.block_cache().unwrap(),
+        d.block_cache().unwrap()
+    ));
+    fill_and_flush(&db, a, 2000);
+    fill_and_flush(&db, b, 2000);
+    let (before_b, before_d) = (cache_usage(&db, b), cache_usage(&db, d));
+    let before_a = cache_usage(&db, a);
+    read_all(&db, a, 2000);
+    assert!(
+        cache_usage(&db, a) > before_a + 100_000,
+        "a's reads filled a's cache: {before_a} -> {}",
+        cache_usage(&db, a)
+    );
+    assert_eq!(
+        cache_usage(&db, b),
+        before_b,
+        "b's cache untouched by a's reads"
+    );
+    assert_eq!(cache_usage(&db, d), before_d, "default's cache untouched");
+    // And b's reads fill b's.
+    read_all(&db, b, 2000);
+    assert!(cache_usage(&db, b) > before_b + 100_000);
+}
+
+/// Families whose table options name the same cache object share it (as
+/// RocksDB's table factories holding one `Cache`): reads in either fill the
+/// one cache, each family's properties report it, and a family with
+/// `no_block_cache` reports none.
+#[test]
+fn families_naming_one_cache_share_it() {
+    let fs = FaultFs::new(22);
+    let shared = Arc::new(talus::BlockCache::new(4 << 20, -1, false, 0.5).unwrap());
+    let with_shared = || {
+        let mut o = base_options(&fs);
+        o.table.block_cache = Some(shared.clone());
+        o
+    };
+    let mut none = base_options(&fs);
+    none.table.no_block_cache = true;
+    let (db, hs) = Db::open_cf(
+        base_options(&fs),
+        "/db",
+        vec![
+            ("default".into(), with_shared()),
+            ("a".into(), with_shared()),
+            ("none".into(), none),
+        ],
+    )
+    .unwrap();
+    let created = db.create_column_family(&with_shared(), "late").unwrap();
+    for h in [&hs[0], &hs[1], &created] {
+        assert!(
+            Arc::ptr_eq(h.block_cache().unwrap(), &shared),
+            "{}",
+            h.name()
+        );
+        assert_eq!(
+            db.int_property_cf(h, "rocksdb.block-cache-capacity"),
+            Some(4 << 20)
+        );
+    }
+    assert!(hs[2].block_cache().is_none());
+    assert_eq!(
+        db.int_property_cf(&hs[2], "rocksdb.block-cache-capacity"),
+        Some(0)
+    );
+    fill_and_flush(&db, &hs[1], 2000);
+    fill_and_flush(&db, &hs[2], 2000);
+    let before = shared.usage();
+    read_all(&db, &hs[1], 2000);
+    let after_a = shared.usage();
+    assert!(after_a > before + 100_000, "{before} -> {after_a}");
+    assert_eq!(
+        cache_usage(&db, &hs[0]),
+        after_a as u64,
+        "default sees a's blocks"
+    );
+    // Reads of the family without a cache put nothing in it.
+    read_all(&db, &hs[2], 2000);
+    assert_eq!(shared.usage(), after_a);
+    fill_and_flush(&db, &created, 2000);
+    read_all(&db, &created, 2000);
+    assert!(
+        shared.usage() > after_a,
+        "the created family reads through it too"
+    );
+}
+
+/// Regression: a family opened with default table options next to a
+/// default family configured with a Bloom filter and a cache (the commonest
+/// RocksJava program) was refused; table options are per family now.
+#[test]
+fn regression_family_with_default_table_config_was_refused() {
+    let fs = FaultFs::new(23);
+    let mut d = base_options(&fs);
+    d.table.filter_bits_per_key = Some(10.0);
+    d.table.block_size = 8 << 10;
+    d.table.cache_index_and_filter_blocks = true;
+    let plain = || {
+        let mut o = base_options(&fs);
+        o.table = Default::default();
+        o
+    };
+    let names = ["default", "plain"];
+    let list = |d: &Options| {
+        vec![
+            ("default".to_string(), d.clone()),
+            ("plain".to_string(), plain()),
+        ]
+    };
+    let (db, hs) = Db::open_cf(base_options(&fs), "/db", list(&d)).unwrap();
+    for h in &hs {
+        fill_and_flush(&db, h, 500);
+    }
+    assert_eq!(hs[0].options().table.filter_bits_per_key, Some(10.0));
+    assert_eq!(hs[1].options().table.filter_bits_per_key, None);
+    assert_eq!(hs[1].options().table.block_size, 4096);
+    drop(db);
+    // Reopened with the options swapped: each family reads its old tables.
+    let (db, hs) = Db::open_cf(
+        base_options(&fs),
+        "/db",
+        vec![
+            (names[0].to_string(), plain()),
+            (names[1].to_string(), d.clone()),
+        ],
+    )
+    .unwrap();
+    for h in &hs {
+        read_all(&db, h, 500);
+    }
+    db.verify_checksum().unwrap();
+}
+
+/// A family's point lookups probe its tables' filters with the family's
+/// own extractor (the tables were built with it): with whole-key filtering
+/// off, a lookup of a key whose prefix is in no table is answered by the
+/// prefix filter. Before, tables were built and read with the default
+/// family's extractor (none here), and no filter answered.
+#[test]
+fn a_familys_lookups_use_the_prefix_filter_of_its_own_extractor() {
+    let fs = FaultFs::new(24);
+    let stats = talus::statistics::Statistics::new();
+    let mut db_opts = base_options(&fs);
+    db_opts.statistics = Some(stats.clone());
+    let mut p = base_options(&fs);
+    p.table.filter_bits_per_key = Some(10.0);
+    p.table.whole_key_filtering = false;
+    p.prefix_extractor = Some(PrefixExtractor::Fixed(3));
+    let (db, hs) = Db::open_cf(
+        db_opts,
+        "/db",
+        vec![("default".into(), base_options(&fs)), ("p".into(), p)],
+    )
+    .unwrap();
+    for i in 0..500u32 {
+        db.put_cf(
+            &wo(),
+            &hs[1],
+            format!("aa{}{i:04}", 2 * (i % 5)).as_bytes(),
+            b"v",
+        )
+        .unwrap();
+    }
+    db.flush_cf(&FlushOptions::default(), &hs[1]).unwrap();
+    let useful = || stats.ticker_count(talus::statistics::Ticker::BloomFilterUseful);
+    let before = useful();
+    for i in 0..200u32 {
+        // Prefixes aa1, aa3, aa5, aa7: inside the table's key range, in no key.
+        let k = format!("aa{}{i:04}", 1 + 2 * (i % 4));
+        assert_eq!(db.get_cf(&ro(), &hs[1], k.as_bytes()).unwrap(), None);
+    }
+    assert!(
+        useful() >= before + 150,
+        "the prefix filter answered {} of 200 lookups",
+        useful() - before
+    );
+    // Prefix seeks in the family give exactly its keys.
+    let ro = ReadOptions {
+        prefix_same_as_start: true,
+        ..ReadOptions::default()
+    };
+    let mut it = db.iter_cf(&ro, &hs[1]).unwrap();
+    it.seek(b"aa2");
+    let mut n = 0;
+    while it.valid() {
+        assert!(it.key().starts_with(b"aa2"));
+        n += 1;
+        it.next();
+    }
+    it.status().unwrap();
+    assert_eq!(n, 100);
 }

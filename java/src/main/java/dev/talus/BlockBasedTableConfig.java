@@ -18,12 +18,16 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   private boolean cacheIndexAndFilterBlocks;
   private boolean pinL0FilterAndIndexBlocksInCache;
 
-  /** Default settings: 4 KiB blocks, no filter, an 8 MiB LRU block cache per database. */
+  /**
+   * Default settings: 4 KiB blocks, no filter, an 8 MiB LRU block cache per column family using
+   * this config (RocksDB's table factory per family).
+   */
   public BlockBasedTableConfig() {}
 
   /**
-   * The block cache to read through, shareable between databases. Without one (and without
-   * {@link #setNoBlockCache(boolean)}) each database creates an LRU cache of {@link
+   * The block cache to read through, shareable between column families and databases: every
+   * family whose config names the same object reads through the one cache. Without one (and
+   * without {@link #setNoBlockCache(boolean)}) each column family creates an LRU cache of {@link
    * #blockCacheSize()} bytes (8 MiB by default, RocksJava's default).
    *
    * @param cache the cache
@@ -51,8 +55,8 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
-   * Deprecated in RocksJava: capacity of the cache a database creates for itself when none is
-   * set. Default 8 MiB.
+   * Deprecated in RocksJava: capacity of the cache a column family (the default family of a
+   * database opened without families) creates for itself when none is set. Default 8 MiB.
    *
    * @param blockCacheSize bytes
    * @return this
@@ -65,7 +69,7 @@ public class BlockBasedTableConfig extends TableFormatConfig {
     return this;
   }
 
-  /** @return the capacity of the per-database cache in bytes */
+  /** @return the capacity of the cache a column family creates for itself, in bytes */
   public long blockCacheSize() {
     return blockCacheSize;
   }

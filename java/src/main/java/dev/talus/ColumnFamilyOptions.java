@@ -5,12 +5,16 @@ import java.util.Objects;
 /**
  * The options of one column family, as RocksJava's {@code ColumnFamilyOptions}: memtable sizes
  * and counts, level shape, compaction triggers and limits, compression, merge operator,
- * automatic compactions. Names, defaults and accepted values are those of {@link Options}, which
- * is the union of these and {@link DBOptions}. The table options ({@link
- * #setTableFormatConfig(TableFormatConfig)}, with the block cache) and the prefix extractor are
- * the database's in Talus: the default family's are used; another family naming different ones
- * is refused at open and create with {@link UnsupportedOperationException}. {@link #close()}
- * marks the object closed; later use throws {@link IllegalStateException}.
+ * automatic compactions, the prefix extractor and the table options. Names, defaults and
+ * accepted values are those of {@link Options}, which is the union of these and {@link
+ * DBOptions}. As in RocksDB each family has its own table options ({@link
+ * #setTableFormatConfig(TableFormatConfig)}): its tables are written with its block size,
+ * restart interval, filter and prefix extractor, and read through its block cache — the {@link
+ * Cache} its config names (shared with every family, or database, whose config names the same
+ * object), or without one a cache of its own of {@link BlockBasedTableConfig#blockCacheSize()}
+ * bytes. A family may be reopened with other table options: each table records how it was
+ * written. {@link #close()} marks the object closed; later use throws {@link
+ * IllegalStateException}.
  */
 public class ColumnFamilyOptions extends PlainCloseable {
   private final Options options;

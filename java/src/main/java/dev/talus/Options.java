@@ -1669,13 +1669,6 @@ public class Options extends PlainCloseable {
     return b.toString();
   }
 
-  /** @return the table options as text, without the prefix extractor */
-  String tableConfigText() {
-    StringBuilder b = new StringBuilder();
-    tableFormatConfig.appendTo(b);
-    return b.toString();
-  }
-
   /** Sets this object's prefix extractor to {@code other}'s (or none). */
   void copyPrefixExtractor(Options other) {
     prefixExtractor = other.prefixExtractor;

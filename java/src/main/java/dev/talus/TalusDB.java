@@ -47,7 +47,6 @@ public class TalusDB extends NativeHandle {
   /** The live column families' ids (for {@link #getAggregatedLongProperty(String)}). */
   private final Set<Integer> families = ConcurrentHashMap.newKeySet();
   /** The database's table options as text: every family's must be the same. */
-  private volatile String tableText;
 
   private TalusDB(long handle, Options options, String path) {
     super(handle);
@@ -170,8 +169,6 @@ public class TalusDB extends NativeHandle {
    * @return the open database
    * @throws TalusException as {@link #open(Options, String)}, and for the families as above
    * @throws IllegalArgumentException for a family name that is not UTF-8, or listed twice
-   * @throws UnsupportedOperationException for a family whose table options differ from the
-   *     default family's (they are the database's in Talus; the prefix extractor may differ)
    */
   public static TalusDB open(DBOptions options, String path,
       List<ColumnFamilyDescriptor> columnFamilyDescriptors,
@@ -197,6 +194,7 @@ public class TalusDB extends NativeHandle {
     byte[][] rawNames = new byte[n][];
     String[] texts = new String[n];
     MergeOperator[] ops = new MergeOperator[n];
+    Cache[] caches = new Cache[n];
     Options defaultCf = null;
     for (int i = 0; i < n; i++) {
       ColumnFamilyDescriptor d =
@@ -206,45 +204,55 @@ public class TalusDB extends NativeHandle {
       Options o = d.getOptions().options();
       texts[i] = o.toNativeString();
       ops[i] = o.mergeOperatorObject();
+      // Each family's table options are its own, as RocksDB's table factory per family: a
+      // config naming a cache reads through it (shared with every family naming the same
+      // object), one naming none gets a cache of its own.
+      caches[i] = o.tableFormatConfig().sharedCache();
       if (names[i].equals("default")) {
         defaultCf = o;
       }
     }
-    String table = defaultCf == null ? null : defaultCf.tableConfigText();
-    for (int i = 0; i < n; i++) {
-      checkTableOptions(table, columnFamilyDescriptors.get(i).getOptions().options(), names[i]);
-    }
     Options combined = new Options(options.options());
     if (defaultCf != null) {
+      // The database's options as the engine sees them carry the default family's.
       combined.setTableFormatConfig(defaultCf.tableFormatConfig());
       combined.setNumLevels(defaultCf.numLevels());
-      // The tables' filters are built with the database's extractor: the default family's. Each
-      // family's iterators use its own (the engine's family options).
       combined.copyPrefixExtractor(defaultCf);
     }
     String text = options.options().toNativeString();
     long[] opHandles = new long[n];
-    int held = 0;
+    long[] cacheHandles = new long[n];
+    int heldOps = 0;
+    int heldCaches = 0;
     TalusDB db;
     int[] ids = new int[n];
     try {
-      for (; held < n; held++) {
-        if (ops[held] != null) {
-          opHandles[held] = ops[held].acquireShared();
+      for (; heldOps < n; heldOps++) {
+        if (ops[heldOps] != null) {
+          opHandles[heldOps] = ops[heldOps].acquireShared();
+        }
+      }
+      for (; heldCaches < n; heldCaches++) {
+        if (caches[heldCaches] != null) {
+          cacheHandles[heldCaches] = caches[heldCaches].acquireShared();
         }
       }
       db = combined.withSharedHandles(shared -> new TalusDB(mode < 0
-          ? nativeOpenCf(path, text, shared, names, texts, opHandles, ids)
-          : nativeOpenReadOnly(path, text, shared, names, texts, opHandles, ids, mode,
-              secondaryPath), combined, path));
+          ? nativeOpenCf(path, text, shared, names, texts, opHandles, cacheHandles, ids)
+          : nativeOpenReadOnly(path, text, shared, names, texts, opHandles, cacheHandles, ids,
+              mode, secondaryPath), combined, path));
     } finally {
-      for (int i = 0; i < held; i++) {
+      for (int i = 0; i < heldCaches; i++) {
+        if (caches[i] != null) {
+          caches[i].releaseShared();
+        }
+      }
+      for (int i = 0; i < heldOps; i++) {
         if (ops[i] != null) {
           ops[i].releaseShared();
         }
       }
     }
-    db.tableText = table;
     columnFamilyHandles.clear();
     for (int i = 0; i < n; i++) {
       db.families.add(ids[i]);
@@ -301,14 +309,6 @@ public class TalusDB extends NativeHandle {
     return s;
   }
 
-  private static void checkTableOptions(String table, Options o, String name) {
-    if (table != null && !table.equals(o.tableConfigText())) {
-      throw new UnsupportedOperationException("column family \"" + name
-          + "\": table options per column family (Talus takes the default family's for every"
-          + " family)");
-    }
-  }
-
   /**
    * The names of the column families of the database at {@code path} (RocksJava's {@code
    * listColumnFamilies}), {@code "default"} first.
@@ -329,12 +329,13 @@ public class TalusDB extends NativeHandle {
   }
 
   /**
-   * Creates a column family.
+   * Creates a column family. Its options are its own, table options included (block size,
+   * filter, index and filter caching, block cache: a config naming a {@link Cache} shares it with
+   * every family naming the same object, one naming none gets a cache of its own).
    *
    * @param descriptor its name and options
    * @return its handle
    * @throws TalusException {@code InvalidArgument} when a family of that name exists
-   * @throws UnsupportedOperationException for table options that differ from the database's
    */
   public ColumnFamilyHandle createColumnFamily(ColumnFamilyDescriptor descriptor)
       throws TalusException {
@@ -343,19 +344,22 @@ public class TalusDB extends NativeHandle {
     byte[] raw = descriptor.getName();
     String name = familyName(raw);
     Options o = descriptor.getOptions().options();
-    String table = tableText;
-    if (table == null) {
-      table = options.tableConfigText();
-    }
-    checkTableOptions(table, o, name);
     String text = o.toNativeString();
     MergeOperator op = o.mergeOperatorObject();
+    Cache cache = o.tableFormatConfig().sharedCache();
     long h = acquire();
     int id;
     try {
       long opHandle = op == null ? 0 : op.acquireShared();
       try {
-        id = nativeCreateColumnFamily(h, name, text, opHandle);
+        long cacheHandle = cache == null ? 0 : cache.acquireShared();
+        try {
+          id = nativeCreateColumnFamily(h, name, text, opHandle, cacheHandle);
+        } finally {
+          if (cache != null) {
+            cache.releaseShared();
+          }
+        }
       } finally {
         if (op != null) {
           op.releaseShared();
@@ -3454,8 +3458,8 @@ public class TalusDB extends NativeHandle {
   }
 
   private static native long nativeOpenReadOnly(String path, String options, long[] shared,
-      String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut, int mode,
-      String secondaryPath) throws TalusException;
+      String[] names, String[] cfOptions, long[] mergeOperators, long[] caches, int[] idsOut,
+      int mode, String secondaryPath) throws TalusException;
 
   private static native void nativeTryCatchUpWithPrimary(long h) throws TalusException;
 
@@ -3471,14 +3475,14 @@ public class TalusDB extends NativeHandle {
   private static native void nativeDestroyDB(String path, String options) throws TalusException;
 
   private static native long nativeOpenCf(String path, String options, long[] shared,
-      String[] names, String[] cfOptions, long[] mergeOperators, int[] idsOut)
+      String[] names, String[] cfOptions, long[] mergeOperators, long[] caches, int[] idsOut)
       throws TalusException;
 
   private static native byte[][] nativeListColumnFamilies(String path, String options)
       throws TalusException;
 
   private static native int nativeCreateColumnFamily(long h, String name, String options,
-      long mergeOperator) throws TalusException;
+      long mergeOperator, long cache) throws TalusException;
 
   private static native void nativeDropColumnFamily(long h, int id) throws TalusException;
 
