@@ -272,6 +272,9 @@ impl<'a> OutputWriter<'a> {
     }
 }
 
+/// A subcompaction's user keys `[lo, hi)` (`None`: unbounded).
+type KeyRange<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
 /// What every subcompaction of one job shares.
 struct SubcompactionJob<'a> {
     plan: &'a CompactionPlan,
@@ -795,7 +798,7 @@ impl DbInner {
             target,
             compression,
         };
-        let ranges: Vec<(Option<&[u8]>, Option<&[u8]>)> = bounds
+        let ranges: Vec<KeyRange<'_>> = bounds
             .windows(2)
             .map(|w| (w[0].as_deref(), w[1].as_deref()))
             .collect();
