@@ -427,6 +427,13 @@ pub struct Options {
     /// Deprecated split of the budget: flushes (-1 = derive, else 1 to
     /// [`MAX_BACKGROUND_THREADS`]). Default -1.
     pub max_background_flushes: i32,
+    /// The most key ranges one compaction is split into, each compacted by
+    /// its own thread (RocksDB's `max_subcompactions`): an L0 → base-level
+    /// compaction, a manual one, or a universal one into a level below L0
+    /// whose inputs fill more than one output file
+    /// ([`crate::compaction::subcompaction`]). 0 counts as 1. Default 1 (no
+    /// split).
+    pub max_subcompactions: u32,
     /// Table files kept open (-1 = unlimited). Default -1. Other values are
     /// clamped at open to [`MAX_OPEN_FILES_RANGE`], as in RocksDB.
     pub max_open_files: i32,
@@ -589,6 +596,7 @@ impl Default for Options {
             max_background_jobs: 2,
             max_background_compactions: -1,
             max_background_flushes: -1,
+            max_subcompactions: 1,
             max_open_files: -1,
             delayed_write_rate: 0,
             max_total_wal_size: 0,
@@ -1096,6 +1104,7 @@ impl Options {
                 self.max_background_compactions
             ),
             format!("max_background_flushes: {}", self.max_background_flushes),
+            format!("max_subcompactions: {}", self.max_subcompactions),
             format!("max_open_files: {}", self.max_open_files),
             format!("delayed_write_rate: {}", self.delayed_write_rate),
             format!("max_total_wal_size: {}", self.max_total_wal_size),

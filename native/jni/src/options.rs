@@ -117,6 +117,9 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
             "max_background_jobs" => o.max_background_jobs = int(name, v)?,
             "max_background_compactions" => o.max_background_compactions = int(name, v)?,
             "max_background_flushes" => o.max_background_flushes = int(name, v)?,
+            "max_subcompactions" => {
+                o.max_subcompactions = int::<u32>(name, v)?;
+            }
             "max_open_files" => o.max_open_files = int(name, v)?,
             "delayed_write_rate" => o.delayed_write_rate = unsigned(name, v)?,
             "max_total_wal_size" => o.max_total_wal_size = unsigned(name, v)?,

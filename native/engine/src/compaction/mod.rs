@@ -7,6 +7,7 @@
 
 pub mod fifo;
 pub mod picker;
+pub mod subcompaction;
 pub mod universal;
 
 pub use picker::{

@@ -21,7 +21,9 @@ use super::{BottommostLevelCompaction, CompactRangeOptions};
 use super::{DbInner, DbState};
 use crate::compaction::fifo::{FifoPickerOptions, pick_fifo};
 use crate::compaction::universal::{UniversalPickerOptions, pick_universal, stall_run_count};
-use crate::compaction::{CompactionPlan, ManualPick, pick_compaction, try_pick_manual};
+use crate::compaction::{
+    CompactionPlan, ManualPick, pick_compaction, subcompaction, try_pick_manual,
+};
 use crate::error::{Error, Result};
 use crate::fs::{PeriodicSyncFile, WriteFileOptions};
 use crate::info_log;
@@ -56,6 +58,9 @@ pub(crate) struct OutputWriter<'a> {
     current: Option<(TableBuilder, u64)>,
     /// Lower clip bound of the current file's tombstones (None = unbounded).
     lower: Option<Vec<u8>>,
+    /// Upper clip bound of the last file's tombstones: the end of the
+    /// writer's key range ([`Self::set_bounds`]; None = unbounded).
+    end: Option<Vec<u8>>,
     last_user_key: Vec<u8>,
     outputs: Vec<FileMetaData>,
     /// Every file number this writer created (for cleanup on failure).
@@ -102,6 +107,7 @@ impl<'a> OutputWriter<'a> {
             preset_number,
             current: None,
             lower: None,
+            end: None,
             last_user_key: Vec::new(),
             outputs: Vec::new(),
             created: Vec::new(),
@@ -114,6 +120,21 @@ impl<'a> OutputWriter<'a> {
     /// choose for this output ([`crate::options::Options::compression_for`]).
     pub(crate) fn set_compression(&mut self, c: (CompressionType, CompressionOptions)) {
         self.compression = c;
+    }
+
+    /// Confines the writer to user keys `[lo, hi)` (`None`: unbounded), a
+    /// subcompaction's range: the entries added must lie in it, and the
+    /// tombstones are clipped to it, so the files written stay inside it.
+    /// Call before the first [`Self::add`].
+    pub(crate) fn set_bounds(&mut self, lo: Option<&[u8]>, hi: Option<&[u8]>) {
+        debug_assert!(self.current.is_none() && self.outputs.is_empty());
+        // Tombstones with no part in the range would make `finish` write a
+        // file for nothing.
+        self.tombstones.retain(|t| {
+            lo.is_none_or(|lo| t.end.as_slice() > lo) && hi.is_none_or(|hi| t.begin.as_slice() < hi)
+        });
+        self.lower = lo.map(<[u8]>::to_vec);
+        self.end = hi.map(<[u8]>::to_vec);
     }
 
     fn next_number(&mut self) -> u64 {
@@ -252,8 +273,107 @@ impl<'a> OutputWriter<'a> {
             // Only tombstones survived: they still need a file.
             self.open()?;
         }
-        self.finish_current(None)?;
+        let end = self.end.clone();
+        self.finish_current(end)?;
         Ok(std::mem::take(&mut self.outputs))
+    }
+}
+
+/// A subcompaction's user keys `[lo, hi)` (`None`: unbounded).
+type KeyRange<'a> = (Option<&'a [u8]>, Option<&'a [u8]>);
+
+/// What every subcompaction of one job shares.
+struct SubcompactionJob<'a> {
+    /// The family compacted: its options and table settings.
+    cfd: &'a ColumnFamilyData,
+    plan: &'a CompactionPlan,
+    snapshots: &'a [u64],
+    bottommost: bool,
+    /// Every range tombstone of the inputs (for dropping covered entries).
+    tombstones: &'a [RangeTombstone],
+    /// The range tombstones to write (each writer keeps its range's share).
+    kept: &'a [RangeTombstone],
+    below: &'a Below,
+    merger: &'a crate::merge::Merger,
+    target: OutputTarget,
+    compression: (CompressionType, CompressionOptions),
+}
+
+/// The end of one subcompaction: the files it created (also when it
+/// failed, for cleanup) and its outputs.
+struct SubcompactionResult {
+    created: Vec<u64>,
+    result: Result<SubcompactionDone>,
+}
+
+struct SubcompactionDone {
+    outputs: Vec<FileMetaData>,
+    keys_in: u64,
+    drops: super::compaction_iter::DropCounts,
+}
+
+/// The entries of `inner` with user keys in `[lo, hi)` (`None`: unbounded),
+/// forward only: what one subcompaction reads.
+struct RangeIter<I: InternalIterator> {
+    inner: I,
+    lo: Option<Vec<u8>>,
+    hi: Option<Vec<u8>>,
+}
+
+impl<I: InternalIterator> RangeIter<I> {
+    fn new(inner: I, lo: Option<&[u8]>, hi: Option<&[u8]>) -> Self {
+        RangeIter {
+            inner,
+            lo: lo.map(|k| {
+                let mut seek = Vec::with_capacity(k.len() + key::TRAILER_LEN);
+                key::append_internal_key(&mut seek, k, MAX_SEQUENCE, ValueKind::SEEK);
+                seek
+            }),
+            hi: hi.map(<[u8]>::to_vec),
+        }
+    }
+}
+
+impl<I: InternalIterator> InternalIterator for RangeIter<I> {
+    fn valid(&self) -> bool {
+        self.inner.valid()
+            && self
+                .hi
+                .as_deref()
+                .is_none_or(|hi| key::user_key(self.inner.key()) < hi)
+    }
+    fn seek_to_first(&mut self) {
+        match &self.lo {
+            Some(lo) => self.inner.seek(lo),
+            None => self.inner.seek_to_first(),
+        }
+    }
+    fn seek_to_last(&mut self) {
+        unreachable!("a compaction reads forward only")
+    }
+    fn seek(&mut self, target: &[u8]) {
+        match &self.lo {
+            Some(lo) if compare_internal(target, lo).is_lt() => self.inner.seek(lo),
+            _ => self.inner.seek(target),
+        }
+    }
+    fn seek_for_prev(&mut self, _target: &[u8]) {
+        unreachable!("a compaction reads forward only")
+    }
+    fn next(&mut self) {
+        self.inner.next();
+    }
+    fn prev(&mut self) {
+        unreachable!("a compaction reads forward only")
+    }
+    fn key(&self) -> &[u8] {
+        self.inner.key()
+    }
+    fn value(&self) -> &[u8] {
+        self.inner.value()
+    }
+    fn status(&self) -> Result<()> {
+        self.inner.status()
     }
 }
 
@@ -414,12 +534,19 @@ impl DbInner {
         self.maybe_schedule_work(&mut st);
         drop(st);
         // Failures are latched as the background error inside run_plan.
-        let _ = self.run_plan(cf, plan);
+        let _ = self.run_plan(cf, plan, 0);
     }
 
     /// Runs a picked and marked plan of family `cf` to completion, then
     /// unmarks it. The caller counted it in the family's `jobs_running`.
-    fn run_plan(self: &Arc<Self>, cf: u32, plan: CompactionPlan) -> Result<()> {
+    /// `max_subcompactions`: the bound on its subcompactions (0: the
+    /// database's `max_subcompactions`).
+    fn run_plan(
+        self: &Arc<Self>,
+        cf: u32,
+        plan: CompactionPlan,
+        max_subcompactions: u32,
+    ) -> Result<()> {
         let snapshots = self.snapshots.list();
         let started = std::time::Instant::now();
         info_log!(
@@ -475,7 +602,7 @@ impl DbInner {
                 }
                 r.map(|_| JobStats::default())
             }
-            Some(cfd) => self.compact_files(&cfd, &plan, &snapshots),
+            Some(cfd) => self.compact_files(&cfd, &plan, &snapshots, max_subcompactions),
         };
         let mut st = self.state.lock();
         plan.mark_being_compacted(false);
@@ -583,31 +710,22 @@ impl DbInner {
         result.map(|_| ())
     }
 
-    /// Merges the plan's inputs into new tables and installs them.
+    /// Merges the plan's inputs into new tables and installs them: as one
+    /// job, or split into key ranges compacted side by side
+    /// (subcompactions, module docs of [`crate::compaction::subcompaction`]),
+    /// whose outputs are installed together in one version edit.
+    /// `max_subcompactions`: the bound for this job (0: the database's).
     fn compact_files(
         self: &Arc<Self>,
         cfd: &ColumnFamilyData,
         plan: &CompactionPlan,
         snapshots: &[u64],
+        max_subcompactions: u32,
     ) -> Result<JobStats> {
         // With `allow_ingest_behind`, files ingested behind may later lie
         // under any output: no output is the bottom of a key's history.
         let bottommost = plan.bottommost && !cfd.opts.allow_ingest_behind;
-        // Compaction input: checked, kept out of the block cache, and charged
-        // to the rate limiter when its mode covers reads.
-        let tro = TableReadOptions {
-            verify_checksums: true,
-            fill_cache: false,
-            rate_limited: true,
-            no_io: false,
-            perf_level: None,
-        };
-        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         let mut tombstones = Vec::new();
-        let mut stats = JobStats {
-            bytes_read: plan.input_bytes(),
-            ..JobStats::default()
-        };
         for (level, files) in plan.input_levels() {
             for f in files.iter().filter(|f| f.num_deletions > 0) {
                 tombstones.extend_from_slice(
@@ -616,23 +734,11 @@ impl DbInner {
                         .range_tombstones(),
                 );
             }
-            if level == 0 {
-                for f in files.iter() {
-                    children.push(Box::new(
-                        self.table_cache.reader(f, 0, &cfd.tables)?.iter(tro),
-                    ));
-                }
-            } else {
-                children.push(Box::new(LevelIter::new(
-                    files.to_vec(),
-                    self.file_opener(level, tro, &cfd.tables),
-                )));
-            }
         }
-        let frag = FragmentedRangeTombstoneList::from_tombstones(&tombstones);
         let kept: Vec<RangeTombstone> = tombstones
-            .into_iter()
+            .iter()
             .filter(|t| keep_range_tombstone(t, snapshots, bottommost))
+            .cloned()
             .collect();
         // Older entries of the input keys outside the job are below the
         // output level; taken after the plan was picked, which is safe: while
@@ -644,29 +750,18 @@ impl DbInner {
         } else {
             plan.output_level + 1
         };
+        let dropped = || Error::InvalidArgument("the column family was dropped".into());
         let below = if bottommost {
             Below::Nothing
         } else {
-            match self.state.lock().versions.current_cf(cfd.id) {
-                Some(v) => Below::Levels(v, below_from),
-                None => {
-                    return Err(Error::InvalidArgument(
-                        "the column family was dropped".into(),
-                    ));
-                }
-            }
+            let v = self
+                .state
+                .lock()
+                .versions
+                .current_cf(cfd.id)
+                .ok_or_else(dropped)?;
+            Below::Levels(v, below_from)
         };
-        // Sequence numbers zeroed at the bottom (`compaction_iter`), below L0
-        // only: universal and FIFO order L0 files by sequence number.
-        let mut it = CompactionIter::new(
-            MergingIterator::new(children),
-            snapshots.to_vec(),
-            bottommost,
-            frag,
-            cfd.merger.clone(),
-            below,
-        )
-        .zero_bottom_seqnos(plan.output_level > 0);
         // The codec follows the output level and the tree's shape when the
         // job starts (RocksDB decides it when picking, from the same shape).
         let target = {
@@ -675,7 +770,7 @@ impl DbInner {
                 .lock()
                 .versions
                 .current_cf(cfd.id)
-                .ok_or_else(|| Error::InvalidArgument("the column family was dropped".into()))?;
+                .ok_or_else(dropped)?;
             // RocksDB's universal and FIFO pickers choose codecs with base
             // level 1.
             let base_level = cfd.base_level(&v);
@@ -689,74 +784,142 @@ impl DbInner {
                 num_non_empty_levels,
             }
         };
-        let mut out = OutputWriter::new(
-            self,
-            &cfd.opts,
-            false,
-            plan.max_output_file_size,
-            kept,
-            None,
-            target,
-        );
         let (codec, codec_opts) = cfd.opts.compression_for(target);
-        out.set_compression(if plan.compress_output {
+        let compression = if plan.compress_output {
             (codec, codec_opts)
         } else {
             (CompressionType::None, codec_opts)
-        });
-        let r = (|| -> Result<Vec<FileMetaData>> {
-            let mut n = 0u64;
-            while it.advance() {
-                out.add(it.key(), it.value())?;
-                n += 1;
-                if n.is_multiple_of(4096) && self.lifecycle.is_shutting_down() {
-                    return Err(Error::ShutdownInProgress(
-                        "compaction stopped by close".into(),
-                    ));
-                }
-            }
-            it.input().status()?;
-            Ok(Vec::new())
-        })();
-        let created = out.created.clone();
-        let outputs = match r {
-            Ok(_) => out.finish(),
-            Err(e) => {
-                drop(out);
-                Err(e)
-            }
         };
-        let outputs = match outputs.and_then(|o| self.sync_db_dir().map(|_| o)) {
-            Ok(o) => o,
-            Err(e) => {
-                let mut st = self.state.lock();
-                for n in &created {
-                    st.pending_outputs.remove(n);
-                }
-                drop(st);
-                for n in &created {
-                    let _ = self
-                        .fs
-                        .remove_file(&self.path.join(filename::table_file_name(*n)));
-                }
-                return Err(e);
-            }
+        let max = if max_subcompactions > 0 {
+            max_subcompactions
+        } else {
+            self.opts.max_subcompactions
         };
+        let boundaries = self.subcompaction_boundaries(cfd, plan, max)?;
+        let mut bounds: Vec<Option<Vec<u8>>> = Vec::with_capacity(boundaries.len() + 2);
+        bounds.push(None);
+        bounds.extend(boundaries.into_iter().map(Some));
+        bounds.push(None);
+        let job = SubcompactionJob {
+            cfd,
+            plan,
+            snapshots,
+            bottommost,
+            tombstones: &tombstones,
+            kept: &kept,
+            below: &below,
+            merger: &cfd.merger,
+            target,
+            compression,
+        };
+        let ranges: Vec<KeyRange<'_>> = bounds
+            .windows(2)
+            .map(|w| (w[0].as_deref(), w[1].as_deref()))
+            .collect();
+        if ranges.len() > 1 {
+            info_log!(
+                self.info_log,
+                Info,
+                "Compaction L{} -> L{} runs as {} subcompactions",
+                plan.level,
+                plan.output_level,
+                ranges.len()
+            );
+        }
+        // The first range runs on this thread, the others each on a thread
+        // of their own (RocksDB runs them beside the job's thread too, not
+        // in the background pool). Every one runs to its end, so that each
+        // reports the files it created, even when another failed.
+        let results: Vec<SubcompactionResult> = if ranges.len() == 1 {
+            vec![self.run_subcompaction(&job, None, None)]
+        } else {
+            std::thread::scope(|s| {
+                let handles: Vec<_> = ranges[1..]
+                    .iter()
+                    .map(|&(lo, hi)| {
+                        let job = &job;
+                        std::thread::Builder::new()
+                            .name("talus-subcompact".into())
+                            .spawn_scoped(s, move || self.run_subcompaction(job, lo, hi))
+                    })
+                    .collect();
+                let (lo, hi) = ranges[0];
+                let mut out = vec![self.run_subcompaction(&job, lo, hi)];
+                for h in handles {
+                    out.push(match h {
+                        // A panic goes on as it would in a job of one range.
+                        Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
+                        Err(e) => SubcompactionResult {
+                            created: Vec::new(),
+                            result: Err(Error::Aborted(format!(
+                                "cannot start a subcompaction thread: {e}"
+                            ))),
+                        },
+                    });
+                }
+                out
+            })
+        };
+        let created: Vec<u64> = results.iter().flat_map(|r| r.created.clone()).collect();
+        let mut outputs = Vec::new();
+        let mut stats = JobStats {
+            bytes_read: plan.input_bytes(),
+            ..JobStats::default()
+        };
+        let mut drops = super::compaction_iter::DropCounts::default();
+        let mut first_error = None;
+        for r in results {
+            match r.result {
+                Ok(done) => {
+                    outputs.extend(done.outputs);
+                    stats.keys_in += done.keys_in;
+                    drops.newer_entry += done.drops.newer_entry;
+                    drops.obsolete += done.drops.obsolete;
+                    drops.range_del += done.drops.range_del;
+                    drops.merged += done.drops.merged;
+                }
+                Err(e) => {
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        // Every output synced by its writer; the directory entries of all of
+        // them are made durable before the one edit naming them is logged.
+        let r = match first_error {
+            Some(e) => Err(e),
+            None => self.sync_db_dir(),
+        };
+        if let Err(e) = r {
+            // No manifest entry names any output: they are deleted now (and
+            // were they left by a crash, at the next open, as orphans).
+            let mut st = self.state.lock();
+            for n in &created {
+                st.pending_outputs.remove(n);
+            }
+            drop(st);
+            for n in &created {
+                let _ = self
+                    .fs
+                    .remove_file(&self.path.join(filename::table_file_name(*n)));
+            }
+            return Err(e);
+        }
         stats.files_out = outputs.len();
         stats.bytes_written = outputs.iter().map(|f| f.file_size).sum();
-        stats.keys_in = it.entries_in;
-        stats.keys_dropped = it.drops.total();
+        stats.keys_dropped = drops.total();
         self.stats
-            .tick(Ticker::CompactionKeyDropNewerEntry, it.drops.newer_entry);
+            .tick(Ticker::CompactionKeyDropNewerEntry, drops.newer_entry);
         self.stats
-            .tick(Ticker::CompactionKeyDropObsolete, it.drops.obsolete);
+            .tick(Ticker::CompactionKeyDropObsolete, drops.obsolete);
         self.stats
-            .tick(Ticker::CompactionKeyDropRangeDel, it.drops.range_del);
+            .tick(Ticker::CompactionKeyDropRangeDel, drops.range_del);
         let mut edit = VersionEdit {
             column_family: cfd.id,
             ..VersionEdit::new()
         };
         plan.record_inputs(&mut edit);
+        // Ranges are in key order and each range's files are, so the
+        // outputs are added in key order.
         for f in outputs {
             edit.add_file(plan.output_level, Arc::new(f));
         }
@@ -768,6 +931,144 @@ impl DbInner {
         r?;
         self.refresh_super_version(&mut st, cfd.id);
         Ok(stats)
+    }
+
+    /// The boundaries of `plan`'s subcompactions (none: one job), from
+    /// anchors in the input tables' index blocks.
+    fn subcompaction_boundaries(
+        &self,
+        cfd: &ColumnFamilyData,
+        plan: &CompactionPlan,
+        max_subcompactions: u32,
+    ) -> Result<Vec<Vec<u8>>> {
+        let universal = cfd.opts.compaction_style == CompactionStyle::Universal;
+        if max_subcompactions <= 1 || !subcompaction::may_split(plan, universal) {
+            return Ok(Vec::new());
+        }
+        let n = subcompaction::planned_subcompactions(
+            max_subcompactions,
+            plan.input_bytes(),
+            plan.max_output_file_size,
+        );
+        if n <= 1 {
+            return Ok(Vec::new());
+        }
+        // Enough anchors per file that ranges can be balanced to within a
+        // fraction of one range, few enough that collecting them is cheap.
+        let per_file = (n * 16).max(64);
+        let mut anchors = Vec::new();
+        for (level, files) in plan.input_levels() {
+            for f in files {
+                let t = self.table_cache.reader(f, level, &cfd.tables)?;
+                anchors.extend(
+                    t.approximate_key_anchors(per_file)?
+                        .into_iter()
+                        .map(|(user_key, bytes)| subcompaction::KeyAnchor { user_key, bytes }),
+                );
+            }
+        }
+        let (lo, hi) = plan.user_key_range();
+        Ok(subcompaction::subcompaction_boundaries(anchors, n, lo, hi))
+    }
+
+    /// Compacts the inputs' entries with user keys in `[lo, hi)` (`None`:
+    /// unbounded) into output files inside that range.
+    fn run_subcompaction(
+        &self,
+        job: &SubcompactionJob<'_>,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+    ) -> SubcompactionResult {
+        let mut out = OutputWriter::new(
+            self,
+            &job.cfd.opts,
+            false,
+            job.plan.max_output_file_size,
+            job.kept.to_vec(),
+            None,
+            job.target,
+        );
+        out.set_compression(job.compression);
+        out.set_bounds(lo, hi);
+        let result = self.subcompaction_entries(job, lo, hi, &mut out);
+        let created = out.created.clone();
+        let result = match result {
+            Ok((keys_in, drops)) => out.finish().map(|outputs| SubcompactionDone {
+                outputs,
+                keys_in,
+                drops,
+            }),
+            Err(e) => {
+                drop(out);
+                Err(e)
+            }
+        };
+        SubcompactionResult { created, result }
+    }
+
+    fn subcompaction_entries(
+        &self,
+        job: &SubcompactionJob<'_>,
+        lo: Option<&[u8]>,
+        hi: Option<&[u8]>,
+        out: &mut OutputWriter<'_>,
+    ) -> Result<(u64, super::compaction_iter::DropCounts)> {
+        // Compaction input: checked, kept out of the block cache, and charged
+        // to the rate limiter when its mode covers reads.
+        let tro = TableReadOptions {
+            verify_checksums: true,
+            fill_cache: false,
+            rate_limited: true,
+            no_io: false,
+            perf_level: None,
+        };
+        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+        for (level, files) in job.plan.input_levels() {
+            // Files wholly outside the range add nothing but seeks.
+            let inside = |f: &&Arc<FileMetaData>| {
+                lo.is_none_or(|lo| f.largest_user_key() >= lo)
+                    && hi.is_none_or(|hi| f.smallest_user_key() < hi)
+            };
+            if level == 0 {
+                for f in files.iter().filter(inside) {
+                    children.push(Box::new(
+                        self.table_cache.reader(f, 0, &job.cfd.tables)?.iter(tro),
+                    ));
+                }
+            } else {
+                let files: Vec<Arc<FileMetaData>> = files.iter().filter(inside).cloned().collect();
+                if !files.is_empty() {
+                    children.push(Box::new(LevelIter::new(
+                        files,
+                        self.file_opener(level, tro, &job.cfd.tables),
+                    )));
+                }
+            }
+        }
+        let frag = FragmentedRangeTombstoneList::from_tombstones(job.tombstones);
+        // Sequence numbers zeroed at the bottom (`compaction_iter`), below L0
+        // only: universal and FIFO order L0 files by sequence number.
+        let mut it = CompactionIter::new(
+            RangeIter::new(MergingIterator::new(children), lo, hi),
+            job.snapshots.to_vec(),
+            job.bottommost,
+            frag,
+            job.merger.clone(),
+            job.below.clone(),
+        )
+        .zero_bottom_seqnos(job.plan.output_level > 0);
+        let mut n = 0u64;
+        while it.advance() {
+            out.add(it.key(), it.value())?;
+            n += 1;
+            if n.is_multiple_of(4096) && self.lifecycle.is_shutting_down() {
+                return Err(Error::ShutdownInProgress(
+                    "compaction stopped by close".into(),
+                ));
+            }
+        }
+        it.input().status()?;
+        Ok((it.entries_in, it.drops))
     }
 
     /// Manual compaction of `[begin, end]` (`compactRange`): flush, then by
@@ -828,7 +1129,7 @@ impl DbInner {
         let first_new = st.versions.next_file_number();
         match cfd.opts.compaction_style {
             CompactionStyle::Level => {
-                self.manual_compaction_rounds(st, cfd, begin, end)?;
+                self.manual_compaction_rounds(st, cfd, begin, end, cro.max_subcompactions)?;
                 if matches!(
                     cro.bottommost_level_compaction,
                     BottommostLevelCompaction::Force | BottommostLevelCompaction::ForceOptimized
@@ -837,7 +1138,14 @@ impl DbInner {
                         BottommostLevelCompaction::ForceOptimized => first_new,
                         _ => st.versions.next_file_number(),
                     };
-                    self.manual_bottommost_in_place(st, cfd, begin, end, newer_than - 1)?;
+                    self.manual_bottommost_in_place(
+                        st,
+                        cfd,
+                        begin,
+                        end,
+                        newer_than - 1,
+                        cro.max_subcompactions,
+                    )?;
                 }
             }
             CompactionStyle::Universal => loop {
@@ -849,7 +1157,7 @@ impl DbInner {
                 match crate::compaction::universal::pick_universal_manual(&v, &cfd.picker_opts) {
                     Some(plan) => {
                         drop(v);
-                        self.run_manual_plan(st, cf, plan)?;
+                        self.run_manual_plan(st, cf, plan, cro.max_subcompactions)?;
                         break;
                     }
                     None => {
@@ -869,7 +1177,7 @@ impl DbInner {
                     if !plan.drop_inputs {
                         plan.reason = crate::compaction::CompactionReason::ManualCompaction;
                     }
-                    self.run_manual_plan(st, cf, plan)?;
+                    self.run_manual_plan(st, cf, plan, cro.max_subcompactions)?;
                 }
             }
         }
@@ -899,6 +1207,7 @@ impl DbInner {
         st: &mut parking_lot::MutexGuard<'_, DbState>,
         cf: u32,
         plan: CompactionPlan,
+        max_subcompactions: u32,
     ) -> Result<()> {
         let f = st
             .families
@@ -907,7 +1216,7 @@ impl DbInner {
         f.jobs_running += 1;
         plan.mark_being_compacted(true);
         st.compactions_running += 1;
-        parking_lot::MutexGuard::unlocked(st, || self.run_plan(cf, plan))
+        parking_lot::MutexGuard::unlocked(st, || self.run_plan(cf, plan, max_subcompactions))
     }
 
     /// `BottommostLevelCompaction::Force*`: rewrites the files of the last
@@ -920,6 +1229,7 @@ impl DbInner {
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
         newer_than: u64,
+        max_subcompactions: u32,
     ) -> Result<()> {
         let cf = cfd.id;
         loop {
@@ -943,7 +1253,7 @@ impl DbInner {
             match pick {
                 ManualPick::Empty => return Ok(()),
                 ManualPick::Busy => self.bg_cv.wait(st),
-                ManualPick::Plan(plan) => self.run_manual_plan(st, cf, plan)?,
+                ManualPick::Plan(plan) => self.run_manual_plan(st, cf, plan, max_subcompactions)?,
             }
         }
     }
@@ -1037,6 +1347,7 @@ impl DbInner {
         cfd: &ColumnFamilyData,
         begin: Option<&[u8]>,
         end: Option<&[u8]>,
+        max_subcompactions: u32,
     ) -> Result<()> {
         // No `Arc<Version>` may be held across `run_plan`: the job deletes
         // its inputs at its end only if no live version still lists them.
@@ -1090,8 +1401,9 @@ impl DbInner {
                             plan.mark_being_compacted(true);
                             st.compactions_running += 1;
                             st.families.get_mut(&cf).ok_or_else(dropped)?.jobs_running += 1;
-                            let r =
-                                parking_lot::MutexGuard::unlocked(st, || self.run_plan(cf, plan));
+                            let r = parking_lot::MutexGuard::unlocked(st, || {
+                                self.run_plan(cf, plan, max_subcompactions)
+                            });
                             r?;
                         }
                     }

@@ -347,9 +347,10 @@ pub struct CompactRangeOptions {
     /// Leveled compaction: whether the last level is rewritten in place.
     /// Default [`BottommostLevelCompaction::IfHaveCompactionFilter`].
     pub bottommost_level_compaction: BottommostLevelCompaction,
-    /// The most subcompactions to split the work into; 0 (the default)
-    /// follows the database. Talus runs each compaction as one job, which
-    /// every value allows.
+    /// The most subcompactions each of this call's compactions is split
+    /// into; 0 (the default) follows the database's
+    /// [`crate::Options::max_subcompactions`], any other value replaces it
+    /// for this call, as in RocksDB.
     pub max_subcompactions: u32,
     /// Flush first even if the new L0 table stalls writes. Default false:
     /// the flush waits until it would not.
@@ -1643,5 +1644,7 @@ pub(super) fn read_identity(fs: &dyn FileSystem, dir: &Path) -> Option<DbId> {
     DbId::parse(std::str::from_utf8(&bytes).ok()?)
 }
 
+#[cfg(test)]
+mod subcompaction_tests;
 #[cfg(test)]
 mod tests;

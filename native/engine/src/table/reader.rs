@@ -571,6 +571,31 @@ impl TableReader {
         }
     }
 
+    /// Up to `max` points spread over the table's data, for cutting a
+    /// compaction into key ranges: from the index block, pairs of a data
+    /// block's separator user key and the block's bytes, neighbouring
+    /// blocks merged (the last key, the summed bytes) so that at most
+    /// `max` remain, in key order.
+    pub fn approximate_key_anchors(&self, max: usize) -> Result<Vec<(Vec<u8>, u64)>> {
+        let mut it = BlockIter::new(self.index_block(TableReadOptions::default())?);
+        let mut blocks: Vec<(Vec<u8>, u64)> = Vec::new();
+        it.seek_to_first();
+        while it.valid() {
+            let h = self.decode_index_value(&it)?;
+            blocks.push((crate::key::user_key(it.key()).to_vec(), h.size));
+            it.next();
+        }
+        it.status()?;
+        let per = blocks.len().div_ceil(max.max(1)).max(1);
+        let mut out = Vec::with_capacity(blocks.len() / per + 1);
+        for chunk in blocks.chunks(per) {
+            let bytes = chunk.iter().map(|(_, b)| b).sum();
+            let (key, _) = chunk.last().expect("chunks are non-empty");
+            out.push((key.clone(), bytes));
+        }
+        Ok(out)
+    }
+
     /// Reads every block of the table from the file (bypassing the cache)
     /// and verifies its checksum and structure.
     pub fn verify_checksums(&self) -> Result<()> {

@@ -11,3 +11,4 @@ mod io_errors;
 mod power_loss;
 mod recovery_modes;
 mod shared_wal_dir;
+mod subcompactions;

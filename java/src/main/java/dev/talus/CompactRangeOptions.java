@@ -24,8 +24,8 @@ import java.util.Objects;
  *       of the last non-empty level move to the target level (-1, the default: the highest level
  *       above it that is empty and large enough), across empty levels only; otherwise the call
  *       fails with {@code NotSupported} (as RocksDB's).
- *   <li>{@link #setMaxSubcompactions(int)}: an upper bound; Talus runs each compaction as one job,
- *       which every bound allows.
+ *   <li>{@link #setMaxSubcompactions(int)}: when above 0, replaces the database's {@link
+ *       Options#setMaxSubcompactions(int)} for this call's compactions (as RocksDB).
  *   <li>{@link #setAllowWriteStall(boolean)} (default false): the flush that starts the
  *       compaction goes ahead even if its new L0 table stalls writes; by default it waits until
  *       it would not.
@@ -165,8 +165,9 @@ public class CompactRangeOptions extends PlainCloseable {
   }
 
   /**
-   * The most subcompactions the compaction is split into; 0 (the default) follows the database.
-   * Talus runs one, which every value allows. Unsigned in RocksDB.
+   * The most subcompactions each of this call's compactions is split into; 0 (the default)
+   * follows the database's {@link Options#maxSubcompactions()}, any other value replaces it for
+   * this call. Unsigned in RocksDB: a negative value is taken as unsigned, as there.
    *
    * @param maxSubcompactions the bound
    * @return this

@@ -260,6 +260,24 @@ public class DBOptions extends PlainCloseable {
   }
 
   /**
+   * As {@link Options#setMaxSubcompactions(int)}.
+   *
+   * @param n the bound, at least 0
+   * @return this
+   */
+  public DBOptions setMaxSubcompactions(int n) {
+    checkOpen();
+    options.setMaxSubcompactions(n);
+    return this;
+  }
+
+  /** @return as {@link Options#maxSubcompactions()} */
+  public int maxSubcompactions() {
+    checkOpen();
+    return options.maxSubcompactions();
+  }
+
+  /**
    * As {@link Options#setMaxOpenFiles(int)}.
    *
    * @param n the value

@@ -39,6 +39,7 @@ public class Options extends PlainCloseable {
   private int maxBackgroundJobs = 2;
   private int maxBackgroundCompactions = -1;
   private int maxBackgroundFlushes = -1;
+  private int maxSubcompactions = 1;
   private int maxOpenFiles = -1;
   private long delayedWriteRate;
   private long maxTotalWalSize;
@@ -123,6 +124,7 @@ public class Options extends PlainCloseable {
     this.maxBackgroundJobs = other.maxBackgroundJobs;
     this.maxBackgroundCompactions = other.maxBackgroundCompactions;
     this.maxBackgroundFlushes = other.maxBackgroundFlushes;
+    this.maxSubcompactions = other.maxSubcompactions;
     this.maxOpenFiles = other.maxOpenFiles;
     this.delayedWriteRate = other.delayedWriteRate;
     this.maxTotalWalSize = other.maxTotalWalSize;
@@ -497,6 +499,32 @@ public class Options extends PlainCloseable {
   public int maxBackgroundFlushes() {
     checkOpen();
     return maxBackgroundFlushes;
+  }
+
+  /**
+   * The most key ranges one compaction is split into, each compacted by a thread of its own and
+   * all installed together (RocksDB's {@code max_subcompactions}). Only an L0 to base-level
+   * compaction, a manual one ({@code compactRange}), or a universal one into a level below L0 is
+   * split, and only into as many ranges as output files its inputs fill. Default 1 (no split); 0
+   * counts as 1.
+   *
+   * @param n the bound, at least 0
+   * @return this
+   * @throws IllegalArgumentException when negative
+   */
+  public Options setMaxSubcompactions(int n) {
+    checkOpen();
+    if (n < 0) {
+      throw new IllegalArgumentException("maxSubcompactions must be at least 0, got " + n);
+    }
+    maxSubcompactions = n;
+    return this;
+  }
+
+  /** @return the bound on subcompactions of one compaction (default 1) */
+  public int maxSubcompactions() {
+    checkOpen();
+    return maxSubcompactions;
   }
 
   /**
@@ -1620,6 +1648,7 @@ public class Options extends PlainCloseable {
     put(b, "max_background_jobs", maxBackgroundJobs);
     put(b, "max_background_compactions", maxBackgroundCompactions);
     put(b, "max_background_flushes", maxBackgroundFlushes);
+    put(b, "max_subcompactions", maxSubcompactions);
     put(b, "max_open_files", maxOpenFiles);
     put(b, "delayed_write_rate", delayedWriteRate);
     put(b, "max_total_wal_size", maxTotalWalSize);

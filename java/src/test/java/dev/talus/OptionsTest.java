@@ -43,7 +43,7 @@ class OptionsTest {
       "setCreateMissingColumnFamilies", "setErrorIfExists", "setParanoidChecks", "setUseFsync", "setAllowFAllocate", "setWalDir",
       "setAllowIngestBehind",
       "setWalRecoveryMode", "setWalBytesPerSync", "setBytesPerSync", "setMaxBackgroundJobs",
-      "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles",
+      "setMaxBackgroundCompactions", "setMaxBackgroundFlushes", "setMaxOpenFiles", "setMaxSubcompactions",
       "setDelayedWriteRate", "setMaxTotalWalSize", "setManualFlushEnabled", "setMaxConcurrentWriters",
       "setWriteBufferSize",
       "setMaxWriteBufferNumber", "setMinWriteBufferNumberToMerge",

@@ -117,6 +117,12 @@ public final class BulkImport implements Callable<Integer> {
           + " ${DEFAULT-VALUE}, Talus's default.")
   int talusMaxConcurrentWriters = -1;
 
+  @Option(names = "--max-subcompactions", paramLabel = "N",
+      description = "Options.setMaxSubcompactions(N) on both engines: an L0 or manual compaction"
+          + " is split into at most N key ranges, each compacted by a thread of its own"
+          + " (RocksDB's max_subcompactions). Default: ${DEFAULT-VALUE}, both engines' default.")
+  int maxSubcompactions = 1;
+
   @Option(names = "--db", paramLabel = "DIR",
       description = "Database directory. Default: " + DEFAULT_DB + " (recreated on each run;"
           + " another directory that holds files needs --overwrite).")
@@ -265,6 +271,10 @@ public final class BulkImport implements Callable<Integer> {
           + "--flush-every >= 1, --rate-limit-mb and --backpressure-sleep-ms >= 0");
       return 2;
     }
+    if (maxSubcompactions < 1) {
+      out.println("bulk-import: need --max-subcompactions >= 1");
+      return 2;
+    }
     boolean defaultDb = db == null;
     Path dbDir = defaultDb ? Path.of(DEFAULT_DB) : db;
     if (!verifyOnly) {
@@ -294,6 +304,7 @@ public final class BulkImport implements Callable<Integer> {
         .withCompactionStyle(compactionStyle);
     Rows rowGen = new Rows(seed, keySize, valueSize, keyOrder == KeyOrder.sequential);
     EngineSettings.prepareForBulkLoad = mode.equals("bulk-load");
+    EngineSettings.maxSubcompactions = maxSubcompactions;
     Summary s = new Summary();
     summary = s;
     fillHeader(s, settings);

@@ -181,6 +181,13 @@ record EngineSettings(
    */
   static volatile boolean prepareForBulkLoad;
 
+  /**
+   * {@code --max-subcompactions}: {@code setMaxSubcompactions(n)} on both engines' options (the
+   * most key ranges one L0 or manual compaction is split into, each run by a thread of its own;
+   * both engines' default 1). Set once by the harness before the engine opens.
+   */
+  static volatile int maxSubcompactions = 1;
+
   EngineSettings withCompression(Compression codec) {
     return new EngineSettings(path, walDir, writeBufferSize, maxWriteBufferNumber,
         minWriteBufferNumberToMerge, level0FileNumCompactionTrigger, level0SlowdownWritesTrigger,
@@ -222,7 +229,8 @@ record EngineSettings(
             + "bloom=%.0fbits(whole key) block_size=%d cache_index_and_filter_blocks=%b "
             + "statistics=%s compression=%s compaction_style=%s "
             + "manual_flush(no WAL-size flush) sync=false compaction_cpu_priority=%s wal_dir=%s "
-            + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s",
+            + "rocksdb_write_thread_adaptive_yield=%b talus_max_concurrent_writers=%s "
+            + "max_subcompactions=%d",
         writeBufferSize / MIB, maxWriteBufferNumber, minWriteBufferNumberToMerge,
         level0FileNumCompactionTrigger, level0SlowdownWritesTrigger, level0StopWritesTrigger,
         softPendingCompactionBytesLimit / MIB, hardPendingCompactionBytesLimit >> 30,
@@ -240,6 +248,7 @@ record EngineSettings(
           case -1 -> "-1(one per core)";
           case 0 -> "0(no limit)";
           default -> Integer.toString(talusMaxConcurrentWriters);
-        });
+        },
+        maxSubcompactions);
   }
 }

@@ -78,6 +78,7 @@ final class RocksDbEngine implements Engine {
         .setHardPendingCompactionBytesLimit(s.hardPendingCompactionBytesLimit())
         .setMaxBackgroundCompactions(s.maxBackgroundCompactions())
         .setMaxBackgroundFlushes(s.maxBackgroundFlushes())
+        .setMaxSubcompactions(EngineSettings.maxSubcompactions)
         .setTargetFileSizeBase(s.targetFileSizeBase())
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
         .setCompressionType(switch (s.compression()) {

@@ -70,6 +70,7 @@ final class TalusEngine implements Engine {
         .setHardPendingCompactionBytesLimit(s.hardPendingCompactionBytesLimit())
         .setMaxBackgroundCompactions(s.maxBackgroundCompactions())
         .setMaxBackgroundFlushes(s.maxBackgroundFlushes())
+        .setMaxSubcompactions(EngineSettings.maxSubcompactions)
         .setTargetFileSizeBase(s.targetFileSizeBase())
         .setMaxBytesForLevelBase(s.maxBytesForLevelBase())
         .setCompressionType(switch (s.compression()) {
