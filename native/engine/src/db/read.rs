@@ -23,7 +23,7 @@ use crate::options::{ReadOptions, ReadTier};
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
 use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
-use crate::table::{BlockHint, TableGet, filter_hash, TableReadOptions, TableReader};
+use crate::table::{BlockHint, TableGet, TableReadOptions, TableReader, filter_hash};
 
 /// Looks `key` up in table `t` at `level`; `tomb` already includes the
 /// table's range tombstones. Records the per-level breakdown when the
@@ -650,7 +650,9 @@ impl DbInner {
                     Some(t) => t,
                     None => t.insert(self.table_cache.reader_for(f, 0, tro.no_io)?),
                 };
-                self.batch_probe(sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting)?;
+                self.batch_probe(
+                    sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting,
+                )?;
             }
         }
         for level in 1..ver.num_levels() {
@@ -671,7 +673,10 @@ impl DbInner {
                             &current.insert((f.number, t)).1
                         }
                     };
-                    self.batch_probe(sv, ro, snapshot, t, level, k, &tro, &mut v, values, &mut hint, stats, counting)?;
+                    self.batch_probe(
+                        sv, ro, snapshot, t, level, k, &tro, &mut v, values, &mut hint, stats,
+                        counting,
+                    )?;
                     if k.done {
                         break;
                     }

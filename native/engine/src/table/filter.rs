@@ -304,7 +304,7 @@ impl BloomFilter {
             }
         } else {
             let array = &data[..n - 2];
-            if array.is_empty() || array.len() % LINE_BYTES != 0 {
+            if array.is_empty() || !array.len().is_multiple_of(LINE_BYTES) {
                 return Err(bad(format!(
                     "cache-local filter of {} bytes, not whole lines",
                     array.len()
