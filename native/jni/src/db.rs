@@ -568,8 +568,8 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
         try_grow(&mut refs, ranges.len(), "the key list")?;
         refs.extend(ranges.iter().map(|r| &flat[r.clone()]));
         let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
-        // Each value is copied into its Java array as soon as it is found, so
-        // native memory holds one value at a time whatever the total.
+        // The engine hands the values, held in one native buffer, in key
+        // order; each is copied into its Java array.
         db(env, handle)?.multi_get_each(&read_options(rflags, snapshot)?, &refs, |i, v| {
             if let Some(v) = v {
                 let a = env.byte_array_from_slice(v)?;

@@ -994,8 +994,9 @@ impl Db {
     /// Reads several keys at one snapshot like [`Db::multi_get`], handing
     /// each result to `each(index, value)` in key order (`None` for an absent
     /// key) instead of collecting them: the value slice is valid only during
-    /// the call, and only one value is held in memory at a time. An error
-    /// from `each` stops the lookups and is returned.
+    /// the call. The batch's values are held in one buffer (not one
+    /// allocation per value) until the calls. An error from `each` stops
+    /// the calls and is returned.
     pub fn multi_get_each<E: From<Error>>(
         &self,
         ro: &ReadOptions,

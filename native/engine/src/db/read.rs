@@ -24,7 +24,7 @@ use crate::options::{ReadOptions, ReadTier};
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
 use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
-use crate::table::{TableReadOptions, TableReader};
+use crate::table::{BlockHint, TableGet, TableReadOptions, TableReader, filter_hash};
 
 /// Looks `key` up in table `t` at `level`; `tomb` already includes the
 /// table's range tombstones. Records the per-level breakdown when the
@@ -48,6 +48,20 @@ fn probe(
     let probe = if counting { LevelProbe::start() } else { None };
     let got = t.get(key, snapshot, tro, value_out)?;
     let result = step(got.result, tomb);
+    record_probe(stats, probe, level, &got, &result);
+    Ok(result)
+}
+
+/// Records one table probe in the statistics and, when `probe` was
+/// started, in the thread's per-level breakdown.
+#[inline(always)]
+fn record_probe(
+    stats: Option<&Statistics>,
+    probe: Option<LevelProbe>,
+    level: usize,
+    got: &TableGet,
+    result: &Step,
+) {
     if let Some(s) = stats {
         if got.filter_rejected {
             s.record_tick(Ticker::BloomFilterUseful, 1);
@@ -77,7 +91,70 @@ fn probe(
             },
         );
     }
-    Ok(result)
+}
+
+/// The distinct keys of a multi-get, sorted, with their results.
+struct Batch<'k> {
+    keys: Vec<BatchKey<'k>>,
+    /// For each key of the caller's list, its entry in `keys`.
+    slot_of: Vec<u32>,
+    /// The values found, end to end (`BatchKey::found` ranges).
+    values: Vec<u8>,
+}
+
+/// One distinct key of a multi-get and its lookup's state.
+struct BatchKey<'k> {
+    key: &'k [u8],
+    /// The key's filter hash, computed once for every table probed.
+    hash: u64,
+    /// Newest range tombstone covering the key in the sources seen so far.
+    tomb: Option<SequenceNumber>,
+    /// The lookup is decided: `found` holds its value, if any.
+    done: bool,
+    found: Option<std::ops::Range<usize>>,
+}
+
+impl<'k> Batch<'k> {
+    fn of(keys: &[&'k [u8]]) -> Batch<'k> {
+        let mut order: Vec<u32> = (0..keys.len() as u32).collect();
+        order.sort_unstable_by(|&a, &b| keys[a as usize].cmp(keys[b as usize]));
+        let mut distinct: Vec<BatchKey<'k>> = Vec::with_capacity(keys.len());
+        let mut slot_of = vec![0u32; keys.len()];
+        for i in order {
+            let key = keys[i as usize];
+            if distinct.last().is_none_or(|d| d.key != key) {
+                distinct.push(BatchKey {
+                    key,
+                    hash: filter_hash(key),
+                    tomb: None,
+                    done: false,
+                    found: None,
+                });
+            }
+            slot_of[i as usize] = (distinct.len() - 1) as u32;
+        }
+        Batch {
+            keys: distinct,
+            slot_of,
+            values: Vec::new(),
+        }
+    }
+}
+
+impl BatchKey<'_> {
+    /// Decides the lookup: `value` found (copied into `values`), or absent.
+    fn resolve(&mut self, value: Option<&[u8]>, values: &mut Vec<u8>) {
+        self.done = true;
+        self.found = value.map(|v| {
+            let start = values.len();
+            values.extend_from_slice(v);
+            start..values.len()
+        });
+    }
+
+    fn value<'v>(&self, values: &'v [u8]) -> Option<&'v [u8]> {
+        self.found.clone().map(|r| &values[r])
+    }
 }
 
 /// What [`crate::Db::key_may_exist`] can tell without IO.
@@ -454,8 +531,19 @@ impl DbInner {
     }
 
     /// Looks up `keys` at one snapshot and super version, handing each result
-    /// to `each` in key order; one value buffer serves every key, so the
-    /// native memory held is that of the largest value, not of all of them.
+    /// to `each` in key order.
+    ///
+    /// One pass over the batch ([`DbInner::multi_get_batch`]): the keys are
+    /// sorted once and repeats looked up once; the memtables are searched
+    /// key by key, then each table file is visited once for the keys still
+    /// pending that it may hold, in ascending key order, so that its filter
+    /// is probed with hashes computed once per key and adjacent keys in one
+    /// data block share one index seek and one block-cache lookup. Each key
+    /// visits its sources in the same order as a single [`Db::get`], so the
+    /// results are a get's at the snapshot. The values found are held in
+    /// one buffer until the calls to `each`.
+    ///
+    /// [`Db::get`]: crate::Db::get
     pub(crate) fn multi_get_each<E: From<Error>>(
         self: &Arc<Self>,
         cfd: &ColumnFamilyData,
@@ -470,32 +558,177 @@ impl DbInner {
         let level = op.level();
         let counting = level >= PerfLevel::EnableCount as u8;
         let mut laps = Laps::start_at(level, PerfLevel::EnableTimeExceptForMutex);
-        let sv = cfd.super_version.load_full();
+        let sv = cfd.super_version.load();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
         let snapshot = self.snapshot_of(ro);
         laps.lap(F::get_snapshot_time);
+        let mut batch = Batch::of(keys);
+        self.multi_get_batch(&sv, ro, snapshot, &mut batch, level, &mut laps)?;
+        drop(sv);
         let (mut hits, mut bytes) = (0u64, 0u64);
-        let mut v = Vec::new();
-        for (i, k) in keys.iter().enumerate() {
-            let found = self.get_in(&sv, ro, snapshot, k, &mut v, level, &mut laps)?;
-            if found && counting {
-                perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
-            }
-            if found {
+        for (i, &slot) in batch.slot_of.iter().enumerate() {
+            let found = batch.keys[slot as usize].value(&batch.values);
+            if let Some(v) = found {
                 hits += 1;
                 bytes += v.len() as u64;
+                if counting {
+                    perf_context::add_unchecked(F::multiget_read_bytes, v.len() as u64);
+                }
             }
-            each(i, found.then_some(v.as_slice()))?;
+            each(i, found)?;
         }
         self.stats.tick(Ticker::NumberMultigetCalls, 1);
         self.stats
             .tick(Ticker::NumberMultigetKeysRead, keys.len() as u64);
         self.stats.tick(Ticker::NumberMultigetKeysFound, hits);
         self.stats.tick(Ticker::NumberMultigetBytesRead, bytes);
-        drop(sv);
         laps.lap(F::get_post_process_time);
         self.maybe_purge_obsolete_files();
+        Ok(())
+    }
+
+    /// Resolves every key of `batch` (see [`DbInner::multi_get_each`]).
+    /// `laps` is on the phase that started at the snapshot.
+    fn multi_get_batch(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        batch: &mut Batch<'_>,
+        level: u8,
+        laps: &mut Laps,
+    ) -> Result<()> {
+        let counting = level >= PerfLevel::EnableCount as u8;
+        let tombstones = !ro.ignore_range_deletions;
+        let mut v = Vec::new();
+        let Batch { keys, values, .. } = batch;
+        let mut pending = 0usize;
+        for k in keys.iter_mut() {
+            let mut probed = 0u64;
+            for mem in std::iter::once(&sv.mem).chain(sv.imm.iter()) {
+                probed += 1;
+                if tombstones {
+                    k.tomb = max_opt(k.tomb, mem.max_covering_tombstone(k.key, snapshot));
+                }
+                match step(mem.get(k.key, snapshot, &mut v), k.tomb) {
+                    Step::Continue => continue,
+                    Step::Found(found) => k.resolve(found.then_some(&v[..]), values),
+                    Step::Merge => {
+                        let found = self.get_merged(sv, ro, snapshot, k.key, &mut v)?;
+                        k.resolve(found.then_some(&v[..]), values);
+                    }
+                }
+                break;
+            }
+            if counting {
+                perf_context::add_unchecked(F::get_from_memtable_count, probed);
+            }
+            if k.done {
+                self.stats.tick(Ticker::MemtableHit, 1);
+            } else {
+                self.stats.tick(Ticker::MemtableMiss, 1);
+                pending += 1;
+            }
+        }
+        laps.lap(F::get_from_memtable_time);
+        if pending == 0 {
+            return Ok(());
+        }
+        let tro = TableReadOptions {
+            perf_level: PerfLevel::from_u8(level),
+            ..TableReadOptions::from(ro)
+        };
+        let stats = self.stats.statistics.as_deref();
+        let ver = &sv.version;
+        let mut hint = BlockHint::default();
+        // L0 files newest first, each for the pending keys in its range: a
+        // key meets them in the order `l0_files_for_key` gives a get.
+        for f in ver.files(0) {
+            hint.reset();
+            let mut t = None;
+            for k in keys.iter_mut() {
+                if k.done || k.key < f.smallest_user_key() || k.key > f.largest_user_key() {
+                    continue;
+                }
+                let t = match &t {
+                    Some(t) => t,
+                    None => t.insert(self.table_cache.reader_for(f, 0, tro.no_io)?),
+                };
+                self.batch_probe(
+                    sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting,
+                )?;
+            }
+        }
+        for level in 1..ver.num_levels() {
+            if ver.files(level).is_empty() {
+                continue;
+            }
+            let mut current: Option<(u64, Arc<TableReader>)> = None;
+            for k in keys.iter_mut() {
+                if k.done {
+                    continue;
+                }
+                for f in ver.files_for_key(level, k.key) {
+                    let t = match &current {
+                        Some((n, t)) if *n == f.number => t,
+                        _ => {
+                            hint.reset();
+                            let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                            &current.insert((f.number, t)).1
+                        }
+                    };
+                    self.batch_probe(
+                        sv, ro, snapshot, t, level, k, &tro, &mut v, values, &mut hint, stats,
+                        counting,
+                    )?;
+                    if k.done {
+                        break;
+                    }
+                }
+            }
+        }
+        laps.lap(F::get_from_output_files_time);
+        Ok(())
+    }
+
+    /// Probes table `t` of `level` for the pending batch key `k` (as
+    /// [`probe`] does for a get), resolving it when the table decides it.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one batch lookup's state, kept out of a struct on the hot path"
+    )]
+    #[inline]
+    fn batch_probe(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        t: &TableReader,
+        level: usize,
+        k: &mut BatchKey<'_>,
+        tro: &TableReadOptions,
+        v: &mut Vec<u8>,
+        values: &mut Vec<u8>,
+        hint: &mut BlockHint,
+        stats: Option<&Statistics>,
+        counting: bool,
+    ) -> Result<()> {
+        if !ro.ignore_range_deletions {
+            k.tomb = max_opt(k.tomb, t.max_covering_tombstone(k.key, snapshot));
+        }
+        let probe = if counting { LevelProbe::start() } else { None };
+        let got = t.get_hinted(k.key, Some(k.hash), snapshot, tro, v, Some(hint))?;
+        let result = step(got.result, k.tomb);
+        record_probe(stats, probe, level, &got, &result);
+        match result {
+            Step::Continue => {}
+            Step::Found(found) => k.resolve(found.then_some(&v[..]), values),
+            Step::Merge => {
+                let found = self.get_merged(sv, ro, snapshot, k.key, v)?;
+                k.resolve(found.then_some(&v[..]), values);
+            }
+        }
         Ok(())
     }
 

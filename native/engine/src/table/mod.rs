@@ -79,7 +79,7 @@ mod reader;
 
 pub use block::{Block, BlockIter};
 pub use builder::{TableBuildOptions, TableBuilder};
-pub use filter::BloomFilter;
+pub use filter::{BloomFilter, filter_hash};
 pub use format::{BlockHandle, FORMAT_VERSION, TABLE_MAGIC};
 pub use properties::TableProperties;
 
@@ -97,7 +97,7 @@ pub use properties::TableProperties;
 /// unchanged.
 pub const EXTERNAL_FILE_VERSION: u32 = 1;
 pub use reader::{
-    BlockCache, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
+    BlockCache, BlockHint, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
     external_view,
 };
 

@@ -20,7 +20,7 @@ use std::sync::{Arc, OnceLock};
 
 use super::block::{Block, BlockIter};
 use super::codec::{DecodeError, ZstdDictionary, decompress_block};
-use super::filter::BloomFilter;
+use super::filter::{BloomFilter, filter_hash};
 use super::format::{
     BLOCK_TRAILER_LEN, BLOCK_TYPE_NONE, BlockHandle, FOOTER_LEN, Footer, verify_block_checksum,
 };
@@ -179,6 +179,22 @@ impl From<&ReadOptions> for TableReadOptions {
             no_io: ro.read_tier == ReadTier::BlockCache,
             perf_level: None,
         }
+    }
+}
+
+/// What a batch of lookups in one table remembers between keys: the data
+/// block the last index seek found and that index entry's key (see
+/// [`TableReader::get_hinted`]).
+#[derive(Default)]
+pub struct BlockHint {
+    separator: Vec<u8>,
+    block: Option<(BlockHandle, Arc<Block>)>,
+}
+
+impl BlockHint {
+    /// Forgets the block, before the hint serves keys of another table.
+    pub fn reset(&mut self) {
+        self.block = None;
     }
 }
 
@@ -462,7 +478,7 @@ impl TableReader {
     /// a filter, or when the filter cannot be read.
     pub fn may_contain(&self, user_key: &[u8]) -> bool {
         !matches!(
-            self.check_filter(user_key, TableReadOptions::default()),
+            self.check_filter(user_key, None, TableReadOptions::default()),
             Ok(Some(false))
         )
     }
@@ -477,6 +493,28 @@ impl TableReader {
         ro: &TableReadOptions,
         value_out: &mut Vec<u8>,
     ) -> Result<TableGet> {
+        self.get_hinted(user_key, None, snapshot, ro, value_out, None)
+    }
+
+    /// [`TableReader::get`] for one key of a batch: `key_hash` is
+    /// [`super::filter::filter_hash`] of `user_key` when the caller has it
+    /// (computed once for every table of the batch), and `hint` remembers
+    /// the data block the previous key of the batch in this table led to.
+    /// Keys given with one hint must come in ascending order at one
+    /// snapshot, and the hint must be [`BlockHint::reset`] before it serves
+    /// another table: a key at or below the remembered block's index
+    /// separator then lies in that block (the index seek would find the
+    /// same entry, the previous keys' ones being below it), which is used
+    /// without an index seek or a block-cache lookup.
+    pub fn get_hinted(
+        &self,
+        user_key: &[u8],
+        key_hash: Option<u64>,
+        snapshot: SequenceNumber,
+        ro: &TableReadOptions,
+        value_out: &mut Vec<u8>,
+        hint: Option<&mut BlockHint>,
+    ) -> Result<TableGet> {
         let mut out = TableGet {
             result: Lookup::Absent,
             filter_checked: false,
@@ -488,7 +526,7 @@ impl TableReader {
             perf_level: PerfLevel::from_u8(level),
             ..*ro
         };
-        if let Some(may) = self.check_filter(user_key, ro)? {
+        if let Some(may) = self.check_filter(user_key, key_hash, ro)? {
             out.filter_checked = true;
             if !may {
                 perf_count!(at level => bloom_sst_miss_count);
@@ -507,14 +545,32 @@ impl TableReader {
         };
         let seek = SeekKey::new(user_key, seek_seq);
         let seek = seek.ikey_bytes();
-        let mut index = BlockIter::new(self.index_block(ro)?);
-        index.seek_at(seek, level);
-        if !index.valid() {
-            index.status()?;
-            return Ok(out);
-        }
-        let handle = self.decode_index_value(&index)?;
-        let mut data = BlockIter::new(self.data_block(handle, ro)?);
+        let reuse = hint.as_ref().and_then(|h| {
+            h.block
+                .as_ref()
+                .filter(|_| key::compare_internal(seek, &h.separator) != std::cmp::Ordering::Greater)
+                .map(|(handle, b)| (*handle, b.clone()))
+        });
+        let (handle, block) = match reuse {
+            Some(found) => found,
+            None => {
+                let mut index = BlockIter::new(self.index_block(ro)?);
+                index.seek_at(seek, level);
+                if !index.valid() {
+                    index.status()?;
+                    return Ok(out);
+                }
+                let handle = self.decode_index_value(&index)?;
+                let block = self.data_block(handle, ro)?;
+                if let Some(h) = hint {
+                    h.separator.clear();
+                    h.separator.extend_from_slice(index.key());
+                    h.block = Some((handle, block.clone()));
+                }
+                (handle, block)
+            }
+        };
+        let mut data = BlockIter::new(block);
         data.seek_at(seek, level);
         if !data.valid() {
             data.status()?;
@@ -711,19 +767,25 @@ impl TableReader {
     /// it may be present. Whole keys are probed when the filter holds them,
     /// else the key's prefix when the filter holds the reads' extractor's
     /// prefixes and the key has one.
-    fn check_filter(&self, user_key: &[u8], ro: TableReadOptions) -> Result<Option<bool>> {
+    /// `key_hash`, when given, is the filter hash of `user_key`.
+    fn check_filter(
+        &self,
+        user_key: &[u8],
+        key_hash: Option<u64>,
+        ro: TableReadOptions,
+    ) -> Result<Option<bool>> {
         let probe = if self.filter_whole_keys {
-            user_key
+            key_hash.unwrap_or_else(|| filter_hash(user_key))
         } else {
             match self.filter_prefix.and_then(|p| p.prefix_of(user_key)) {
-                Some(prefix) => prefix,
+                Some(prefix) => filter_hash(prefix),
                 None => return Ok(None),
             }
         };
         let Some(filter) = self.filter_block(ro)? else {
             return Ok(None);
         };
-        let may = filter.may_contain(probe);
+        let may = filter.may_contain_hash(probe);
         // METRICS: bloom filter checked (perf: bloom_sst_hit_count / miss);
         // `!may` is "bloom filter useful", `may` a "positive" whose truth
         // `get` learns.

@@ -18,6 +18,7 @@ mod foreign_database;
 mod ingest;
 mod merges;
 mod model;
+mod multi_get;
 mod obsolete_files;
 mod open_errors;
 mod prefix_seek;
