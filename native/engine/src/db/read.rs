@@ -653,7 +653,7 @@ impl DbInner {
                 }
                 let t = match &t {
                     Some(t) => t,
-                    None => t.insert(self.table_cache.reader_for(f, 0, tro.no_io)?),
+                    None => t.insert(self.table_cache.reader_for(f, 0, tro.no_io, &sv.tables)?),
                 };
                 self.batch_probe(
                     sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting,
@@ -674,7 +674,9 @@ impl DbInner {
                         Some((n, t)) if *n == f.number => t,
                         _ => {
                             hint.reset();
-                            let t = self.table_cache.reader_for(f, level, tro.no_io)?;
+                            let t = self
+                                .table_cache
+                                .reader_for(f, level, tro.no_io, &sv.tables)?;
                             &current.insert((f.number, t)).1
                         }
                     };
