@@ -294,7 +294,6 @@ struct SubcompactionJob<'a> {
     /// The range tombstones to write (each writer keeps its range's share).
     kept: &'a [RangeTombstone],
     below: &'a Below,
-    merger: &'a crate::merge::Merger,
     target: OutputTarget,
     compression: (CompressionType, CompressionOptions),
 }
@@ -808,7 +807,6 @@ impl DbInner {
             tombstones: &tombstones,
             kept: &kept,
             below: &below,
-            merger: &cfd.merger,
             target,
             compression,
         };
@@ -873,10 +871,7 @@ impl DbInner {
                 Ok(done) => {
                     outputs.extend(done.outputs);
                     stats.keys_in += done.keys_in;
-                    drops.newer_entry += done.drops.newer_entry;
-                    drops.obsolete += done.drops.obsolete;
-                    drops.range_del += done.drops.range_del;
-                    drops.merged += done.drops.merged;
+                    drops += done.drops;
                 }
                 Err(e) => {
                     first_error.get_or_insert(e);
@@ -1053,7 +1048,7 @@ impl DbInner {
             job.snapshots.to_vec(),
             job.bottommost,
             frag,
-            job.merger.clone(),
+            job.cfd.merger.clone(),
             job.below.clone(),
         )
         .zero_bottom_seqnos(job.plan.output_level > 0);

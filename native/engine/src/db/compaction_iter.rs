@@ -90,6 +90,16 @@ impl DropCounts {
     }
 }
 
+/// The drops of several jobs' parts (subcompactions) summed, field by field.
+impl std::ops::AddAssign for DropCounts {
+    fn add_assign(&mut self, o: DropCounts) {
+        self.newer_entry += o.newer_entry;
+        self.obsolete += o.obsolete;
+        self.range_del += o.range_del;
+        self.merged += o.merged;
+    }
+}
+
 /// Where older entries of a key may exist outside what a job reads: this
 /// decides whether the end of a key's entries in the input is the bottom
 /// of its history (full merges of operands without a base, single deletes
