@@ -642,6 +642,15 @@ impl DbInner {
                 self.set_bg_error(&mut st, &e);
                 return Err(e);
             }
+            if let Some(fam) = st.families.get_mut(&cfd.id) {
+                let a = &mut fam.stats.add_file;
+                for (f, &level) in files.iter().zip(&levels) {
+                    a.bytes += f.props.file_size;
+                    a.files += 1;
+                    a.l0_files += u64::from(level == 0);
+                    a.keys += f.props.num_entries;
+                }
+            }
             self.refresh_super_version(&mut st, cfd.id);
             // Published after the version that holds the files: a reader
             // that sees `g` sees them.

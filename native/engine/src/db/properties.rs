@@ -275,6 +275,9 @@ impl DbInner {
         let mut sum_files = 0usize;
         let mut sum_compacting = 0usize;
         let flushed = stats.levels.first().map_or(0, |l| l.written);
+        // What entered the tree: flushed and ingested bytes, the input of
+        // L0's and the sum's write amplification, as in RocksDB.
+        let entered = flushed + stats.add_file.bytes;
         for level in 0..v.num_levels() {
             let s = stats.levels.get(level).copied().unwrap_or_default();
             let files = v.files(level);
@@ -285,7 +288,7 @@ impl DbInner {
             sum_files += files.len();
             sum_compacting += compacting;
             sum.add(&s);
-            let input = if level == 0 { flushed } else { s.read_rn };
+            let input = if level == 0 { entered } else { s.read_rn };
             out.push_str(&Self::compaction_row(
                 &format!("L{level}"),
                 &format!("{}/{}", files.len(), compacting),
@@ -301,7 +304,7 @@ impl DbInner {
             v.total_bytes(),
             0.0,
             &sum,
-            flushed,
+            entered,
         ));
         let mut int_sum = LevelStats::default();
         for (level, s) in stats.levels.iter().enumerate() {
@@ -314,13 +317,14 @@ impl DbInner {
         }
         let int_flushed = stats.levels.first().map_or(0, |l| l.written)
             - stats.interval_levels.first().map_or(0, |l| l.written);
+        let int_add = stats.add_file.minus(&stats.interval_add_file);
         out.push_str(&Self::compaction_row(
             "Int",
             "0/0",
             0,
             0.0,
             &int_sum,
-            int_flushed + 1,
+            int_flushed + int_add.bytes + 1,
         ));
         let uptime = now.duration_since(stats.started).as_secs_f64();
         let interval = now.duration_since(stats.interval_start).as_secs_f64();
@@ -333,6 +337,28 @@ impl DbInner {
             "Flush(GB): cumulative {:.3}, interval {:.3}",
             flushed as f64 / GB,
             int_flushed as f64 / GB
+        );
+        let add = stats.add_file;
+        let _ = writeln!(
+            out,
+            "AddFile(GB): cumulative {:.3}, interval {:.3}",
+            add.bytes as f64 / GB,
+            int_add.bytes as f64 / GB
+        );
+        let _ = writeln!(
+            out,
+            "AddFile(Total Files): cumulative {}, interval {}",
+            add.files, int_add.files
+        );
+        let _ = writeln!(
+            out,
+            "AddFile(L0 Files): cumulative {}, interval {}",
+            add.l0_files, int_add.l0_files
+        );
+        let _ = writeln!(
+            out,
+            "AddFile(Keys): cumulative {}, interval {}",
+            add.keys, int_add.keys
         );
         let comp_w = sum.written.saturating_sub(flushed) as f64;
         let comp_r = (sum.read_rn + sum.read_rnp1) as f64;
@@ -378,6 +404,7 @@ impl DbInner {
         let _ = writeln!(out, "Write Stall (micros): {}", micros.join(", "));
         if advance_interval {
             stats.interval_levels = stats.levels.clone();
+            stats.interval_add_file = stats.add_file;
             stats.interval_stall_counts = total_stalls;
         }
         out

@@ -553,3 +553,72 @@ fn writer_range_deletions_and_deletes_apply_over_older_rows() {
     check(&db);
     let _ = write_sst;
 }
+
+/// The `W-Amp` column of `rocksdb.stats`'s row `row` (`L0`, `Sum`, `Int`).
+fn w_amp_of_row(stats: &str, row: &str) -> f64 {
+    let line = stats
+        .lines()
+        .find(|l| l.split_whitespace().next() == Some(row))
+        .unwrap_or_else(|| panic!("no row {row} in:\n{stats}"));
+    // Level Files Size(2 words) Score Read Rn Rnp1 Write Wnew Moved W-Amp
+    line.split_whitespace().nth(11).unwrap().parse().unwrap()
+}
+
+/// The cumulative figure of a `NAME: cumulative X, interval Y` line.
+fn cumulative(stats: &str, name: &str) -> String {
+    let line = stats
+        .lines()
+        .find(|l| l.starts_with(&format!("{name}: cumulative ")))
+        .unwrap_or_else(|| panic!("no {name} line in:\n{stats}"));
+    line[name.len() + ": cumulative ".len()..]
+        .split(',')
+        .next()
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn regression_ingest_only_stats_had_no_write_amp_input() {
+    // A database filled only by ingestion has flushed nothing: `rocksdb.stats`
+    // divided its compaction writes by zero flushed bytes, showing a Sum
+    // W-Amp of 0.0 and an interval W-Amp in the billions. Ingested bytes are
+    // input too (RocksDB's AddFile statistics), so an L0 -> last-level merge
+    // of the ingested files shows a write amplification near 1.
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        disable_auto_compactions: true,
+        ..opts()
+    };
+    let db = Db::open(o.clone(), dir.path().join("db")).unwrap();
+    for (i, tag) in ["a", "b", "c", "d"].iter().enumerate() {
+        let f = dir.path().join(format!("{tag}.sst"));
+        let mut w = SstFileWriter::new(&o);
+        w.open(&f).unwrap();
+        for k in (i as u32..4000).step_by(4) {
+            w.put(&key(k), format!("{tag}{k:0>100}").as_bytes())
+                .unwrap();
+        }
+        w.finish().unwrap();
+        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
+            .unwrap();
+    }
+    db.compact_range(None, None).unwrap();
+    // One string read: each advances the interval, as RocksDB's does.
+    let after = db.property("rocksdb.stats").unwrap();
+    assert_eq!(cumulative(&after, "AddFile(Total Files)"), "4");
+    assert_eq!(cumulative(&after, "AddFile(L0 Files)"), "3");
+    assert_eq!(cumulative(&after, "AddFile(Keys)"), "4000");
+    assert_eq!(cumulative(&after, "Flush(GB)"), "0.000");
+    // Written: the merge rewrote all 4 files' bytes once (input: 4 files).
+    let sum = w_amp_of_row(&after, "Sum");
+    assert!((0.5..=1.5).contains(&sum), "Sum W-Amp {sum}:\n{after}");
+    let int = w_amp_of_row(&after, "Int");
+    assert!(int <= 1.5, "interval W-Amp {int}:\n{after}");
+    // The string form advanced the interval: nothing ingested since.
+    let again = db.property("rocksdb.stats").unwrap();
+    let line = again
+        .lines()
+        .find(|l| l.starts_with("AddFile(Total Files)"))
+        .unwrap();
+    assert!(line.ends_with("interval 0"), "{line}");
+}

@@ -535,7 +535,7 @@ public final class BulkImport implements Callable<Integer> {
       o.printf(Locale.ROOT, "table amp   %.2f (flush + compaction + ingested table bytes / bytes of"
           + " keys and values; ingested %s)%n", s.writeAmpTableBytes, Fmt.bytes(s.ingestedBytes));
       o.printf(Locale.ROOT, "write amp   %.1f (rocksdb.stats Sum W-Amp: flush+compaction bytes /"
-              + " flushed bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
+              + " flushed and ingested bytes); %.2f from tickers ((FLUSH+COMPACT_WRITE_BYTES) /"
               + " BYTES_WRITTEN)%n", s.writeAmp, s.writeAmpTickers);
       o.printf(Locale.ROOT, "wal syncs   %d (Statistics WAL_FILE_SYNC_MICROS: p99 %s, max %s)%n",
           s.walSyncCount, Fmt.micros(s.walSyncP99Micros), Fmt.micros(s.walSyncMaxMicros));
