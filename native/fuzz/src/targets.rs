@@ -365,6 +365,7 @@ fn query(v: &Version) -> u64 {
         v,
         &talus::compaction::PickerOptions::from(&Options::default()),
         &vec![Vec::new(); v.num_levels()],
+        u64::MAX,
     );
     bucket(n)
 }

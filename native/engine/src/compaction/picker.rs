@@ -24,7 +24,8 @@
 use std::cmp::Ordering;
 use std::sync::Arc;
 
-use crate::key;
+use crate::compaction::fifo::MIN_INTRA_L0_FILES;
+use crate::key::{self, SequenceNumber};
 use crate::options::{CompactionPriority, Options};
 use crate::version::levels::l0_order;
 use crate::version::{FileMetaData, Version, VersionEdit};
@@ -662,6 +663,10 @@ fn build_plan(
 ///
 ///   Ties keep key order.
 ///
+/// - **L0 → L0**, when L0 → base level is blocked: see `pick_intra_l0`
+///   (`memtable_floor`: the oldest sequence number in the family's
+///   memtables; `u64::MAX` when they are empty).
+///
 /// Then, for both: inputs expand to a clean cut, then grow if that adds no
 /// output-level file (see `max_compaction_bytes`); the plan is a trivial
 /// move when it has one input, no output-level file, and at most
@@ -674,6 +679,7 @@ pub fn pick_compaction(
     version: &Version,
     opts: &PickerOptions,
     cursors: &[Vec<u8>],
+    memtable_floor: SequenceNumber,
 ) -> Option<CompactionPlan> {
     let targets = level_targets(version, opts);
     for (level, score) in compaction_scores(version, opts, &targets) {
@@ -682,6 +688,7 @@ pub fn pick_compaction(
         }
         let plan = if level == 0 {
             pick_l0(version, opts, &targets, score)
+                .or_else(|| pick_intra_l0(version, opts, score, memtable_floor))
         } else {
             pick_level(version, opts, &targets, level, score, cursors)
         };
@@ -715,6 +722,80 @@ fn pick_l0(
         score,
         CompactionReason::LevelL0FilesNum,
     )
+}
+
+/// L0 → L0 (RocksDB's intra-L0 compaction), tried when L0 → base level is
+/// blocked (an L0 compaction is running, or the base-level files it needs
+/// are being compacted) and L0 holds at least
+/// `level0_file_num_compaction_trigger + 2` files, the newest of them idle.
+/// It merges a run of L0 files into one, so that L0's file count (the
+/// write controller's input, and the read cost of every lookup) falls while
+/// L0 → base waits; the later L0 → base compaction then merges fewer,
+/// larger files, and the base level is rewritten once for all of them
+/// instead of once per batch (the shape of an import by ingestion of
+/// overlapping files: RocksDB keeps every L0 → base compaction but the last
+/// waiting this way). Pinned by `intra_l0_merges_newest_idle_run_when_base_is_blocked`.
+///
+/// The run: walking L0 newest first, files holding a sequence number at or
+/// above `memtable_floor` (the oldest number in the family's memtables) are
+/// passed over — the merged file would sort above the memtables' future
+/// flushes while holding rows older than theirs, so reads of a key in both
+/// would find the older row first; from the first file below the floor,
+/// idle files are taken in order until one is being compacted, the bytes
+/// would exceed `max_compaction_bytes`, or the bytes rewritten per file
+/// removed (`bytes / (files - 1)`) would grow. At least
+/// [`MIN_INTRA_L0_FILES`] files, else `None`. The run is contiguous in L0's
+/// newest-first order, so the merged file takes the run's place in it.
+/// Output: one file, never the bottom of its keys' history.
+fn pick_intra_l0(
+    version: &Version,
+    opts: &PickerOptions,
+    score: f64,
+    memtable_floor: SequenceNumber,
+) -> Option<CompactionPlan> {
+    let l0 = version.files(0);
+    if l0.len() < opts.level0_file_num_compaction_trigger.saturating_add(2)
+        || l0.first()?.is_being_compacted()
+    {
+        return None;
+    }
+    let mut newest_first = l0.iter();
+    let first = newest_first.find(|f| f.largest_seq < memtable_floor || f.is_being_compacted())?;
+    if first.is_being_compacted() {
+        return None;
+    }
+    let mut run = vec![first.clone()];
+    let mut bytes = first.file_size;
+    let mut per_removed = u64::MAX;
+    for f in newest_first {
+        let with = bytes.saturating_add(f.file_size);
+        let per = with / run.len() as u64;
+        if f.is_being_compacted() || per > per_removed || with > opts.max_compaction_bytes {
+            break;
+        }
+        per_removed = per;
+        bytes = with;
+        run.push(f.clone());
+    }
+    if run.len() < MIN_INTRA_L0_FILES {
+        return None;
+    }
+    Some(CompactionPlan {
+        level: 0,
+        output_level: 0,
+        inputs: oldest_first(run),
+        middle_inputs: Vec::new(),
+        output_inputs: Vec::new(),
+        grandparents: Vec::new(),
+        score,
+        reason: CompactionReason::LevelL0FilesNum,
+        is_trivial_move: false,
+        bottommost: false,
+        max_output_file_size: u64::MAX,
+        next_compact_cursor: None,
+        drop_inputs: false,
+        compress_output: true,
+    })
 }
 
 /// Indices of the files of `level` in the order `compaction_pri` tries them.

@@ -428,7 +428,9 @@ pub(crate) fn pick_for_style(
 ) -> Option<CompactionPlan> {
     let o = &cfd.opts;
     match o.compaction_style {
-        CompactionStyle::Level => pick_compaction(version, &cfd.picker_opts, cursors),
+        CompactionStyle::Level => {
+            pick_compaction(version, &cfd.picker_opts, cursors, memtable_floor(cfd))
+        }
         CompactionStyle::Universal => {
             let uopts = universal_picker_options(cfd);
             let plan = pick_universal(version, &uopts)?;
@@ -441,6 +443,22 @@ pub(crate) fn pick_for_style(
             Some(plan.into_plan(oldest, 1.0))
         }
     }
+}
+
+/// The oldest sequence number in the family's memtables (active and
+/// immutable), `u64::MAX` when they hold nothing: an intra-L0 compaction
+/// takes only L0 files entirely below it (`picker::pick_intra_l0`). Read
+/// under the DB mutex while picking; a memtable switched or flushed
+/// meanwhile only moves the floor up, and a write still to be inserted has
+/// a number above every table's (ingestions and memtable switches wait for
+/// the writes in flight).
+fn memtable_floor(cfd: &ColumnFamilyData) -> u64 {
+    let sv = cfd.super_version.load();
+    std::iter::once(&sv.mem)
+        .chain(sv.imm.iter())
+        .filter_map(|m| m.first_sequence())
+        .min()
+        .unwrap_or(u64::MAX)
 }
 
 fn universal_picker_options(cfd: &ColumnFamilyData) -> UniversalPickerOptions {

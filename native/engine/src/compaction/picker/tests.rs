@@ -177,7 +177,7 @@ fn nothing_to_do_under_the_triggers() {
     let scores = compaction_scores(&v, &o, &level_targets(&v, &o));
     assert_eq!(scores[0], (1, 0.9));
     assert_eq!(scores[1], (0, 0.75));
-    assert!(pick_compaction(&v, &o, &[]).is_none());
+    assert!(pick_compaction(&v, &o, &[], MAX).is_none());
     assert_eq!(estimated_pending_compaction_bytes(&v, &o), 0);
 }
 
@@ -197,7 +197,7 @@ fn scores_are_sorted_highest_first() {
         scores,
         [(2, 3.0), (1, 1.5), (0, 0.5), (3, 0.5), (4, 0.0), (5, 0.0)]
     );
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!((plan.level, plan.output_level), (2, 3));
     assert_eq!(plan.reason, CompactionReason::LevelMaxLevelSize);
     assert_eq!(plan.score, 3.0);
@@ -258,7 +258,7 @@ fn l0_compaction_takes_the_oldest_files_and_their_closure() {
         (2, file(20, "a", "z", 500, 0)),
     ]);
     let o = opts(false);
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!((plan.level, plan.output_level), (0, 1));
     assert_eq!(plan.reason, CompactionReason::LevelL0FilesNum);
     assert_eq!(plan.score, 1.5);
@@ -284,7 +284,7 @@ fn l0_compaction_takes_the_oldest_files_and_their_closure() {
         (0, file(6, "l", "n", 1, 6)),
         (0, file(7, "x", "y", 1, 7)),
     ]);
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [1, 2, 3, 4, 5, 6]);
     assert!(plan.bottommost);
 }
@@ -296,7 +296,7 @@ fn a_running_l0_compaction_blocks_the_next() {
     v.files(0)[0].set_being_compacted(true);
     let scores = compaction_scores(&v, &o, &level_targets(&v, &o));
     assert_eq!(scores[0], (0, 1.25), "only idle files count");
-    assert!(pick_compaction(&v, &o, &[]).is_none());
+    assert!(pick_compaction(&v, &o, &[], MAX).is_none());
 }
 
 /// L1 (target 100) holds four files, each overlapping one L2 file:
@@ -346,7 +346,7 @@ fn compaction_pri_chooses_the_file() {
         (CompactionPriority::RoundRobin, 10, 20),
     ];
     for (p, input, output) in cases {
-        let plan = pick_compaction(&v, &pri(p), &[]).unwrap();
+        let plan = pick_compaction(&v, &pri(p), &[], MAX).unwrap();
         assert_eq!((plan.level, plan.output_level), (1, 2), "{p:?}");
         assert_eq!(nums(&plan.inputs), [input], "{p:?}");
         assert_eq!(nums(&plan.output_inputs), [output], "{p:?}");
@@ -373,7 +373,7 @@ fn round_robin_starts_at_the_cursor_and_wraps() {
     ];
     for (cursor, picked, next) in cases {
         let cursors = vec![Vec::new(), cursor.clone()];
-        let plan = pick_compaction(&v, &o, &cursors).unwrap();
+        let plan = pick_compaction(&v, &o, &cursors, MAX).unwrap();
         assert_eq!(nums(&plan.inputs), [picked], "cursor {cursor:?}");
         assert_eq!(
             plan.next_compact_cursor,
@@ -392,13 +392,13 @@ fn files_in_or_next_to_running_compactions_are_skipped() {
     let o = pri(CompactionPriority::MinOverlappingRatio);
     v.files(1)[0].set_being_compacted(true); // #10, the best ratio
     // Ties (#11, #12, #13 all at ratio 2) keep key order.
-    assert_eq!(nums(&pick_compaction(&v, &o, &[]).unwrap().inputs), [11]);
+    assert_eq!(nums(&pick_compaction(&v, &o, &[], MAX).unwrap().inputs), [11]);
     v.files(2)[1].set_being_compacted(true); // #21, under #11
-    assert_eq!(nums(&pick_compaction(&v, &o, &[]).unwrap().inputs), [12]);
+    assert_eq!(nums(&pick_compaction(&v, &o, &[], MAX).unwrap().inputs), [12]);
     v.files(1)[2].set_being_compacted(true);
     v.files(1)[3].set_being_compacted(true);
     // Only #11 is idle, and its overlap is busy.
-    assert!(pick_compaction(&v, &o, &[]).is_none());
+    assert!(pick_compaction(&v, &o, &[], MAX).is_none());
 }
 
 #[test]
@@ -436,7 +436,7 @@ fn trivial_moves() {
     ];
     for (files, input, trivial) in cases {
         let v = version(files);
-        let plan = pick_compaction(&v, &o, &[]).unwrap();
+        let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
         assert_eq!(nums(&plan.inputs), [input], "{v:?}");
         assert_eq!(plan.is_trivial_move, trivial, "{v:?}");
     }
@@ -451,7 +451,7 @@ fn trivial_moves() {
         (0, file(2, "m", "n", 1, 2)),
         (1, file(10, "c", "d", 10, 0)),
     ]);
-    let plan = pick_compaction(&v, &o1, &[]).unwrap();
+    let plan = pick_compaction(&v, &o1, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [1]);
     assert!(plan.is_trivial_move);
     let edit = plan.trivial_move_edit();
@@ -479,12 +479,12 @@ fn inputs_expand_to_a_clean_cut() {
         (2, file(20, "a", "c", 10, 0)),
     ]);
     let o = pri(CompactionPriority::ByCompensatedSize);
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [10, 11]);
     assert_eq!(nums(&plan.output_inputs), [20]);
     // With #11 busy, #10 cannot be cut cleanly: the next candidate goes.
     v.files(1)[1].set_being_compacted(true);
-    assert_eq!(nums(&pick_compaction(&v, &o, &[]).unwrap().inputs), [12]);
+    assert_eq!(nums(&pick_compaction(&v, &o, &[], MAX).unwrap().inputs), [12]);
 
     // The output level is cut cleanly too: #21 shares "e" with #20.
     let v = version(vec![
@@ -499,7 +499,7 @@ fn inputs_expand_to_a_clean_cut() {
         ),
         (2, file(22, "g", "h", 10, 1)),
     ]);
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!(nums(&plan.output_inputs), [20, 21]);
 }
 
@@ -516,7 +516,7 @@ fn inputs_grow_only_when_outputs_do_not() {
     // #20 spans a..f: #11 fits under it for free.
     let mut files = l1();
     files.push((2, file(20, "a", "f", 50, 0)));
-    let plan = pick_compaction(&version(files.clone()), &o, &[]).unwrap();
+    let plan = pick_compaction(&version(files.clone()), &o, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [10, 11]);
     assert_eq!(nums(&plan.output_inputs), [20]);
     // ... but not past max_compaction_bytes.
@@ -524,13 +524,13 @@ fn inputs_grow_only_when_outputs_do_not() {
         max_compaction_bytes: 150,
         ..o.clone()
     };
-    let plan = pick_compaction(&version(files), &small, &[]).unwrap();
+    let plan = pick_compaction(&version(files), &small, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [10]);
     // Growing to #11 would pull in #21 as well: no growth.
     let mut files = l1();
     files.push((2, file(20, "a", "d", 50, 0)));
     files.push((2, file(21, "e", "f", 50, 0)));
-    let plan = pick_compaction(&version(files), &o, &[]).unwrap();
+    let plan = pick_compaction(&version(files), &o, &[], MAX).unwrap();
     assert_eq!(nums(&plan.inputs), [10]);
     assert_eq!(nums(&plan.output_inputs), [20]);
 }
@@ -543,11 +543,11 @@ fn bottommost_means_nothing_older_below() {
         (2, file(20, "a", "b", 10, 1)),
         (3, file(30, "x", "y", 10, 0)),
     ];
-    let plan = pick_compaction(&version(base.clone()), &o, &[]).unwrap();
+    let plan = pick_compaction(&version(base.clone()), &o, &[], MAX).unwrap();
     assert!(plan.bottommost);
     let mut deeper = base;
     deeper.push((5, file(50, "b", "c", 10, 0)));
-    let plan = pick_compaction(&version(deeper), &o, &[]).unwrap();
+    let plan = pick_compaction(&version(deeper), &o, &[], MAX).unwrap();
     assert!(!plan.bottommost);
 }
 
@@ -702,12 +702,12 @@ fn some_a() -> Option<&'static [u8]> {
 fn marking_and_recording_a_plan() {
     let v = priority_version();
     let o = pri(CompactionPriority::MinOverlappingRatio);
-    let plan = pick_compaction(&v, &o, &[]).unwrap();
+    let plan = pick_compaction(&v, &o, &[], MAX).unwrap();
     plan.mark_being_compacted(true);
     assert!(v.files(1)[0].is_being_compacted() && v.files(2)[0].is_being_compacted());
     assert!(!v.files(1)[1].is_being_compacted());
     // The next pick avoids them.
-    let next = pick_compaction(&v, &o, &[]).unwrap();
+    let next = pick_compaction(&v, &o, &[], MAX).unwrap();
     assert_eq!(nums(&next.inputs), [11]);
     plan.mark_being_compacted(false);
     assert!(!v.files(1)[0].is_being_compacted() && !v.files(2)[0].is_being_compacted());
@@ -733,10 +733,74 @@ fn a_single_level_has_nowhere_to_compact() {
     let t = level_targets(&v, &o);
     assert_eq!((t.base_level, t.target_bytes.clone()), (0, vec![100]));
     assert!(compaction_scores(&v, &o, &t).is_empty());
-    assert!(pick_compaction(&v, &o, &[]).is_none());
+    assert!(pick_compaction(&v, &o, &[], MAX).is_none());
     assert!(matches!(
         try_pick_manual(&v, &o, 0, None, None),
         ManualPick::Empty
     ));
     assert_eq!(estimated_pending_compaction_bytes(&v, &o), 0);
+}
+
+#[test]
+fn intra_l0_merges_newest_idle_run_when_base_is_blocked() {
+    // L0 holds files #1..#8 (file #i at sequence i), oldest first #1; the
+    // two oldest are in a running L0 -> base compaction, so L0 -> base is
+    // blocked. Trigger 4: an intra-L0 compaction needs at least 6 files.
+    // (sizes of #1..#8, compacting, memtable floor) -> merged run, oldest first
+    let cases: Vec<([u64; 8], &[u64], u64, Option<Vec<u64>>)> = vec![
+        // Every idle file, up to the first one being compacted.
+        ([10; 8], &[1, 2], MAX, Some(vec![3, 4, 5, 6, 7, 8])),
+        // Files at or above the memtables' oldest number are passed over.
+        ([10; 8], &[1, 2], 7, Some(vec![3, 4, 5, 6])),
+        // ... and fewer than four left is no compaction.
+        ([10; 8], &[1, 2], 6, None),
+        // A large older file would raise the bytes rewritten per file removed.
+        (
+            [10, 10, 10, 100, 10, 10, 10, 10],
+            &[1, 2],
+            MAX,
+            Some(vec![5, 6, 7, 8]),
+        ),
+        // max_compaction_bytes (250) bounds the run.
+        ([60; 8], &[1, 2], MAX, Some(vec![5, 6, 7, 8])),
+        // The newest file being compacted: nothing (RocksDB's rule).
+        ([10; 8], &[8], MAX, None),
+        // Fewer than trigger + 2 files in L0: nothing.
+        ([10; 8], &[1, 2, 3, 4, 5, 6, 7, 8], MAX, None),
+    ];
+    let o = opts(false);
+    for (sizes, busy, floor, want) in cases {
+        let files: Files = (1..=8)
+            .map(|i| (0, file(i, "a", "z", sizes[i as usize - 1], i)))
+            .collect();
+        let v = version(files);
+        for f in v.files(0) {
+            if busy.contains(&f.number) {
+                f.set_being_compacted(true);
+            }
+        }
+        let plan = pick_compaction(&v, &o, &[], floor);
+        let what = format!("sizes {sizes:?}, busy {busy:?}, floor {floor}");
+        match want {
+            None => assert!(plan.is_none(), "{what}: {plan:?}"),
+            Some(want) => {
+                let plan = plan.unwrap_or_else(|| panic!("{what}: no plan"));
+                assert_eq!(nums(&plan.inputs), want, "{what}");
+                assert_eq!((plan.level, plan.output_level), (0, 0), "{what}");
+                assert_eq!(plan.reason, CompactionReason::LevelL0FilesNum, "{what}");
+                assert_eq!(plan.max_output_file_size, MAX, "one output file");
+                assert!(!plan.bottommost && !plan.is_trivial_move, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn l0_to_base_comes_before_intra_l0() {
+    // Nothing is being compacted: the usual L0 -> base compaction, however
+    // many files L0 holds.
+    let v = version((1..=8).map(|i| (0, file(i, "a", "z", 10, i))).collect());
+    let plan = pick_compaction(&v, &opts(false), &[], MAX).unwrap();
+    assert_eq!((plan.level, plan.output_level), (0, 1));
+    assert_eq!(nums(&plan.inputs), [1, 2, 3, 4, 5, 6, 7, 8]);
 }
