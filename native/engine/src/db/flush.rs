@@ -100,6 +100,7 @@ impl DbInner {
                     .hist(crate::statistics::Histogram::FlushTime, stats.micros);
                 if let Some(f) = st.families.get_mut(&cf) {
                     f.stats.levels[0].add(&stats);
+                    f.stats.flushed += stats.written;
                 }
                 // The DB mutex is released while the manifest is written;
                 // pending_outputs and flush_running stay until it is in.

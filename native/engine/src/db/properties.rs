@@ -274,7 +274,7 @@ impl DbInner {
         let mut sum = LevelStats::default();
         let mut sum_files = 0usize;
         let mut sum_compacting = 0usize;
-        let flushed = stats.levels.first().map_or(0, |l| l.written);
+        let flushed = stats.flushed;
         // What entered the tree: flushed and ingested bytes, the input of
         // L0's and the sum's write amplification, as in RocksDB.
         let entered = flushed + stats.add_file.bytes;
@@ -315,8 +315,7 @@ impl DbInner {
                 .unwrap_or_default();
             int_sum.add(&s.minus(&base));
         }
-        let int_flushed = stats.levels.first().map_or(0, |l| l.written)
-            - stats.interval_levels.first().map_or(0, |l| l.written);
+        let int_flushed = stats.flushed - stats.interval_flushed;
         let int_add = stats.add_file.minus(&stats.interval_add_file);
         out.push_str(&Self::compaction_row(
             "Int",
@@ -404,6 +403,7 @@ impl DbInner {
         let _ = writeln!(out, "Write Stall (micros): {}", micros.join(", "));
         if advance_interval {
             stats.interval_levels = stats.levels.clone();
+            stats.interval_flushed = stats.flushed;
             stats.interval_add_file = stats.add_file;
             stats.interval_stall_counts = total_stalls;
         }

@@ -248,12 +248,20 @@ impl AddFileStats {
 /// Compaction statistics and the baselines of the last interval.
 pub(crate) struct InternalStats {
     pub(crate) started: Instant,
+    /// Work by output level: flushes and compactions into L0 both count
+    /// in `levels[0]` (intra-L0, universal and FIFO compactions write L0).
     pub(crate) levels: Vec<LevelStats>,
+    /// Bytes written by flushes alone (RocksDB's `BYTES_FLUSHED`): with the
+    /// ingested bytes, what entered the tree, the divisor of write
+    /// amplification. Not `levels[0].written`, which compactions into L0
+    /// also add to.
+    pub(crate) flushed: u64,
     /// Ingested files, cumulative.
     pub(crate) add_file: AddFileStats,
     pub(crate) interval_start: Instant,
     pub(crate) interval_levels: Vec<LevelStats>,
     pub(crate) interval_add_file: AddFileStats,
+    pub(crate) interval_flushed: u64,
     pub(crate) interval_writes: WriteTotals,
     pub(crate) interval_stall_counts: u64,
 }
@@ -264,10 +272,12 @@ impl InternalStats {
         InternalStats {
             started: now,
             levels: vec![LevelStats::default(); num_levels],
+            flushed: 0,
             add_file: AddFileStats::default(),
             interval_start: now,
             interval_levels: vec![LevelStats::default(); num_levels],
             interval_add_file: AddFileStats::default(),
+            interval_flushed: 0,
             interval_writes: WriteTotals::default(),
             interval_stall_counts: 0,
         }

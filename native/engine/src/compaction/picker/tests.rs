@@ -747,7 +747,8 @@ fn intra_l0_merges_newest_idle_run_when_base_is_blocked() {
     // two oldest are in a running L0 -> base compaction, so L0 -> base is
     // blocked. Trigger 4: an intra-L0 compaction needs at least 6 files.
     // (sizes of #1..#8, compacting, memtable floor) -> merged run, oldest first
-    let cases: Vec<([u64; 8], &[u64], u64, Option<Vec<u64>>)> = vec![
+    type Case<'a> = ([u64; 8], &'a [u64], u64, Option<Vec<u64>>);
+    let cases: Vec<Case<'_>> = vec![
         // Every idle file, up to the first one being compacted.
         ([10; 8], &[1, 2], MAX, Some(vec![3, 4, 5, 6, 7, 8])),
         // Files at or above the memtables' oldest number are passed over.
