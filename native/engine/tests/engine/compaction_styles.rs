@@ -424,16 +424,6 @@ fn regression_flush_with_auto_compactions_off_does_not_wait_on_l0_stall() {
     assert_eq!(db2.int_property("rocksdb.num-files-at-level0"), Some(24));
 }
 
-/// The `W-Amp` of `rocksdb.stats`'s `Sum` row.
-fn sum_w_amp(stats: &str) -> f64 {
-    let line = stats
-        .lines()
-        .find(|l| l.split_whitespace().next() == Some("Sum"))
-        .unwrap_or_else(|| panic!("no Sum row in:\n{stats}"));
-    // Level Files Size(2 words) Score Read Rn Rnp1 Write Wnew Moved W-Amp
-    line.split_whitespace().nth(11).unwrap().parse().unwrap()
-}
-
 #[test]
 fn regression_compactions_into_l0_counted_as_flushed_bytes() {
     // `rocksdb.stats` took L0's written bytes for the flushed bytes, its
@@ -458,7 +448,7 @@ fn regression_compactions_into_l0_counted_as_flushed_bytes() {
     assert!(compacted > flushed / 2, "compactions rewrote the runs");
     let expected = (flushed + compacted) as f64 / flushed as f64;
     let stats = db.property("rocksdb.stats").unwrap();
-    let got = sum_w_amp(&stats);
+    let got = crate::ingest::w_amp_of_row(&stats, "Sum");
     assert!(
         (got - expected).abs() <= 0.06,
         "Sum W-Amp {got}, tickers say {expected:.2}:\n{stats}"

@@ -43,6 +43,31 @@ fn sst_of(o: &Options, path: &Path, range: std::ops::Range<u32>, tag: &str) -> P
     path.to_path_buf()
 }
 
+/// Ingests `tags.len()` files whose keys interleave over `0..end`: file `i`
+/// holds keys `i, i + n, i + 2n, ...` (`n` files), each valued `value(tag,
+/// k)`, so every file spans the key space (an import of sorted chunks of
+/// random keys).
+fn ingest_interleaved(
+    db: &Db,
+    o: &Options,
+    dir: &Path,
+    tags: &[&str],
+    end: u32,
+    value: impl Fn(&str, u32) -> String,
+) {
+    for (i, tag) in tags.iter().enumerate() {
+        let f = dir.join(format!("{tag}.sst"));
+        let mut w = SstFileWriter::new(o);
+        w.open(&f).unwrap();
+        for k in (i as u32..end).step_by(tags.len()) {
+            w.put(&key(k), value(tag, k).as_bytes()).unwrap();
+        }
+        w.finish().unwrap();
+        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
+            .unwrap();
+    }
+}
+
 fn all(db: &Db, ro: &ReadOptions) -> BTreeMap<Vec<u8>, Vec<u8>> {
     let mut it = db.iter(ro).unwrap();
     it.seek_to_first();
@@ -208,18 +233,14 @@ fn compact_range_after_overlapping_ingestions_merges_l0_into_the_last_level_once
     };
     let path = dir.path().join("db");
     let db = Db::open(o.clone(), &path).unwrap();
-    for (i, tag) in ["a", "b", "c", "d", "e"].iter().enumerate() {
-        // Interleaved keys: file i holds keys i, i + 5, i + 10, ...
-        let f = dir.path().join(format!("{tag}.sst"));
-        let mut w = SstFileWriter::new(&o);
-        w.open(&f).unwrap();
-        for k in (i as u32..500).step_by(5) {
-            w.put(&key(k), format!("{tag}{k}").as_bytes()).unwrap();
-        }
-        w.finish().unwrap();
-        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
-            .unwrap();
-    }
+    ingest_interleaved(
+        &db,
+        &o,
+        dir.path(),
+        &["a", "b", "c", "d", "e"],
+        500,
+        |tag, k| format!("{tag}{k}"),
+    );
     assert_eq!(level_of_files(&db), "4,0,0,0,0,0,1");
     db.compact_range(None, None).unwrap();
     assert_eq!(level_of_files(&db), "0,0,0,0,0,0,1");
@@ -555,7 +576,7 @@ fn writer_range_deletions_and_deletes_apply_over_older_rows() {
 }
 
 /// The `W-Amp` column of `rocksdb.stats`'s row `row` (`L0`, `Sum`, `Int`).
-fn w_amp_of_row(stats: &str, row: &str) -> f64 {
+pub(crate) fn w_amp_of_row(stats: &str, row: &str) -> f64 {
     let line = stats
         .lines()
         .find(|l| l.split_whitespace().next() == Some(row))
@@ -590,18 +611,14 @@ fn regression_ingest_only_stats_had_no_write_amp_input() {
         ..opts()
     };
     let db = Db::open(o.clone(), dir.path().join("db")).unwrap();
-    for (i, tag) in ["a", "b", "c", "d"].iter().enumerate() {
-        let f = dir.path().join(format!("{tag}.sst"));
-        let mut w = SstFileWriter::new(&o);
-        w.open(&f).unwrap();
-        for k in (i as u32..4000).step_by(4) {
-            w.put(&key(k), format!("{tag}{k:0>100}").as_bytes())
-                .unwrap();
-        }
-        w.finish().unwrap();
-        db.ingest_external_file(&[&f], &IngestExternalFileOptions::default())
-            .unwrap();
-    }
+    ingest_interleaved(
+        &db,
+        &o,
+        dir.path(),
+        &["a", "b", "c", "d"],
+        4000,
+        |tag, k| format!("{tag}{k:0>100}"),
+    );
     db.compact_range(None, None).unwrap();
     // One string read: each advances the interval, as RocksDB's does.
     let after = db.property("rocksdb.stats").unwrap();
