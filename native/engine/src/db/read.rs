@@ -275,8 +275,9 @@ impl DbInner {
         key: &[u8],
         value_out: &mut Vec<u8>,
     ) -> Result<bool> {
-        let cfd = self.default_cf.clone();
-        self.get_into_cf(&cfd, ro, key, value_out)
+        // Borrowed, not cloned: a clone per get is a reference count shared
+        // by every reader thread.
+        self.get_into_cf(&self.default_cf, ro, key, value_out)
     }
 
     pub(crate) fn get_into_cf(
@@ -391,7 +392,7 @@ impl DbInner {
         let stats = self.stats.statistics.as_deref();
         let v = &sv.version;
         for f in v.l0_files_for_key(key) {
-            let t = self.table_cache.reader_for(f, 0, tro.no_io, &sv.tables)?;
+            let t = self.table_cache.reader_ref(f, 0, tro.no_io, &sv.tables)?;
             if tombstones {
                 tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
             }
@@ -405,7 +406,7 @@ impl DbInner {
             for f in v.files_for_key(level, key) {
                 let t = self
                     .table_cache
-                    .reader_for(f, level, tro.no_io, &sv.tables)?;
+                    .reader_ref(f, level, tro.no_io, &sv.tables)?;
                 if tombstones {
                     tomb = max_opt(tomb, t.max_covering_tombstone(key, snapshot));
                 }

@@ -57,7 +57,7 @@ use crate::key;
 use crate::memtable::RangeTombstone;
 use crate::options::Options;
 use crate::rate_limiter::ReadCharger;
-use crate::table::{BlockCache, TableProperties, TableReader, TableReaderOptions};
+use crate::table::{BlockCache, Held, TableProperties, TableReader, TableReaderOptions};
 use crate::version::{FileMetaData, filename};
 
 /// A table the manifest names must exist with the recorded size: a missing
@@ -590,6 +590,28 @@ impl TableCache {
                 filename::table_file_name(f.number)
             ))
         })
+    }
+
+    /// The reader of `f` for one point lookup: borrowed from `f` when the
+    /// reader lives there (`max_open_files = -1`, the default) and is open,
+    /// else [`Self::reader_for`]'s. The caller's super version keeps `f`,
+    /// and so its reader, alive for the borrow; a slot once filled is never
+    /// emptied. Why not a clone: many reader threads doing lookups in the
+    /// same few tables would all increment and decrement one shared count
+    /// per lookup, a cache line moving between cores on every get.
+    pub(crate) fn reader_ref<'a>(
+        &self,
+        f: &'a FileMetaData,
+        level: usize,
+        no_io: bool,
+        fam: &FamilyTables,
+    ) -> Result<Held<'a, TableReader>> {
+        if self.lru.is_none()
+            && let Some(r) = f.table_reader.0.get()
+        {
+            return Ok(Held::Borrowed(r));
+        }
+        self.reader_for(f, level, no_io, fam).map(Held::Owned)
     }
 
     /// The reader of `f` for a read: [`Self::reader`], or with `no_io`

@@ -35,12 +35,35 @@
 //! MiB of uncompressed data at 4 KiB blocks: 5 MB for the 40 GB import),
 //! charged with the block.
 //!
+//! # Entry directory (cached data blocks)
+//!
+//! A point lookup in a data block binary-searches its restart points (each
+//! probe a restart key somewhere in the block) and then decodes entries
+//! forward from one, up to `restart_interval - 1` of them: a few hundred
+//! bytes to a few KiB of the block brought into the CPU cache for one
+//! entry. A data block inserted into the block cache ([`Block::with_entry_directory`])
+//! also keeps, for every entry, the 8-byte prefix of its user key
+//! ([`crate::key::user_key_prefix`]) in one array and where the entry
+//! starts in another, so [`Block::seek_for_get`] binary-searches the
+//! prefixes (one or two cache lines) and decodes only the entry it lands
+//! on. An entry's key is rebuilt from its own prefix and its delta, without
+//! the entries before it, when the bytes it shares with the previous key
+//! all lie within that prefix (`shared <= min(8, user key length)`, marked
+//! per entry; for keys that do not share long prefixes, every entry);
+//! when an entry the lookup needs is not so marked, or prefixes tie in a
+//! way the directory cannot order, the lookup falls back to the restart
+//! search. Like the search samples the directory is derived at load, never
+//! stored, and charged with the block: 12 bytes per entry, built only when
+//! that is at most an eighth of the block (entries of 96 bytes or more on
+//! average), so blocks of many tiny entries do not grow by half.
+//!
 //! Keys are internal keys ([`crate::key`]), at least 8 bytes long, strictly
 //! increasing in internal-key order. Decoding checks every length against the
 //! block bounds and reports violations as `Corruption` naming the file and
 //! the block's offset; it never panics.
 
 use std::cmp::Ordering;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use crate::coding::{Reader, decode_fixed32, put_varint32};
@@ -134,6 +157,29 @@ impl BlockBuilder {
 /// Restart points per search sample (module docs).
 pub const SAMPLE_EVERY: usize = 16;
 
+/// Bit of [`Directory::entries`] marking an entry whose key its prefix and
+/// delta rebuild (module docs); the other 31 bits are its offset.
+const REBUILDABLE: u32 = 1 << 31;
+
+/// The entry directory of a cached data block (module docs).
+#[derive(Default)]
+struct Directory {
+    /// `prefixes[i]`: the user-key prefix of entry `i`; non-decreasing.
+    prefixes: Box<[u64]>,
+    /// `entries[i]`: entry `i`'s offset, with [`REBUILDABLE`].
+    entries: Box<[u32]>,
+}
+
+/// What [`Block::seek_for_get`] found for a point lookup.
+pub enum BlockGet {
+    /// The first entry at or after the target is not of the target's user
+    /// key, or there is none: the key is not in this block.
+    NotHere,
+    /// The first entry at or after the target, of the target's user key:
+    /// its internal key's trailer and its value's byte range in the block.
+    Entry { trailer: u64, value: (usize, usize) },
+}
+
 /// A parsed, validated block: its bytes plus where the restart array starts.
 /// Immutable; shared through `Arc` by the cache and iterators.
 pub struct Block {
@@ -141,6 +187,8 @@ pub struct Block {
     /// `samples[j]` is the key prefix of restart key `j * SAMPLE_EVERY`;
     /// empty unless built by [`Block::with_search_samples`].
     samples: Box<[u64]>,
+    /// Empty unless built by [`Block::with_entry_directory`].
+    dir: Directory,
     /// End of the entries, start of the restart array.
     restarts_offset: usize,
     num_restarts: usize,
@@ -200,6 +248,7 @@ impl Block {
         Ok(Block {
             data,
             samples: Box::default(),
+            dir: Directory::default(),
             restarts_offset,
             num_restarts,
             file,
@@ -221,9 +270,115 @@ impl Block {
         Ok(self)
     }
 
+    /// Adds the entry directory (module docs) to a data block about to be
+    /// cached, when it costs at most an eighth of the block. Decodes every
+    /// entry, so a damaged one fails here, at load.
+    pub fn with_entry_directory(mut self) -> Result<Block> {
+        let mut prefixes = Vec::new();
+        let mut entries = Vec::new();
+        let mut key: Vec<u8> = Vec::new();
+        let mut at = 0;
+        let budget = self.data.len() / 8;
+        while at < self.restarts_offset {
+            if 12 * (entries.len() + 1) > budget || at >= REBUILDABLE as usize {
+                return Ok(self);
+            }
+            let e = self.entry_at(at).map_err(|w| self.corruption(at, w))?;
+            if e.shared > key.len() {
+                return Err(self.corruption(at, "shared prefix longer than the previous key"));
+            }
+            key.truncate(e.shared);
+            key.extend_from_slice(&self.data[e.key_start..e.value_start]);
+            if key.len() < TRAILER_LEN {
+                return Err(self.corruption(at, "key shorter than an internal-key trailer"));
+            }
+            let user_key = key::user_key(&key);
+            let whole = e.shared <= user_key.len().min(8);
+            prefixes.push(key::user_key_prefix(user_key));
+            entries.push(at as u32 | if whole { REBUILDABLE } else { 0 });
+            at = e.end;
+        }
+        self.dir = Directory {
+            prefixes: prefixes.into_boxed_slice(),
+            entries: entries.into_boxed_slice(),
+        };
+        Ok(self)
+    }
+
+    /// A point lookup of `target` (an internal key: the user key at the
+    /// reader's sequence number) through the entry directory: the first
+    /// entry at or after `target`, or `None` when the block has no
+    /// directory or the directory cannot decide (module docs; the caller
+    /// then seeks as an iterator would). Same answer as a [`BlockIter`]
+    /// seek, pinned by `entry_directory_lookups_agree_with_the_iterator_seek`.
+    pub fn seek_for_get(&self, target: &[u8]) -> Option<BlockGet> {
+        let d = &self.dir;
+        if d.entries.is_empty() || target.len() < TRAILER_LEN {
+            return None;
+        }
+        let user_key = key::user_key(target);
+        let p = key::user_key_prefix(user_key);
+        let prefix = p.to_be_bytes();
+        let start = d.prefixes.partition_point(|&x| x < p);
+        // Entries before `start` sort before every key with prefix `p`;
+        // the first after the run of `p` sorts after `target`, and its user
+        // key differs from it.
+        for i in start..d.prefixes.len() {
+            if d.prefixes[i] != p {
+                return Some(BlockGet::NotHere);
+            }
+            let w = d.entries[i];
+            if w & REBUILDABLE == 0 {
+                return None;
+            }
+            let at = (w & !REBUILDABLE) as usize;
+            let e = self.entry_at(at).ok()?;
+            // The key is `prefix[..shared]` then the delta: compared in its
+            // two pieces, without copying it anywhere.
+            let delta = &self.data[e.key_start..e.value_start];
+            let head = prefix.get(..e.shared)?;
+            let klen = e.shared + delta.len();
+            if klen < TRAILER_LEN {
+                return None;
+            }
+            let ulen = klen - TRAILER_LEN;
+            let (uk_head, uk_tail) = if ulen >= e.shared {
+                (head, &delta[..ulen - e.shared])
+            } else {
+                return None;
+            };
+            match compare_split(uk_head, uk_tail, user_key) {
+                Ordering::Less => continue,
+                Ordering::Greater => return Some(BlockGet::NotHere),
+                Ordering::Equal => {
+                    let trailer = key::trailer(&delta[delta.len() - TRAILER_LEN..]);
+                    // Same user key: the newest entry at or below the
+                    // target's sequence number comes first (trailers sort
+                    // descending).
+                    if trailer > key::trailer(target) {
+                        continue;
+                    }
+                    return Some(BlockGet::Entry {
+                        trailer,
+                        value: (e.value_start, e.end),
+                    });
+                }
+            }
+        }
+        Some(BlockGet::NotHere)
+    }
+
+    /// The value bytes of a [`BlockGet::Entry`].
+    pub fn value_at(&self, range: (usize, usize)) -> &[u8] {
+        &self.data[range.0..range.1]
+    }
+
     /// Memory charged for this block in the block cache.
     pub fn size_in_bytes(&self) -> usize {
-        self.data.capacity() + 8 * self.samples.len() + std::mem::size_of::<Block>()
+        self.data.capacity()
+            + 8 * self.samples.len()
+            + 12 * self.dir.entries.len()
+            + std::mem::size_of::<Block>()
     }
 
     /// The restart points `[lo, hi]` that can hold the last restart key
@@ -327,10 +482,25 @@ struct Entry {
     end: usize,
 }
 
+/// Compares the user key `head ++ tail` with `other`, bytewise, without
+/// joining the pieces.
+fn compare_split(head: &[u8], tail: &[u8], other: &[u8]) -> Ordering {
+    let n = head.len().min(other.len());
+    match head[..n].cmp(&other[..n]) {
+        Ordering::Equal if n < head.len() => Ordering::Greater,
+        Ordering::Equal => tail.cmp(&other[n..]),
+        o => o,
+    }
+}
+
 /// A cursor over one block, implementing [`InternalIterator`]. Holds its
-/// block through an `Arc`, so a cached block stays pinned while iterated.
-pub struct BlockIter {
-    block: Arc<Block>,
+/// block through an `Arc` (the default), so a cached block stays pinned
+/// while iterated, or through a plain borrow `&Block` for a lookup that
+/// already holds the block (a table reader's own index block): cloning an
+/// `Arc` shared by every reader thread would move its count's cache line
+/// between cores on every lookup.
+pub struct BlockIter<B: Deref<Target = Block> = Arc<Block>> {
+    block: B,
     /// Offset of the current entry (meaningful while `valid`).
     cur: usize,
     /// Offset just past the current entry.
@@ -343,9 +513,9 @@ pub struct BlockIter {
     err: Option<Error>,
 }
 
-impl BlockIter {
+impl<B: Deref<Target = Block>> BlockIter<B> {
     /// An unpositioned cursor over `block`.
-    pub fn new(block: Arc<Block>) -> Self {
+    pub fn new(block: B) -> Self {
         BlockIter {
             block,
             cur: 0,
@@ -359,7 +529,7 @@ impl BlockIter {
     }
 
     /// Switches to another block, keeping the key buffer. Unpositioned after.
-    pub fn reset(&mut self, block: Arc<Block>) {
+    pub fn reset(&mut self, block: B) {
         self.block = block;
         self.valid = false;
         self.err = None;
@@ -367,7 +537,7 @@ impl BlockIter {
     }
 
     /// The block iterated.
-    pub fn block(&self) -> &Arc<Block> {
+    pub fn block(&self) -> &B {
         &self.block
     }
 
@@ -481,7 +651,7 @@ impl BlockIter {
     }
 }
 
-impl InternalIterator for BlockIter {
+impl<B: Deref<Target = Block> + Send> InternalIterator for BlockIter<B> {
     fn valid(&self) -> bool {
         self.valid
     }
@@ -594,6 +764,165 @@ mod tests {
             it.next();
         }
         assert!(!it.valid());
+    }
+
+    /// The answer a point lookup takes from an iterator's seek: `None` when
+    /// the first entry at or after `t` is not of `t`'s user key (or there
+    /// is none), else its trailer and value.
+    fn seek_answer(it: &mut BlockIter, t: &[u8]) -> Option<(u64, Vec<u8>)> {
+        it.seek(t);
+        it.status().unwrap();
+        (it.valid() && crate::key::user_key(it.key()) == crate::key::user_key(t))
+            .then(|| (crate::key::trailer(it.key()), it.value().to_vec()))
+    }
+
+    #[test]
+    fn entry_directory_lookups_agree_with_the_iterator_seek() {
+        // Data-block-like entries (values large enough for the directory)
+        // whose user keys mix what the directory must get right: distinct
+        // 8-byte prefixes, keys sharing more than 8 bytes with the previous
+        // one (not rebuildable: the lookup must fall back), keys shorter
+        // than 8 bytes and keys that are prefixes of the next, and several
+        // versions of a key.
+        let mut uks: Vec<Vec<u8>> = Vec::new();
+        for i in 0u64..120 {
+            let mut k = (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).to_be_bytes().to_vec();
+            k.extend_from_slice(b"-tail");
+            uks.push(k);
+        }
+        for i in 0..40 {
+            uks.push(format!("samepref{i:03}").into_bytes());
+        }
+        for k in ["", "a", "a\0", "a\0\0b", "ab", "abcdefg", "abcdefgh", "abcdefgh\0"] {
+            uks.push(k.as_bytes().to_vec());
+        }
+        uks.sort();
+        uks.dedup();
+        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        for (i, uk) in uks.iter().enumerate() {
+            for seq in [90u64, 50, 10].into_iter().take(1 + i % 3) {
+                let ik = make_internal_key(uk, seq, ValueKind::Value);
+                entries.push((ik, vec![i as u8; 100 + i % 7]));
+            }
+        }
+        let mut probes: Vec<Vec<u8>> = uks.clone();
+        for uk in &uks {
+            let mut after = uk.clone();
+            after.push(0);
+            probes.push(after);
+            let mut bumped = uk.clone();
+            if let Some(last) = bumped.last_mut() {
+                *last = last.wrapping_add(1);
+            }
+            probes.push(bumped);
+        }
+        probes.push(vec![0xff; 12]);
+        let mut targets: Vec<Vec<u8>> = entries.iter().map(|(k, _)| k.clone()).collect();
+        for uk in &probes {
+            for seq in [100u64, 70, 50, 30, 10, 0] {
+                let mut t = Vec::new();
+                crate::key::append_internal_key(&mut t, uk, seq, ValueKind::SEEK);
+                targets.push(t);
+            }
+        }
+        for interval in [1, 4, 16] {
+            let plain = build(&entries, interval);
+            let dir = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+                .unwrap()
+                .with_entry_directory()
+                .unwrap();
+            assert_eq!(dir.dir.entries.len(), entries.len());
+            assert_eq!(
+                dir.size_in_bytes(),
+                plain.size_in_bytes() + 12 * entries.len()
+            );
+            let mut it = BlockIter::new(plain.clone());
+            let (mut decided, mut fell_back) = (0, 0);
+            for t in &targets {
+                let want = seek_answer(&mut it, t);
+                match dir.seek_for_get(t) {
+                    None => fell_back += 1,
+                    Some(got) => {
+                        decided += 1;
+                        let got = match got {
+                            BlockGet::NotHere => None,
+                            BlockGet::Entry { trailer, value } => {
+                                Some((trailer, dir.value_at(value).to_vec()))
+                            }
+                        };
+                        assert_eq!(got, want, "interval {interval}, target {t:?}");
+                    }
+                }
+            }
+            // With a restart per entry nothing shares a prefix, so every
+            // lookup is decided; else later versions of a key and the
+            // `samepref` keys (sharing 8 bytes and more) fall back.
+            assert!(decided > 0, "{decided} decided, {fell_back} fell back");
+            assert_eq!(fell_back == 0, interval == 1, "{fell_back} fell back");
+        }
+        // One version per key and distinct 8-byte prefixes (the common
+        // shape of a compacted table): every lookup is decided.
+        let single: Vec<(Vec<u8>, Vec<u8>)> = entries
+            .iter()
+            .filter(|(k, _)| crate::key::user_key(k).ends_with(b"-tail"))
+            .filter(|(k, _)| crate::key::sequence(k) == 90)
+            .cloned()
+            .collect();
+        let plain = build(&single, 16);
+        let dir = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+            .unwrap()
+            .with_entry_directory()
+            .unwrap();
+        let mut it = BlockIter::new(plain.clone());
+        for t in &targets {
+            let want = seek_answer(&mut it, t);
+            let got = match dir.seek_for_get(t) {
+                None => panic!("fell back on {t:?}"),
+                Some(BlockGet::NotHere) => None,
+                Some(BlockGet::Entry { trailer, value }) => {
+                    Some((trailer, dir.value_at(value).to_vec()))
+                }
+            };
+            assert_eq!(got, want, "target {t:?}");
+        }
+    }
+
+    #[test]
+    fn entry_directory_is_skipped_where_it_would_cost_over_an_eighth_of_the_block() {
+        // 8-byte keys with 4-byte values: entries of about 23 bytes, so 12
+        // bytes each would add half the block.
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = (0u32..100)
+            .map(|i| (ik(&format!("k{i:04}"), 1), i.to_le_bytes().to_vec()))
+            .collect();
+        let plain = build(&entries, 16);
+        let b = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+            .unwrap()
+            .with_entry_directory()
+            .unwrap();
+        assert!(b.dir.entries.is_empty());
+        assert_eq!(b.size_in_bytes(), plain.size_in_bytes());
+        assert!(b.seek_for_get(&ik("k0001", 5)).is_none());
+    }
+
+    #[test]
+    fn entry_directory_refuses_a_damaged_block_at_load() {
+        // An entry whose shared length exceeds the previous key: the
+        // restart array is valid, the entry is not.
+        let entries: Vec<(Vec<u8>, Vec<u8>)> = (0u32..4)
+            .map(|i| (ik(&format!("key{i}"), 1), vec![7; 200]))
+            .collect();
+        let plain = build(&entries, 16);
+        let mut data = plain.data.clone();
+        // The second entry starts right after the first (3 header bytes,
+        // a 12-byte key, a 200-byte value); its shared length is its
+        // first byte.
+        let second = 3 + 12 + 200 + 1;
+        data[second] = 100;
+        let err = Block::new(data, Arc::from("t.sst"), 0)
+            .unwrap()
+            .with_entry_directory()
+            .unwrap_err();
+        assert!(matches!(err, Error::Corruption { .. }), "{err:?}");
     }
 
     #[test]

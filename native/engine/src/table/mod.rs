@@ -77,7 +77,7 @@ mod properties;
 mod range_del;
 mod reader;
 
-pub use block::{Block, BlockIter};
+pub use block::{Block, BlockGet, BlockIter};
 pub use builder::{TableBuildOptions, TableBuilder};
 pub use filter::{BloomFilter, filter_hash};
 pub use format::{BlockHandle, FORMAT_VERSION, TABLE_MAGIC};
@@ -96,6 +96,7 @@ pub use properties::TableProperties;
 /// rewritten, so a hard link into the database leaves the user's file
 /// unchanged.
 pub const EXTERNAL_FILE_VERSION: u32 = 1;
+pub(crate) use reader::Held;
 pub use reader::{
     BlockCache, BlockHint, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
     external_view,

@@ -18,7 +18,7 @@
 
 use std::sync::{Arc, OnceLock};
 
-use super::block::{Block, BlockIter};
+use super::block::{Block, BlockGet, BlockIter};
 use super::codec::{DecodeError, ZstdDictionary, decompress_block};
 use super::filter::{BloomFilter, filter_hash};
 use super::format::{
@@ -554,7 +554,7 @@ impl TableReader {
         let (handle, block) = match reuse {
             Some(found) => found,
             None => {
-                let mut index = BlockIter::new(self.index_block(ro)?);
+                let mut index = BlockIter::new(self.index_ref(ro)?);
                 index.seek_at(seek, level);
                 if !index.valid() {
                     index.status()?;
@@ -570,28 +570,38 @@ impl TableReader {
                 (handle, block)
             }
         };
-        let mut data = BlockIter::new(block);
-        data.seek_at(seek, level);
-        if !data.valid() {
-            data.status()?;
-            return Ok(out);
-        }
-        let found = data.key();
-        if key::user_key(found) != user_key {
-            return Ok(out);
-        }
-        let (seq, kind) = key::unpack_trailer(key::trailer(found));
+        // The entry directory decides most lookups in a cached block after
+        // one binary search of its prefixes; else the iterator's seek.
+        let mut data;
+        let (trailer, value) = match block.seek_for_get(seek) {
+            Some(BlockGet::NotHere) => return Ok(out),
+            Some(BlockGet::Entry { trailer, value }) => (trailer, block.value_at(value)),
+            None => {
+                data = BlockIter::new(block.clone());
+                data.seek_at(seek, level);
+                if !data.valid() {
+                    data.status()?;
+                    return Ok(out);
+                }
+                let found = data.key();
+                if key::user_key(found) != user_key {
+                    return Ok(out);
+                }
+                (key::trailer(found), data.value())
+            }
+        };
+        let (seq, kind) = key::unpack_trailer(trailer);
         let seq = self.global_seqno.unwrap_or(seq);
         debug_assert!(seq <= snapshot, "table lookup at {snapshot} found {seq}");
         out.result = match ValueKind::from_u8(kind) {
             Some(ValueKind::Value) => {
                 value_out.clear();
-                value_out.extend_from_slice(data.value());
+                value_out.extend_from_slice(value);
                 Lookup::Value(seq)
             }
             Some(ValueKind::Merge) => {
                 value_out.clear();
-                value_out.extend_from_slice(data.value());
+                value_out.extend_from_slice(value);
                 Lookup::Merge(seq)
             }
             Some(ValueKind::Deletion | ValueKind::SingleDeletion) => Lookup::Deleted(seq),
@@ -695,7 +705,10 @@ impl TableReader {
         TableIter::new(self.clone(), ro)
     }
 
-    fn decode_index_value(&self, index: &BlockIter) -> Result<BlockHandle> {
+    fn decode_index_value<B>(&self, index: &BlockIter<B>) -> Result<BlockHandle>
+    where
+        B: std::ops::Deref<Target = Block> + Send,
+    {
         BlockHandle::decode(index.value()).ok_or_else(|| {
             Error::corruption(
                 &*self.file_name,
@@ -722,6 +735,24 @@ impl TableReader {
         match self.read_block(h, BlockKind::Index, ro)? {
             CachedBlock::Index(b) => Ok(b),
             _ => Err(self.wrong_kind(h, BlockKind::Index)),
+        }
+    }
+
+    /// [`Self::index_block`] for one lookup: borrowed when the reader holds
+    /// the block (the default, `cache_index_and_filter_blocks` off), so
+    /// concurrent lookups do not share a reference count ([`Held`]).
+    fn index_ref(&self, ro: TableReadOptions) -> Result<Held<'_, Block>> {
+        match &self.index {
+            Some(b) => Ok(Held::Borrowed(b)),
+            None => self.index_block(ro).map(Held::Owned),
+        }
+    }
+
+    /// [`Self::filter_block`] for one lookup, borrowed as [`Self::index_ref`] is.
+    fn filter_ref(&self, ro: TableReadOptions) -> Result<Option<Held<'_, BloomFilter>>> {
+        match &self.filter {
+            Some(f) => Ok(Some(Held::Borrowed(f))),
+            None => Ok(self.filter_block(ro)?.map(Held::Owned)),
         }
     }
 
@@ -782,7 +813,7 @@ impl TableReader {
                 None => return Ok(None),
             }
         };
-        let Some(filter) = self.filter_block(ro)? else {
+        let Some(filter) = self.filter_ref(ro)? else {
             return Ok(None);
         };
         let may = filter.may_contain_hash(probe);
@@ -872,6 +903,10 @@ impl TableReader {
                 let b = Block::new(raw, self.file_name.clone(), handle.offset)?;
                 if kind == BlockKind::Index {
                     CachedBlock::Index(Arc::new(b.with_search_samples()?))
+                } else if cache.is_some() && ro.fill_cache && ro.verify_checksums {
+                    // Only a block that will be cached gets the directory:
+                    // a compaction's or an uncached scan's is read once.
+                    CachedBlock::Data(Arc::new(b.with_entry_directory()?))
                 } else {
                     CachedBlock::Data(Arc::new(b))
                 }
@@ -1109,6 +1144,28 @@ impl std::fmt::Debug for TableIter {
             .field("valid", &self.valid())
             .field("err", &self.err)
             .finish()
+    }
+}
+
+/// A block, filter or table reader used for one lookup: borrowed from
+/// whoever holds it for longer than the lookup (a table reader its index
+/// and filter, a file's metadata its reader), or owned when it came from a
+/// cache that may drop it meanwhile. Lookups run on many threads at once,
+/// and cloning an `Arc` they all share would move its count's cache line
+/// between cores twice per lookup; a borrow touches nothing shared.
+pub(crate) enum Held<'a, T> {
+    Borrowed(&'a T),
+    Owned(Arc<T>),
+}
+
+impl<T> std::ops::Deref for Held<'_, T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        match self {
+            Held::Borrowed(r) => r,
+            Held::Owned(r) => r,
+        }
     }
 }
 
