@@ -368,6 +368,30 @@ impl Block {
         Some(BlockGet::NotHere)
     }
 
+    /// The entry before the one at `at`, through the directory, when its
+    /// key can be rebuilt alone: its offset and its user-key prefix's bytes
+    /// (the first `shared` of which are its key's first bytes). `None`
+    /// without a directory, at the first entry, or for an entry not so
+    /// marked.
+    fn directory_prev(&self, at: usize) -> Option<(usize, [u8; 8])> {
+        let d = &self.dir;
+        let offset = |w: u32| (w & !REBUILDABLE) as usize;
+        let i = d.entries.partition_point(|&w| offset(w) < at);
+        if i == 0 || d.entries.get(i).map(|&w| offset(w)) != Some(at) {
+            return None;
+        }
+        let w = d.entries[i - 1];
+        (w & REBUILDABLE != 0).then(|| (offset(w), d.prefixes[i - 1].to_be_bytes()))
+    }
+
+    /// `user_key_comparison_count` of a [`Self::seek_for_get`] that
+    /// decided: the prefix search's depth plus the final comparison, as
+    /// [`BlockIter`]'s seeks count theirs.
+    pub fn directory_comparisons(&self) -> u64 {
+        let n = self.dir.entries.len().max(1);
+        u64::from(usize::BITS - (n - 1).leading_zeros()) + 1
+    }
+
     /// The value bytes of a [`BlockGet::Entry`].
     pub fn value_at(&self, range: (usize, usize)) -> &[u8] {
         &self.data[range.0..range.1]
@@ -702,6 +726,19 @@ impl<B: Deref<Target = Block> + Send> InternalIterator for BlockIter<B> {
             return;
         }
         let original = self.cur;
+        // With the entry directory, the previous entry directly: its key is
+        // its prefix's first `shared` bytes and its delta (module docs), so
+        // `decode_at` on top of the prefix rebuilds it, instead of decoding
+        // forward from the restart point (half an interval per step).
+        if let Some((at, prefix)) = self.block.directory_prev(original) {
+            self.key.clear();
+            self.key.extend_from_slice(&prefix);
+            while self.block.restart_point(self.restart_idx) > at {
+                self.restart_idx -= 1;
+            }
+            self.decode_at(at);
+            return;
+        }
         let mut r = self.restart_idx;
         while self.block.restart_point(r) >= original {
             if r == 0 {
@@ -776,37 +813,46 @@ mod tests {
             .then(|| (crate::key::trailer(it.key()), it.value().to_vec()))
     }
 
-    #[test]
-    fn entry_directory_lookups_agree_with_the_iterator_seek() {
-        // Data-block-like entries (values large enough for the directory)
-        // whose user keys mix what the directory must get right: distinct
-        // 8-byte prefixes, keys sharing more than 8 bytes with the previous
-        // one (not rebuildable: the lookup must fall back), keys shorter
-        // than 8 bytes and keys that are prefixes of the next, and several
-        // versions of a key.
-        let mut uks: Vec<Vec<u8>> = Vec::new();
-        for i in 0u64..120 {
-            let mut k = (i.wrapping_mul(0x9e37_79b9_7f4a_7c15)).to_be_bytes().to_vec();
-            k.extend_from_slice(b"-tail");
-            uks.push(k);
-        }
-        for i in 0..40 {
-            uks.push(format!("samepref{i:03}").into_bytes());
-        }
+    /// Sorted, distinct user keys mixing what a block search must get
+    /// right: keys with distinct 8-byte prefixes (each id's big-endian bytes
+    /// and a tail), `same_prefix` keys sharing their first 8 bytes, keys
+    /// shorter than 8 bytes (zero-padded prefixes) and keys that are a
+    /// prefix of the next.
+    fn mixed_user_keys(ids: impl Iterator<Item = u64>, same_prefix: usize) -> Vec<Vec<u8>> {
+        let mut uks: Vec<Vec<u8>> = ids
+            .map(|id| {
+                let mut k = id.to_be_bytes().to_vec();
+                k.extend_from_slice(b"-tail");
+                k
+            })
+            .collect();
+        uks.extend((0..same_prefix).map(|i| format!("samepref{i:03}").into_bytes()));
         for k in ["", "a", "a\0", "a\0\0b", "ab", "abcdefg", "abcdefgh", "abcdefgh\0"] {
             uks.push(k.as_bytes().to_vec());
         }
         uks.sort();
         uks.dedup();
-        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
+        uks
+    }
+
+    /// One to three versions (sequence numbers 90, 50, 10) of each user
+    /// key, in internal-key order, the `i`-th key's values `value(i)`.
+    fn versioned_entries(uks: &[Vec<u8>], value: impl Fn(usize) -> Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
+        let mut entries = Vec::new();
         for (i, uk) in uks.iter().enumerate() {
             for seq in [90u64, 50, 10].into_iter().take(1 + i % 3) {
-                let ik = make_internal_key(uk, seq, ValueKind::Value);
-                entries.push((ik, vec![i as u8; 100 + i % 7]));
+                entries.push((make_internal_key(uk, seq, ValueKind::Value), value(i)));
             }
         }
-        let mut probes: Vec<Vec<u8>> = uks.clone();
-        for uk in &uks {
+        entries
+    }
+
+    /// Seek targets: every entry, and every user key (and keys just after
+    /// and around each) at sequence numbers above, between and below its
+    /// versions.
+    fn seek_targets(entries: &[(Vec<u8>, Vec<u8>)], uks: &[Vec<u8>]) -> Vec<Vec<u8>> {
+        let mut probes: Vec<Vec<u8>> = uks.to_vec();
+        for uk in uks {
             let mut after = uk.clone();
             after.push(0);
             probes.push(after);
@@ -825,6 +871,21 @@ mod tests {
                 targets.push(t);
             }
         }
+        targets
+    }
+
+    #[test]
+    fn entry_directory_lookups_agree_with_the_iterator_seek() {
+        // Data-block-like entries (values large enough for the directory)
+        // whose user keys mix what the directory must get right: distinct
+        // 8-byte prefixes, keys sharing more than 8 bytes with the previous
+        // one (not rebuildable: the lookup must fall back), keys shorter
+        // than 8 bytes and keys that are prefixes of the next, and several
+        // versions of a key.
+        let distinct = (0u64..120).map(|i| i.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+        let uks = mixed_user_keys(distinct, 40);
+        let entries = versioned_entries(&uks, |i| vec![i as u8; 100 + i % 7]);
+        let targets = seek_targets(&entries, &uks);
         for interval in [1, 4, 16] {
             let plain = build(&entries, interval);
             let dir = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
@@ -888,6 +949,44 @@ mod tests {
     }
 
     #[test]
+    fn entry_directory_steps_back_as_the_restart_decode_does() {
+        // Every position, stepped back to the first entry, with a directory
+        // and without: same keys and values, and `next` after each `prev`
+        // returns to where it was (the rebuilt key is the base of the next
+        // entry's shared prefix).
+        let uks = mixed_user_keys((0u64..150).map(|i| i.wrapping_mul(0x2545_f491_4f6c_dd1d)), 30);
+        let entries = versioned_entries(&uks, |i| vec![i as u8; 100 + i % 5]);
+        for interval in [1, 4, 16] {
+            let plain = build(&entries, interval);
+            let dir = Arc::new(
+                Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+                    .unwrap()
+                    .with_entry_directory()
+                    .unwrap(),
+            );
+            assert!(!dir.dir.entries.is_empty());
+            let mut it = BlockIter::new(dir.clone());
+            it.seek_to_last();
+            for (k, v) in entries.iter().rev() {
+                assert!(it.valid());
+                assert_eq!((it.key(), it.value()), (&k[..], &v[..]), "interval {interval}");
+                it.prev();
+            }
+            assert!(!it.valid());
+            it.status().unwrap();
+            // prev then next from every position.
+            for i in 1..entries.len() {
+                it.seek(&entries[i].0);
+                it.prev();
+                assert_eq!(it.key(), &entries[i - 1].0[..]);
+                it.next();
+                assert_eq!(it.key(), &entries[i].0[..], "interval {interval}, entry {i}");
+                assert_eq!(it.value(), &entries[i].1[..]);
+            }
+        }
+    }
+
+    #[test]
     fn entry_directory_is_skipped_where_it_would_cost_over_an_eighth_of_the_block() {
         // 8-byte keys with 4-byte values: entries of about 23 bytes, so 12
         // bytes each would add half the block.
@@ -932,36 +1031,8 @@ mod tests {
         // runs sharing one prefix across many windows (ties widen the
         // window), keys shorter than 8 bytes (zero-padded prefixes, and a
         // key that is a prefix of the next), and several versions of a key.
-        let mut uks: Vec<Vec<u8>> = Vec::new();
-        for i in 0u64..300 {
-            let mut k = (i * 1000).to_be_bytes().to_vec();
-            k.extend_from_slice(b"-tail");
-            uks.push(k);
-        }
-        for i in 0..100 {
-            uks.push(format!("samepref{i:03}").into_bytes());
-        }
-        for k in [
-            "",
-            "a",
-            "a\0",
-            "a\0\0b",
-            "ab",
-            "abcdefg",
-            "abcdefgh",
-            "abcdefgh\0",
-        ] {
-            uks.push(k.as_bytes().to_vec());
-        }
-        uks.sort();
-        uks.dedup();
-        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = Vec::new();
-        for (i, uk) in uks.iter().enumerate() {
-            for seq in [90u64, 50, 10].into_iter().take(1 + i % 3) {
-                let ik = make_internal_key(uk, seq, ValueKind::Value);
-                entries.push((ik, i.to_le_bytes().to_vec()));
-            }
-        }
+        let uks = mixed_user_keys((0u64..300).map(|i| i * 1000), 100);
+        let entries = versioned_entries(&uks, |i| i.to_le_bytes().to_vec());
         let plain = build(&entries, 1);
         let sampled = Arc::new(
             Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
@@ -971,28 +1042,7 @@ mod tests {
         );
         assert_eq!(sampled.samples.len(), entries.len().div_ceil(SAMPLE_EVERY));
         assert!(sampled.size_in_bytes() > plain.size_in_bytes());
-        // Targets: every entry, every user key at seqs above, between and
-        // below its versions, and keys between and around the user keys.
-        let mut targets: Vec<Vec<u8>> = entries.iter().map(|(k, _)| k.clone()).collect();
-        let mut probes: Vec<Vec<u8>> = uks.clone();
-        for uk in &uks {
-            let mut after = uk.clone();
-            after.push(0);
-            probes.push(after);
-            let mut bumped = uk.clone();
-            if let Some(last) = bumped.last_mut() {
-                *last = last.wrapping_add(1);
-            }
-            probes.push(bumped);
-        }
-        probes.push(vec![0xff; 12]);
-        for uk in &probes {
-            for seq in [100u64, 70, 50, 30, 10, 0] {
-                let mut t = Vec::new();
-                crate::key::append_internal_key(&mut t, uk, seq, ValueKind::SEEK);
-                targets.push(t);
-            }
-        }
+        let targets = seek_targets(&entries, &uks);
         let (mut a, mut b) = (
             BlockIter::new(plain.clone()),
             BlockIter::new(sampled.clone()),

@@ -573,7 +573,11 @@ impl TableReader {
         // The entry directory decides most lookups in a cached block after
         // one binary search of its prefixes; else the iterator's seek.
         let mut data;
-        let (trailer, value) = match block.seek_for_get(seek) {
+        let decided = block.seek_for_get(seek);
+        if decided.is_some() {
+            perf_count!(at level => user_key_comparison_count = block.directory_comparisons());
+        }
+        let (trailer, value) = match decided {
             Some(BlockGet::NotHere) => return Ok(out),
             Some(BlockGet::Entry { trailer, value }) => (trailer, block.value_at(value)),
             None => {
