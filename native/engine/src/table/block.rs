@@ -803,6 +803,14 @@ mod tests {
         assert!(!it.valid());
     }
 
+    /// `plain`'s bytes as a block with its entry directory.
+    fn with_directory(plain: &Block) -> Block {
+        Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
+            .unwrap()
+            .with_entry_directory()
+            .unwrap()
+    }
+
     /// The answer a point lookup takes from an iterator's seek: `None` when
     /// the first entry at or after `t` is not of `t`'s user key (or there
     /// is none), else its trailer and value.
@@ -888,10 +896,7 @@ mod tests {
         let targets = seek_targets(&entries, &uks);
         for interval in [1, 4, 16] {
             let plain = build(&entries, interval);
-            let dir = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
-                .unwrap()
-                .with_entry_directory()
-                .unwrap();
+            let dir = with_directory(&plain);
             assert_eq!(dir.dir.entries.len(), entries.len());
             assert_eq!(
                 dir.size_in_bytes(),
@@ -930,10 +935,7 @@ mod tests {
             .cloned()
             .collect();
         let plain = build(&single, 16);
-        let dir = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
-            .unwrap()
-            .with_entry_directory()
-            .unwrap();
+        let dir = with_directory(&plain);
         let mut it = BlockIter::new(plain.clone());
         for t in &targets {
             let want = seek_answer(&mut it, t);
@@ -959,10 +961,7 @@ mod tests {
         for interval in [1, 4, 16] {
             let plain = build(&entries, interval);
             let dir = Arc::new(
-                Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
-                    .unwrap()
-                    .with_entry_directory()
-                    .unwrap(),
+                with_directory(&plain),
             );
             assert!(!dir.dir.entries.is_empty());
             let mut it = BlockIter::new(dir.clone());
@@ -994,10 +993,7 @@ mod tests {
             .map(|i| (ik(&format!("k{i:04}"), 1), i.to_le_bytes().to_vec()))
             .collect();
         let plain = build(&entries, 16);
-        let b = Block::new(plain.data.clone(), Arc::from("t.sst"), 0)
-            .unwrap()
-            .with_entry_directory()
-            .unwrap();
+        let b = with_directory(&plain);
         assert!(b.dir.entries.is_empty());
         assert_eq!(b.size_in_bytes(), plain.size_in_bytes());
         assert!(b.seek_for_get(&ik("k0001", 5)).is_none());
