@@ -276,28 +276,25 @@ impl Block {
     pub fn with_entry_directory(mut self) -> Result<Block> {
         let mut prefixes = Vec::new();
         let mut entries = Vec::new();
-        let mut key: Vec<u8> = Vec::new();
-        let mut at = 0;
         let budget = self.data.len() / 8;
-        while at < self.restarts_offset {
-            if 12 * (entries.len() + 1) > budget || at >= REBUILDABLE as usize {
+        // The iterator decodes (and checks) each entry as a scan would.
+        let mut it = BlockIter::new(&self);
+        it.seek_to_first();
+        while it.valid() {
+            if 12 * (entries.len() + 1) > budget || it.cur >= REBUILDABLE as usize {
                 return Ok(self);
             }
-            let e = self.entry_at(at).map_err(|w| self.corruption(at, w))?;
-            if e.shared > key.len() {
-                return Err(self.corruption(at, "shared prefix longer than the previous key"));
-            }
-            key.truncate(e.shared);
-            key.extend_from_slice(&self.data[e.key_start..e.value_start]);
-            if key.len() < TRAILER_LEN {
-                return Err(self.corruption(at, "key shorter than an internal-key trailer"));
-            }
-            let user_key = key::user_key(&key);
-            let whole = e.shared <= user_key.len().min(8);
+            let shared = self
+                .entry_at(it.cur)
+                .map_err(|w| self.corruption(it.cur, w))?
+                .shared;
+            let user_key = key::user_key(it.key());
+            let whole = shared <= user_key.len().min(8);
             prefixes.push(key::user_key_prefix(user_key));
-            entries.push(at as u32 | if whole { REBUILDABLE } else { 0 });
-            at = e.end;
+            entries.push(it.cur as u32 | if whole { REBUILDABLE } else { 0 });
+            it.next();
         }
+        it.status()?;
         self.dir = Directory {
             prefixes: prefixes.into_boxed_slice(),
             entries: entries.into_boxed_slice(),
@@ -337,17 +334,12 @@ impl Block {
             // two pieces, without copying it anywhere.
             let delta = &self.data[e.key_start..e.value_start];
             let head = prefix.get(..e.shared)?;
-            let klen = e.shared + delta.len();
-            if klen < TRAILER_LEN {
-                return None;
-            }
-            let ulen = klen - TRAILER_LEN;
-            let (uk_head, uk_tail) = if ulen >= e.shared {
-                (head, &delta[..ulen - e.shared])
-            } else {
-                return None;
-            };
-            match compare_split(uk_head, uk_tail, user_key) {
+            // A marked entry's user key holds its shared bytes (load-time
+            // check); a damaged one falls back rather than panics.
+            let ulen = (e.shared + delta.len())
+                .checked_sub(TRAILER_LEN)
+                .filter(|&u| u >= e.shared)?;
+            match compare_split(head, &delta[..ulen - e.shared], user_key) {
                 Ordering::Less => continue,
                 Ordering::Greater => return Some(BlockGet::NotHere),
                 Ordering::Equal => {

@@ -581,7 +581,8 @@ impl TableReader {
             Some(BlockGet::NotHere) => return Ok(out),
             Some(BlockGet::Entry { trailer, value }) => (trailer, block.value_at(value)),
             None => {
-                data = BlockIter::new(block.clone());
+                // Borrowed: the lookup holds the block already.
+                data = BlockIter::new(&*block);
                 data.seek_at(seek, level);
                 if !data.valid() {
                     data.status()?;

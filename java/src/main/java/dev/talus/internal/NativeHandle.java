@@ -80,8 +80,8 @@ public abstract class NativeHandle implements AutoCloseable {
    * Stripes of objects shared by many threads (databases, column families): the power of two at
    * or above twice the number of processors and at least 16, at most {@link #MAX_STRIPES}. About
    * 128 bytes each. The floor: threads pick stripes by identity hash, so with few stripes two
-   * threads running at once often share one (with 4 stripes on 2 cores, 8 reader threads doing
-   * point lookups ran about 3% slower than with 16).
+   * threads running at once often share one, a cache line moving between their cores on every
+   * call (measured in docs/results/reads.md, point lookups without shared counts).
    */
   public static final int DEFAULT_STRIPES =
       roundUpToPowerOfTwo(Math.max(16, 2 * Runtime.getRuntime().availableProcessors()));
