@@ -254,12 +254,16 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
 /// While the only slot of the gate is held by a write in progress, `sync`,
 /// `no_slowdown` and `low_pri` writes from other threads pass the gate and
 /// finish (none may wait behind a writer, see `write_gate`), and a plain
-/// write waits for the slot and finishes once it is free.
+/// write waits for the slot and finishes once it is free. The statistics
+/// count that one wait, and no engagement (the gate was pinned).
 #[test]
 fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
+    use crate::statistics::{Statistics, Ticker};
     let dir = tempfile::tempdir().unwrap();
+    let stats = Statistics::new();
     let o = Options {
         max_concurrent_writers: 1,
+        statistics: Some(stats.clone()),
         ..opts()
     };
     let db = Arc::new(Db::open(o, dir.path()).unwrap());
@@ -322,6 +326,8 @@ fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
     let plain = plain_writer.lock().take().expect("the hook ran");
     plain.join().unwrap();
     assert!(db.get(&ro, b"plain").unwrap().is_some());
+    assert_eq!(stats.ticker_count(Ticker::WriteAdmissionWaits), 1);
+    assert_eq!(stats.ticker_count(Ticker::WriteAdmissionEngagements), 0);
 }
 
 /// A service's shape (issue: write admission must not hurt a service's
@@ -330,9 +336,12 @@ fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
 /// a slot or waits at it, and every write lands.
 #[test]
 fn occasional_writers_never_wait_at_the_write_gate() {
+    use crate::statistics::{Statistics, Ticker};
     let dir = tempfile::tempdir().unwrap();
+    let stats = Statistics::new();
     let o = Options {
         max_concurrent_writers: 1,
+        statistics: Some(stats.clone()),
         ..opts()
     };
     let db = Arc::new(Db::open(o, dir.path()).unwrap());
@@ -358,6 +367,8 @@ fn occasional_writers_never_wait_at_the_write_gate() {
         t.join().unwrap();
     }
     assert_eq!(db.inner.write_gate.waits(), 0, "a put waited at the gate");
+    assert_eq!(stats.ticker_count(Ticker::WriteAdmissionWaits), 0);
+    assert_eq!(stats.ticker_count(Ticker::WriteAdmissionEngagements), 0);
     assert_eq!(db.latest_sequence_number(), 320);
     let ro = ReadOptions::default();
     for t in 0..32 {
@@ -369,6 +380,61 @@ fn occasional_writers_never_wait_at_the_write_gate() {
             );
         }
     }
+}
+
+/// Writers putting flat out, more than the gate's slots, engage it after
+/// a sustained demand (`write_gate::ENGAGE_AFTER` samples): the statistics
+/// count the engagement and the puts that slept for a turn.
+#[test]
+fn saturating_writers_tick_the_write_admission_statistics() {
+    use crate::statistics::{Statistics, Ticker};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let dir = tempfile::tempdir().unwrap();
+    let stats = Statistics::new();
+    let o = Options {
+        max_concurrent_writers: 1,
+        statistics: Some(stats.clone()),
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let seen = || {
+        stats.ticker_count(Ticker::WriteAdmissionEngagements) >= 1
+            && stats.ticker_count(Ticker::WriteAdmissionWaits) >= 10
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let threads: Vec<_> = (0..4)
+        .map(|t| {
+            let (db, stop) = (db.clone(), stop.clone());
+            std::thread::spawn(move || {
+                // Bounded: the puts end whether the gate engaged or not.
+                for i in 0..1_000_000u32 {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    db.put(
+                        &WriteOptions::default(),
+                        &[t, (i >> 16) as u8, (i >> 8) as u8, i as u8],
+                        b"v",
+                    )
+                    .unwrap();
+                }
+            })
+        })
+        .collect();
+    while !seen() && !threads.iter().all(|t| t.is_finished()) {
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    stop.store(true, Ordering::Relaxed);
+    for t in threads {
+        t.join().unwrap();
+    }
+    assert!(
+        seen(),
+        "engagements {}, waits {}",
+        stats.ticker_count(Ticker::WriteAdmissionEngagements),
+        stats.ticker_count(Ticker::WriteAdmissionWaits)
+    );
+    assert!(stats.ticker_count(Ticker::WriteAdmissionWaitMicros) > 0);
 }
 
 /// Puts are copied into the memtable and placed before they queue

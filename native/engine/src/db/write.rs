@@ -82,6 +82,18 @@ impl DbInner {
         } else {
             self.write_gate.enter()
         };
+        if let Some(a) = &slot
+            && self.stats.statistics.is_some()
+        {
+            if a.engaged_gate() {
+                self.stats.tick(Ticker::WriteAdmissionEngagements, 1);
+            }
+            if let Some(w) = a.waited() {
+                self.stats.tick(Ticker::WriteAdmissionWaits, 1);
+                self.stats
+                    .tick(Ticker::WriteAdmissionWaitMicros, w.as_micros() as u64);
+            }
+        }
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::IN_WRITE_SLOT);
         self.stats

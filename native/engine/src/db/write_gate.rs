@@ -46,6 +46,20 @@
 //!   `limit` and at most [`MAX_DEMAND_PER_SLOT`] times it, and disengages
 //!   after [`DISENGAGE_AFTER`] in a row outside that range. On disengaging
 //!   it lets every waiter through without a slot.
+//! - Why so long a run to engage (at least half a second of samples): a
+//!   service's request threads become continuous too, in bursts, whenever
+//!   a slow put or a descheduling leaves them a backlog to work off, and at
+//!   half its saturated rate such bursts put the demand in range about one
+//!   sample in five. With a run of 8 samples (under a millisecond) the gate
+//!   engaged dozens of times a second for 10–40 ms each, the service's
+//!   threads slept in line, their lateness grew, and its put p99 with
+//!   them. Measured with the gate observing only: a service's runs in range
+//!   (64–512 request threads, 25–90% of its saturated rate, with and
+//!   without reads) lasted at most about 2,000 samples (200 ms); a bulk
+//!   import's eight writers stay in range for tens of thousands of samples
+//!   in a row, from its start to its end, broken only by single samples
+//!   that do not disengage it (docs/results/reads.md, "Write admission
+//!   for services"). The import pays half a second ungated at its start.
 //! - Why an upper bound: the line rotates once per `demand / limit` quanta.
 //!   A few writers too many (an import's eight on two cores) wait a few
 //!   quanta for a turn, much less than a put preempted in the run queue;
@@ -164,11 +178,15 @@ const BUSY_GAP: Duration = Duration::from_micros(50);
 pub(crate) const HOT_GAP: Duration = IDLE_STEAL;
 /// The shortest time between two samples of the demand.
 pub(crate) const SAMPLE_PERIOD: Duration = Duration::from_micros(100);
-/// Samples in a row with a demand above the limit that engage the gate.
-pub(crate) const ENGAGE_AFTER: u32 = 8;
-/// Samples in a row with a demand at or below the limit that disengage it:
-/// more than to engage, so that a bulk writer descheduled between two puts
-/// does not open the gate to the others.
+/// Samples in a row with a demand in range (above the limit, at most
+/// [`MAX_DEMAND_PER_SLOT`] per slot) that engage the gate: at least half a
+/// second, samples being [`SAMPLE_PERIOD`] apart or more; more than twice
+/// the longest such run of a service's bursts measured (module docs).
+pub(crate) const ENGAGE_AFTER: u32 = 5_000;
+/// Samples in a row with a demand out of range that disengage it: enough
+/// that a bulk writer descheduled between two puts, or a single sample
+/// taken while most writers were, does not open the gate to the others
+/// (it would take [`ENGAGE_AFTER`] samples to engage again).
 pub(crate) const DISENGAGE_AFTER: u32 = 16;
 /// Puts in a row, each begun within [`HOT_GAP`] of the end of the one
 /// before, that make a thread continuous: a service's request thread
@@ -391,6 +409,23 @@ pub(crate) struct Admission<'a> {
     stripe: Option<usize>,
     /// This put began within [`HOT_GAP`] of the thread's last one.
     back: bool,
+    /// This put's sample engaged the gate.
+    engaged_gate: bool,
+    /// How long this put slept in line for a slot, if it did.
+    waited: Option<Duration>,
+}
+
+impl Admission<'_> {
+    /// This put's sample engaged the gate (`WRITE_ADMISSION_ENGAGEMENTS`).
+    pub(crate) fn engaged_gate(&self) -> bool {
+        self.engaged_gate
+    }
+
+    /// How long this put slept in line for a slot, if it did
+    /// (`WRITE_ADMISSION_WAITS`, `WRITE_ADMISSION_WAIT_MICROS`).
+    pub(crate) fn waited(&self) -> Option<Duration> {
+        self.waited
+    }
 }
 
 impl WriteGate {
@@ -493,23 +528,26 @@ impl WriteGate {
         });
         rec.inside = true;
         set_record(rec);
-        self.maybe_sample(now);
-        let slot = if self.engaged() {
+        let engaged_gate = self.maybe_sample(now);
+        let (slot, waited) = if self.engaged() {
             self.take_slot(rec.lease)
         } else {
-            None
+            (None, None)
         };
         Some(Admission {
             gate: self,
             slot,
             stripe,
             back,
+            engaged_gate,
+            waited,
         })
     }
 
     /// Once per [`SAMPLE_PERIOD`]: counts the continuous threads in the
-    /// write path and applies the policy.
-    fn maybe_sample(&self, now: u64) {
+    /// write path and applies the policy. True when this sample engaged
+    /// the gate.
+    fn maybe_sample(&self, now: u64) -> bool {
         let due = self.control.next_sample.load(Ordering::Relaxed);
         if now < due
             || self
@@ -523,16 +561,17 @@ impl WriteGate {
                 )
                 .is_err()
         {
-            return;
+            return false;
         }
-        self.sample();
+        self.sample()
     }
 
     /// Counts the continuous threads in the write path and applies the
-    /// policy; engages or disengages the gate as it says.
-    fn sample(&self) {
+    /// policy; engages or disengages the gate as it says. True when it
+    /// engaged the gate.
+    fn sample(&self) -> bool {
         let Some(mut d) = self.demand.try_lock() else {
-            return;
+            return false;
         };
         let demand: usize = self
             .stripes
@@ -543,13 +582,14 @@ impl WriteGate {
         *d = next;
         #[cfg(test)]
         if self.control.state.load(Ordering::Relaxed) == PINNED {
-            return;
+            return false;
         }
         match (self.engaged(), next.engaged) {
             (false, true) => {
                 #[cfg(test)]
                 self.engagements.fetch_add(1, Ordering::SeqCst);
                 self.control.state.store(ENGAGED, Ordering::Release);
+                return true;
             }
             (true, false) => {
                 self.control.state.store(OPEN, Ordering::Release);
@@ -563,11 +603,13 @@ impl WriteGate {
             }
             _ => {}
         }
+        false
     }
 
-    /// A slot for this thread's put: its lease's, or one it waits for;
-    /// `None` when the gate disengaged meanwhile.
-    fn take_slot(&self, lease: Option<(usize, u64)>) -> Option<(usize, u64)> {
+    /// A slot for this thread's put: its lease's, or one it waits for
+    /// (`None` when the gate disengaged meanwhile); and how long it slept
+    /// in line, if it did.
+    fn take_slot(&self, lease: Option<(usize, u64)>) -> (Option<(usize, u64)>, Option<Duration>) {
         if let Some((slot, token)) = lease {
             if self.slots[slot]
                 .state
@@ -579,7 +621,7 @@ impl WriteGate {
                 )
                 .is_ok()
             {
-                return Some((slot, token));
+                return (Some((slot, token)), None);
             }
             // Taken while this thread was outside the engine.
             set_lease(self.id, None);
@@ -587,17 +629,17 @@ impl WriteGate {
         self.enter_slow()
     }
 
-    fn enter_slow(&self) -> Option<(usize, u64)> {
+    fn enter_slow(&self) -> (Option<(usize, u64)>, Option<Duration>) {
         let me = {
             let mut q = self.queue.lock();
             // Invariant 3: the line is joined only while engaged.
             if !self.engaged() {
-                return None;
+                return (None, None);
             }
             if q.is_empty()
                 && let Some(a) = self.take_free_or_idle_slot()
             {
-                return Some(a);
+                return (Some(a), None);
             }
             let me = Arc::new(Waiter {
                 slot: AtomicUsize::new(NO_SLOT),
@@ -611,14 +653,15 @@ impl WriteGate {
             me
         };
         crate::perf_timer!(write_thread_wait_nanos);
+        let queued = Instant::now();
         loop {
             match me.slot.load(Ordering::Acquire) {
                 NO_SLOT => {}
-                PASS => return None,
+                PASS => return (None, Some(queued.elapsed())),
                 slot => {
                     let token = me.token.load(Ordering::Relaxed);
                     set_lease(self.id, Some((slot, token)));
-                    return Some((slot, token));
+                    return (Some((slot, token)), Some(queued.elapsed()));
                 }
             }
             let first = self
@@ -635,7 +678,7 @@ impl WriteGate {
                     && let Some(a) = self.take_free_or_idle_slot()
                 {
                     self.pop_first(&mut q);
-                    return Some(a);
+                    return (Some(a), Some(queued.elapsed()));
                 }
             } else {
                 std::thread::park();
@@ -789,6 +832,8 @@ mod tests {
             (d(false, e - 2), 8, 2, d(false, e - 1)),
             (d(false, e - 1), 8, 2, d(true, 0)),
             (d(false, e - 1), 2, 2, d(false, 0)),
+            // A service's longest burst in range (module docs) does not.
+            (d(false, 2_000), 8, 2, d(false, 2_001)),
             // Engaged, demand above: stays engaged, run reset.
             (d(true, 0), 8, 2, d(true, 0)),
             (d(true, 7), 3, 2, d(true, 0)),
@@ -817,9 +862,10 @@ mod tests {
                 "case {i}: {state:?}, demand {demand}, limit {limit}"
             );
         }
-        // Engaging takes fewer samples than disengaging (a bulk writer
-        // descheduled between puts must not open the gate).
-        const { assert!(ENGAGE_AFTER < DISENGAGE_AFTER) };
+        // Engaging takes a sustained demand (module docs): at least half a
+        // second of samples.
+        const { assert!(ENGAGE_AFTER as u128 * SAMPLE_PERIOD.as_micros() >= 500_000) };
+        const { assert!(DISENGAGE_AFTER < ENGAGE_AFTER) };
     }
 
     /// Runs `threads` threads of `puts` gated puts each, or until `stop`;
@@ -973,7 +1019,7 @@ mod tests {
         }
         // No continuous thread in the write path: each sample counts down.
         for _ in 0..DISENGAGE_AFTER {
-            gate.sample();
+            assert!(!gate.sample(), "a sample without demand engaged the gate");
         }
         assert!(!gate.engaged());
         for w in waiters {

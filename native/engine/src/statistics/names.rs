@@ -202,6 +202,16 @@ named_enum! {
         MergeOperationTotalTime = 66, "MERGE_OPERATION_TOTAL_TIME", "rocksdb.merge.operation.time.nanos";
         /// Merges the merge operator could not do.
         NumberMergeFailures = 67, "NUMBER_MERGE_FAILURES", "rocksdb.number.merge.failures";
+        /// Talus addition: times write admission (`max_concurrent_writers`)
+        /// engaged, after a sustained demand of more continuous writers
+        /// than slots.
+        WriteAdmissionEngagements = 68, "WRITE_ADMISSION_ENGAGEMENTS", "talus.write.admission.engagements";
+        /// Talus addition: writes that slept at the write admission gate
+        /// for a turn.
+        WriteAdmissionWaits = 69, "WRITE_ADMISSION_WAITS", "talus.write.admission.waits";
+        /// Talus addition: microseconds writes slept at the write admission
+        /// gate for a turn.
+        WriteAdmissionWaitMicros = 70, "WRITE_ADMISSION_WAIT_MICROS", "talus.write.admission.wait.micros";
     }
 }
 

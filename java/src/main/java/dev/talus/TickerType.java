@@ -301,7 +301,26 @@ public enum TickerType {
   MERGE_OPERATION_TOTAL_TIME((byte) 0x42),
 
   /** Merges the merge operator could not do. Native name {@code rocksdb.number.merge.failures}. */
-  NUMBER_MERGE_FAILURES((byte) 0x43);
+  NUMBER_MERGE_FAILURES((byte) 0x43),
+
+  /**
+   * Talus addition: times write admission ({@link Options#setMaxConcurrentWriters}) engaged, after
+   * a sustained demand of more continuously writing threads than its slots. Native name {@code
+   * talus.write.admission.engagements}.
+   */
+  WRITE_ADMISSION_ENGAGEMENTS((byte) 0x44),
+
+  /**
+   * Talus addition: writes that slept at the write admission gate for a turn. Native name {@code
+   * talus.write.admission.waits}.
+   */
+  WRITE_ADMISSION_WAITS((byte) 0x45),
+
+  /**
+   * Talus addition: microseconds writes slept at the write admission gate for a turn. Native name
+   * {@code talus.write.admission.wait.micros}.
+   */
+  WRITE_ADMISSION_WAIT_MICROS((byte) 0x46);
 
   private final byte value;
 

@@ -51,7 +51,11 @@ interface Engine extends AutoCloseable {
     /** rocksdb.block.cache.hit: block cache hits, all block kinds. */
     BLOCK_CACHE_HIT,
     /** rocksdb.block.cache.miss: block cache misses (blocks read from files). */
-    BLOCK_CACHE_MISS
+    BLOCK_CACHE_MISS,
+    /** Talus only (RocksJava: -1): times write admission engaged. */
+    WRITE_ADMISSION_ENGAGEMENTS,
+    /** Talus only (RocksJava: -1): puts that slept at the write admission gate for a turn. */
+    WRITE_ADMISSION_WAITS
   }
 
   static Engine open(Kind kind, EngineSettings settings) throws Exception {

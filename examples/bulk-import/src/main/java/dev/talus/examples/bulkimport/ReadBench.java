@@ -546,6 +546,12 @@ public final class ReadBench implements Callable<Integer> {
           us(r.getP50Micros), us(r.getP99Micros), us(r.getP999Micros),
           us(r.putServiceP99Micros), us(r.lateP99Micros), r.unserved);
     }
+    for (ReadSummary.ServiceResult r : results) {
+      if (r.gateEngagements >= 0) {
+        out.printf(Locale.ROOT, "write admission at %s: engaged %d time(s), %d put(s) waited for a"
+            + " turn%n", r.rate, r.gateEngagements, r.gateWaits);
+      }
+    }
     out.println();
     out.println("latency from the scheduled arrival to the end of the call; svc: the put call"
         + " alone; late: arrival to the start of the call (all request threads busy, or waking"

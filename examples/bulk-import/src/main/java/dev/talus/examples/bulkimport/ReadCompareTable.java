@@ -95,6 +95,8 @@ public final class ReadCompareTable {
       m("put call p99 us", r -> r.putServiceP99Micros, "%.1f"),
       m("start late p99 us", r -> r.lateP99Micros, "%.1f"),
       m("unserved", r -> r.unserved, "%.0f"),
+      m("gate engaged", r -> r.gateEngagements, "%.0f"),
+      m("gate waits", r -> r.gateWaits, "%.0f"),
       m("CPU us/request", r -> fig(r.machine, f -> f.cpuMicrosPerOp), "%.2f"));
 
   /** The columns: Talus labels, then the RocksJava label; ratios of each Talus label to it. */

@@ -124,6 +124,10 @@ final class ReadSummary {
     long served;
     /** Requests scheduled before the end and not started within the drain time. */
     long unserved;
+    /** Times Talus's write admission engaged during it; -1: RocksJava, or without --statistics. */
+    long gateEngagements = -1;
+    /** Puts that slept at Talus's write admission gate; -1 as above. */
+    long gateWaits = -1;
     long puts;
     long gets;
     /** Put latency from its scheduled arrival to its end, microseconds. */

@@ -342,6 +342,9 @@ final class RocksDbEngine implements Engine {
 
   @Override
   public long ticker(Ticker ticker) {
+    if (ticker == Ticker.WRITE_ADMISSION_ENGAGEMENTS || ticker == Ticker.WRITE_ADMISSION_WAITS) {
+      return -1; // RocksDB has no write admission
+    }
     return statistics == null ? 0 : statistics.getTickerCount(TickerType.valueOf(ticker.name()));
   }
 

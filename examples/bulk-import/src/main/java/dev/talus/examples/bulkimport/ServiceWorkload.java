@@ -146,6 +146,8 @@ final class ServiceWorkload {
     }
     ready.await();
     MachineMeter.Snapshot before = MachineMeter.snapshot(engine, statistics, THREAD_PREFIX);
+    long engagedBefore = gateTicker(Engine.Ticker.WRITE_ADMISSION_ENGAGEMENTS);
+    long waitsBefore = gateTicker(Engine.Ticker.WRITE_ADMISSION_WAITS);
     run.start = System.nanoTime();
     run.deadline = run.start + (long) (seconds * 1e9);
     run.hardStop = run.deadline + (long) (seconds * 1e9);
@@ -153,6 +155,8 @@ final class ServiceWorkload {
     finished.await();
     long end = System.nanoTime();
     MachineMeter.Snapshot after = MachineMeter.snapshot(engine, statistics, THREAD_PREFIX);
+    long engagedAfter = gateTicker(Engine.Ticker.WRITE_ADMISSION_ENGAGEMENTS);
+    long waitsAfter = gateTicker(Engine.Ticker.WRITE_ADMISSION_WAITS);
     release.countDown();
     for (Thread th : ts) {
       th.join();
@@ -205,7 +209,16 @@ final class ServiceWorkload {
       r.lateP99Micros = h.getValueAtPercentile(99) / 1000.0;
     }
     r.machine = MachineMeter.between(before, after, r.served, threads);
+    if (engagedBefore >= 0) {
+      r.gateEngagements = engagedAfter - engagedBefore;
+      r.gateWaits = waitsAfter - waitsBefore;
+    }
     return r;
+  }
+
+  /** A write admission ticker; -1 without statistics or on RocksJava. */
+  private long gateTicker(Engine.Ticker t) {
+    return statistics ? engine.ticker(t) : -1;
   }
 
   private void serve(Run run, byte[] key, byte[] value, byte[] scratch) throws Exception {
