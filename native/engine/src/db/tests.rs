@@ -251,6 +251,23 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
     }
 }
 
+/// A database whose write admission has one slot, with statistics.
+fn one_slot_db_with_statistics() -> (
+    tempfile::TempDir,
+    Arc<Db>,
+    Arc<crate::statistics::Statistics>,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let stats = crate::statistics::Statistics::new();
+    let o = Options {
+        max_concurrent_writers: 1,
+        statistics: Some(stats.clone()),
+        ..opts()
+    };
+    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    (dir, db, stats)
+}
+
 /// While the only slot of the gate is held by a write in progress, `sync`,
 /// `no_slowdown` and `low_pri` writes from other threads pass the gate and
 /// finish (none may wait behind a writer, see `write_gate`), and a plain
@@ -258,15 +275,8 @@ fn write_admission_with_one_slot_lets_every_writer_through() {
 /// count that one wait, and no engagement (the gate was pinned).
 #[test]
 fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
-    use crate::statistics::{Statistics, Ticker};
-    let dir = tempfile::tempdir().unwrap();
-    let stats = Statistics::new();
-    let o = Options {
-        max_concurrent_writers: 1,
-        statistics: Some(stats.clone()),
-        ..opts()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    use crate::statistics::Ticker;
+    let (_dir, db, stats) = one_slot_db_with_statistics();
     db.inner.write_gate.pin_engaged();
     let db2 = db.clone();
     let (done_tx, done_rx) = std::sync::mpsc::channel();
@@ -336,15 +346,8 @@ fn sync_no_slowdown_and_low_pri_writes_pass_a_full_write_gate() {
 /// a slot or waits at it, and every write lands.
 #[test]
 fn occasional_writers_never_wait_at_the_write_gate() {
-    use crate::statistics::{Statistics, Ticker};
-    let dir = tempfile::tempdir().unwrap();
-    let stats = Statistics::new();
-    let o = Options {
-        max_concurrent_writers: 1,
-        statistics: Some(stats.clone()),
-        ..opts()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    use crate::statistics::Ticker;
+    let (_dir, db, stats) = one_slot_db_with_statistics();
     let threads: Vec<_> = (0..32)
         .map(|t| {
             let db = db.clone();
@@ -387,16 +390,9 @@ fn occasional_writers_never_wait_at_the_write_gate() {
 /// count the engagement and the puts that slept for a turn.
 #[test]
 fn saturating_writers_tick_the_write_admission_statistics() {
-    use crate::statistics::{Statistics, Ticker};
+    use crate::statistics::Ticker;
     use std::sync::atomic::{AtomicBool, Ordering};
-    let dir = tempfile::tempdir().unwrap();
-    let stats = Statistics::new();
-    let o = Options {
-        max_concurrent_writers: 1,
-        statistics: Some(stats.clone()),
-        ..opts()
-    };
-    let db = Arc::new(Db::open(o, dir.path()).unwrap());
+    let (_dir, db, stats) = one_slot_db_with_statistics();
     let seen = || {
         stats.ticker_count(Ticker::WriteAdmissionEngagements) >= 1
             && stats.ticker_count(Ticker::WriteAdmissionWaits) >= 10
