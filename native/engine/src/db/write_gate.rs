@@ -835,7 +835,7 @@ mod tests {
             (d(false, e - 1), 8, 2, d(true, 0)),
             (d(false, e - 1), 2, 2, d(false, 0)),
             // A service's longest burst in range (module docs) does not.
-            (d(false, 2_000), 8, 2, d(false, 2_001)),
+            (d(false, 3_570), 8, 2, d(false, 3_571)),
             // Engaged, demand above: stays engaged, run reset.
             (d(true, 0), 8, 2, d(true, 0)),
             (d(true, 7), 3, 2, d(true, 0)),
