@@ -36,16 +36,24 @@
 //!   enough; and waiting at an engaged gate makes a service's threads late,
 //!   so counting those few would keep the gate engaged by the backlog it
 //!   made.
+//! - A continuous thread is *long-running* at a put when its streak has
+//!   reached [`LONG_STREAK`] puts: an import's writer after a few hundred
+//!   milliseconds; a service's request thread only while its backlog lasts
+//!   that long.
 //! - The *demand* is the number of continuous threads in the write path
-//!   (inside a put or waiting here) at a sample. Each continuous put counts
-//!   itself in one of [`STRIPES`] counters, picked by thread, on its own
-//!   cache line; a put that is not continuous touches none.
+//!   (inside a put or waiting here) at a sample, and the *long demand* the
+//!   number of those that are long-running. Each continuous put counts
+//!   itself (and whether it is long-running) in one of [`STRIPES`]
+//!   counters, picked by thread, on its own cache line; a put that is not
+//!   continuous touches none.
 //! - At most once per [`SAMPLE_PERIOD`], the put that finds the period over
-//!   sums the counters and feeds the sum to [`next_demand`]: the gate
+//!   sums the counters and feeds the sums to [`next_demand`]: the gate
 //!   engages after [`ENGAGE_AFTER`] samples in a row with a demand above
-//!   `limit` and at most [`MAX_DEMAND_PER_SLOT`] times it, and disengages
-//!   after [`DISENGAGE_AFTER`] in a row outside that range. On disengaging
-//!   it lets every waiter through without a slot.
+//!   `limit` and at most [`MAX_DEMAND_PER_SLOT`] times it, or after
+//!   [`ENGAGE_AFTER_LONG`] in a row with such a demand of which more than
+//!   `limit` threads are long-running; it disengages after
+//!   [`DISENGAGE_AFTER`] in a row outside that range. On disengaging it
+//!   lets every waiter through without a slot.
 //! - Why so long a run to engage (at least half a second of samples): a
 //!   service's request threads become continuous too, in bursts, whenever
 //!   a slow put or a descheduling leaves them a backlog to work off, and at
@@ -59,9 +67,19 @@
 //!   (about 360 ms); a bulk import's eight writers stay in range for tens
 //!   of thousands of samples in a row, broken only by a few samples that do
 //!   not disengage it (docs/results/reads.md, "Write admission for
-//!   services"). The price: an import writes ungated until its first run
-//!   of [`ENGAGE_AFTER`] samples, 0.6–0.8 s after it starts, and its
-//!   slowest puts of that time are those the gate exists to prevent.
+//!   services").
+//! - Why the second, shorter run: with the first alone an import wrote
+//!   ungated until its first run of [`ENGAGE_AFTER`] samples, 0.6–0.8 s
+//!   after it started, and its slowest puts of that time were those the
+//!   gate exists to prevent (at 2,000,000 rows they made its put p99 four
+//!   times higher). What an import's writers have and a service's request
+//!   threads lack is a long streak: in the same traces, now with each
+//!   thread's streak, an import had more than `limit` long-running writers
+//!   in range 0.36–0.4 s after it started and from then on nearly always;
+//!   the services never had more than `limit` threads of [`LONG_STREAK`]
+//!   puts in range at any sample, but 64 request threads at 90% of their saturated rate had 3 of 2,048-put
+//!   streaks in range for up to 70 samples in a row, hence a streak twice
+//!   that long and a run of samples too ("Write admission for services").
 //! - Why an upper bound: the line rotates once per `demand / limit` quanta.
 //!   A few writers too many (an import's eight on two cores) wait a few
 //!   quanta for a turn, much less than a put preempted in the run queue;
@@ -153,7 +171,7 @@
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU8, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU8, AtomicU64, AtomicUsize, Ordering};
 use std::thread::Thread;
 use std::time::{Duration, Instant};
 
@@ -185,6 +203,14 @@ pub(crate) const SAMPLE_PERIOD: Duration = Duration::from_micros(100);
 /// second, samples being [`SAMPLE_PERIOD`] apart or more; 1.4 times the
 /// longest such run of a service's bursts measured (module docs).
 pub(crate) const ENGAGE_AFTER: u32 = 5_000;
+/// Samples in a row with a demand in range of which more than the limit are
+/// long-running threads ([`LONG_STREAK`]) that engage the gate (module
+/// docs).
+pub(crate) const ENGAGE_AFTER_LONG: u32 = 32;
+/// Puts in a row, as for [`CONTINUOUS_AFTER`], that make a thread
+/// long-running (module docs): about a sixth of a second of an import
+/// writer's puts on two cores.
+pub(crate) const LONG_STREAK: u32 = 4_096;
 /// Samples in a row with a demand out of range that disengage it: enough
 /// that a bulk writer descheduled between two puts, or a single sample
 /// taken while most writers were, does not open the gate to the others
@@ -223,34 +249,50 @@ pub(crate) struct Demand {
     pub(crate) engaged: bool,
     /// Samples in a row that point the other way.
     pub(crate) run: u32,
+    /// While open: samples in a row with a demand in range and more than
+    /// the limit long-running threads in it.
+    pub(crate) long_run: u32,
 }
 
-/// The policy: the state after a sample that found `demand` continuous
-/// threads in the write path of a gate of `limit` slots. Pure; the table
-/// of cases is `next_demand_*` in the tests.
-pub(crate) fn next_demand(d: Demand, demand: usize, limit: usize) -> Demand {
-    let over = demand > limit && demand <= limit.saturating_mul(MAX_DEMAND_PER_SLOT);
+/// What one sample counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sample {
+    /// Continuous threads in the write path.
+    pub(crate) demand: usize,
+    /// Those of them that are long-running ([`LONG_STREAK`]).
+    pub(crate) long: usize,
+}
+
+/// The policy: the state after a sample of the write path of a gate of
+/// `limit` slots. Pure; the table of cases is `next_demand_*` in the tests.
+pub(crate) fn next_demand(d: Demand, s: Sample, limit: usize) -> Demand {
+    let over = s.demand > limit && s.demand <= limit.saturating_mul(MAX_DEMAND_PER_SLOT);
     if over == d.engaged {
         return Demand {
             engaged: d.engaged,
-            run: 0,
+            ..Demand::default()
+        };
+    }
+    if d.engaged {
+        let run = d.run + 1;
+        return Demand {
+            engaged: run < DISENGAGE_AFTER,
+            run: if run < DISENGAGE_AFTER { run } else { 0 },
+            long_run: 0,
         };
     }
     let run = d.run + 1;
-    let needed = if d.engaged {
-        DISENGAGE_AFTER
-    } else {
-        ENGAGE_AFTER
-    };
-    if run >= needed {
+    let long_run = if s.long > limit { d.long_run + 1 } else { 0 };
+    if run >= ENGAGE_AFTER || long_run >= ENGAGE_AFTER_LONG {
         Demand {
-            engaged: !d.engaged,
-            run: 0,
+            engaged: true,
+            ..Demand::default()
         }
     } else {
         Demand {
-            engaged: d.engaged,
+            engaged: false,
             run,
+            long_run,
         }
     }
 }
@@ -358,9 +400,15 @@ struct Slot {
     left: AtomicU64,
 }
 
-/// Continuous threads of one stripe in the write path, on its own line.
+/// Continuous threads of one stripe in the write path, on its own line:
+/// their number in the low 32 bits, the long-running ones' in the high.
 #[repr(align(128))]
-struct Stripe(AtomicU32);
+struct Stripe(AtomicU64);
+
+/// What a continuous put adds to its stripe while in the write path.
+fn stripe_count(long: bool) -> u64 {
+    1 | u64::from(long) << 32
+}
 
 /// What every put reads, on its own line: written once per sample period
 /// at most.
@@ -407,8 +455,8 @@ pub(crate) struct Admission<'a> {
     gate: &'a WriteGate,
     /// Its slot and lease token; none while the gate is open.
     slot: Option<(usize, u64)>,
-    /// The stripe it counts itself in while continuous.
-    stripe: Option<usize>,
+    /// The stripe it counts itself in while continuous, and what it added.
+    stripe: Option<(usize, u64)>,
     /// This put began within [`HOT_GAP`] of the thread's last one.
     back: bool,
     /// This put's sample engaged the gate.
@@ -442,7 +490,7 @@ impl WriteGate {
                 state: AtomicU8::new(OPEN),
                 next_sample: AtomicU64::new(0),
             },
-            stripes: (0..STRIPES).map(|_| Stripe(AtomicU32::new(0))).collect(),
+            stripes: (0..STRIPES).map(|_| Stripe(AtomicU64::new(0))).collect(),
             slots: (0..limit)
                 .map(|_| Slot {
                     state: AtomicU64::new(0),
@@ -525,8 +573,9 @@ impl WriteGate {
         let continuous = rec.streak >= CONTINUOUS_AFTER;
         let stripe = continuous.then(|| {
             let i = STRIPE.with(|s| *s);
-            self.stripes[i].0.fetch_add(1, Ordering::Relaxed);
-            i
+            let count = stripe_count(rec.streak >= LONG_STREAK);
+            self.stripes[i].0.fetch_add(count, Ordering::Relaxed);
+            (i, count)
         });
         rec.inside = true;
         set_record(rec);
@@ -575,12 +624,17 @@ impl WriteGate {
         let Some(mut d) = self.demand.try_lock() else {
             return false;
         };
-        let demand: usize = self
+        let (demand, long) = self
             .stripes
             .iter()
-            .map(|s| s.0.load(Ordering::Relaxed) as usize)
-            .sum();
-        let next = next_demand(*d, demand, self.limit());
+            .map(|s| s.0.load(Ordering::Relaxed))
+            .fold((0usize, 0usize), |(n, l), c| {
+                (
+                    n + (c & u64::from(u32::MAX)) as usize,
+                    l + (c >> 32) as usize,
+                )
+            });
+        let next = next_demand(*d, Sample { demand, long }, self.limit());
         *d = next;
         #[cfg(test)]
         if self.control.state.load(Ordering::Relaxed) == PINNED {
@@ -756,10 +810,10 @@ impl WriteGate {
     }
 
     /// This thread leaves a put; see [`Self::leave_slot`] for its slot.
-    fn leave(&self, slot: Option<(usize, u64)>, stripe: Option<usize>, back: bool) {
+    fn leave(&self, slot: Option<(usize, u64)>, stripe: Option<(usize, u64)>, back: bool) {
         let now = self.now();
-        if let Some(i) = stripe {
-            self.stripes[i].0.fetch_sub(1, Ordering::Relaxed);
+        if let Some((i, count)) = stripe {
+            self.stripes[i].0.fetch_sub(count, Ordering::Relaxed);
         }
         let mut lease = record(self.id).lease;
         if let Some((slot, token)) = slot {
@@ -816,7 +870,23 @@ mod tests {
     use std::sync::atomic::AtomicBool;
 
     fn d(engaged: bool, run: u32) -> Demand {
-        Demand { engaged, run }
+        Demand {
+            engaged,
+            run,
+            long_run: 0,
+        }
+    }
+
+    fn dl(run: u32, long_run: u32) -> Demand {
+        Demand {
+            engaged: false,
+            run,
+            long_run,
+        }
+    }
+
+    fn s(demand: usize, long: usize) -> Sample {
+        Sample { demand, long }
     }
 
     /// The policy, case by case: (state, demand, limit) → next state.
@@ -859,7 +929,7 @@ mod tests {
         ];
         for (i, (state, demand, limit, want)) in cases.into_iter().enumerate() {
             assert_eq!(
-                next_demand(state, demand, limit),
+                next_demand(state, s(demand, 0), limit),
                 want,
                 "case {i}: {state:?}, demand {demand}, limit {limit}"
             );
@@ -868,6 +938,53 @@ mod tests {
         // second of samples.
         const { assert!(ENGAGE_AFTER as u128 * SAMPLE_PERIOD.as_micros() >= 500_000) };
         const { assert!(DISENGAGE_AFTER < ENGAGE_AFTER) };
+    }
+
+    /// The second way in: a demand in range with more than the limit
+    /// long-running threads in it engages after a run of
+    /// `ENGAGE_AFTER_LONG` samples; long-running threads out of range, or
+    /// at most the limit of them, count for the long run nothing.
+    #[test]
+    fn next_demand_engages_sooner_for_long_running_writers() {
+        let l = ENGAGE_AFTER_LONG;
+        let e = ENGAGE_AFTER;
+        let cases = [
+            // More than the limit long-running, in range: both runs count.
+            (dl(0, 0), s(3, 3), 2, dl(1, 1)),
+            (dl(10, 0), s(8, 3), 2, dl(11, 1)),
+            (dl(l - 2, l - 2), s(8, 8), 2, dl(l - 1, l - 1)),
+            (dl(l - 1, l - 1), s(8, 8), 2, d(true, 0)),
+            (dl(e - 100, l - 1), s(4, 3), 2, d(true, 0)),
+            // The limit or fewer long-running: the long run restarts, the
+            // other goes on.
+            (dl(l - 1, l - 1), s(8, 2), 2, dl(l, 0)),
+            (dl(e - 1, 0), s(8, 2), 2, d(true, 0)),
+            // A demand out of range: both restart, long-running or not.
+            (dl(l - 1, l - 1), s(2, 2), 2, dl(0, 0)),
+            (dl(l - 1, l - 1), s(17, 17), 2, dl(0, 0)),
+            // A limit of one: two long-running writers are too many.
+            (dl(l - 1, l - 1), s(2, 2), 1, d(true, 0)),
+            (dl(l - 1, l - 1), s(2, 1), 1, dl(l, 0)),
+            // Engaged: long-running threads change nothing.
+            (d(true, 3), s(2, 2), 2, d(true, 4)),
+            (d(true, 3), s(8, 8), 2, d(true, 0)),
+        ];
+        for (i, (state, sample, limit, want)) in cases.into_iter().enumerate() {
+            assert_eq!(
+                next_demand(state, sample, limit),
+                want,
+                "case {i}: {state:?}, {sample:?}, limit {limit}"
+            );
+        }
+        const { assert!(ENGAGE_AFTER_LONG < ENGAGE_AFTER) };
+        const { assert!(LONG_STREAK > CONTINUOUS_AFTER) };
+    }
+
+    /// A stripe's two counts never run into each other.
+    #[test]
+    fn stripe_counts_keep_long_running_threads_apart() {
+        let c = stripe_count(true) * 3 + stripe_count(false) * 5;
+        assert_eq!((c & u64::from(u32::MAX), c >> 32), (8, 3));
     }
 
     /// Runs `threads` threads of `puts` gated puts each, or until `stop`;
