@@ -77,9 +77,11 @@
 //!   thread's streak, an import had more than `limit` long-running writers
 //!   in range 0.36–0.4 s after it started and from then on nearly always;
 //!   the services never had more than `limit` threads of [`LONG_STREAK`]
-//!   puts in range at any sample, but 64 request threads at 90% of their saturated rate had 3 of 2,048-put
-//!   streaks in range for up to 70 samples in a row, hence a streak twice
-//!   that long and a run of samples too ("Write admission for services").
+//!   puts in range at any sample, but 64 request threads at 90% of their
+//!   saturated rate had 3 of 2,048-put streaks in range for up to 70
+//!   samples in a row, hence a streak twice that long and a run of samples
+//!   too (docs/results/reads.md, "long-running writers engage the gate
+//!   sooner").
 //! - Why an upper bound: the line rotates once per `demand / limit` quanta.
 //!   A few writers too many (an import's eight on two cores) wait a few
 //!   quanta for a turn, much less than a put preempted in the run queue;
