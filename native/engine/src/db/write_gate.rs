@@ -277,10 +277,14 @@ pub(crate) fn next_demand(d: Demand, s: Sample, limit: usize) -> Demand {
     }
     if d.engaged {
         let run = d.run + 1;
-        return Demand {
-            engaged: run < DISENGAGE_AFTER,
-            run: if run < DISENGAGE_AFTER { run } else { 0 },
-            long_run: 0,
+        return if run >= DISENGAGE_AFTER {
+            Demand::default()
+        } else {
+            Demand {
+                engaged: true,
+                run,
+                long_run: 0,
+            }
         };
     }
     let run = d.run + 1;
@@ -410,6 +414,18 @@ struct Stripe(AtomicU64);
 /// What a continuous put adds to its stripe while in the write path.
 fn stripe_count(long: bool) -> u64 {
     1 | u64::from(long) << 32
+}
+
+impl Sample {
+    /// The sample a sum of stripe counts ([`stripe_count`]) stands for.
+    /// Each half holds at most one count per thread, so a sum over the
+    /// stripes never carries from the low half into the high one.
+    fn of_stripes(sum: u64) -> Sample {
+        Sample {
+            demand: (sum & u64::from(u32::MAX)) as usize,
+            long: (sum >> 32) as usize,
+        }
+    }
 }
 
 /// What every put reads, on its own line: written once per sample period
@@ -626,17 +642,12 @@ impl WriteGate {
         let Some(mut d) = self.demand.try_lock() else {
             return false;
         };
-        let (demand, long) = self
+        let sum: u64 = self
             .stripes
             .iter()
             .map(|s| s.0.load(Ordering::Relaxed))
-            .fold((0usize, 0usize), |(n, l), c| {
-                (
-                    n + (c & u64::from(u32::MAX)) as usize,
-                    l + (c >> 32) as usize,
-                )
-            });
-        let next = next_demand(*d, Sample { demand, long }, self.limit());
+            .sum();
+        let next = next_demand(*d, Sample::of_stripes(sum), self.limit());
         *d = next;
         #[cfg(test)]
         if self.control.state.load(Ordering::Relaxed) == PINNED {
@@ -986,7 +997,7 @@ mod tests {
     #[test]
     fn stripe_counts_keep_long_running_threads_apart() {
         let c = stripe_count(true) * 3 + stripe_count(false) * 5;
-        assert_eq!((c & u64::from(u32::MAX), c >> 32), (8, 3));
+        assert_eq!(Sample::of_stripes(c), s(8, 3));
     }
 
     /// Runs `threads` threads of `puts` gated puts each, or until `stop`;
