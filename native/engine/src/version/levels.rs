@@ -11,6 +11,12 @@
 //!    picker account for that.
 //! 3. A file number appears at most once in the whole version.
 //!
+//! Point lookups in a level ≥ 1 search [`Fences`] first: the first eight
+//! bytes of every file's smallest and largest user key, in two contiguous
+//! arrays, so a lookup compares whole keys (through each file's metadata)
+//! only for files whose fence equals the key's. `files_for_key_matches_a_linear_search`
+//! pins the result against a plain scan of the level.
+//!
 //! Thread-safety: immutable after construction (shared as `Arc<Version>`),
 //! except the `being_compacted` flag of each file.
 
@@ -26,6 +32,37 @@ use crate::key;
 #[derive(Clone)]
 pub struct Version {
     levels: Vec<Vec<Arc<FileMetaData>>>,
+    /// `fences[level]` for each level ≥ 1 (empty for L0, whose files overlap).
+    fences: Vec<Fences>,
+}
+
+/// The [`fence`]s of one level's files, in the level's order: `smallest[i]`
+/// and `largest[i]` are those of file `i`'s smallest and largest user keys.
+/// Both are non-decreasing along a level ≥ 1 (its files are disjoint and
+/// sorted, and `fence` is monotone).
+#[derive(Clone, Default)]
+struct Fences {
+    smallest: Box<[u64]>,
+    largest: Box<[u64]>,
+}
+
+impl Fences {
+    fn of(files: &[Arc<FileMetaData>]) -> Fences {
+        Fences {
+            smallest: files.iter().map(|f| fence(f.smallest_user_key())).collect(),
+            largest: files.iter().map(|f| fence(f.largest_user_key())).collect(),
+        }
+    }
+}
+
+/// The first eight bytes of `key`, zero-padded, as a big-endian integer.
+/// Monotone in the bytewise order (`a ≤ b` implies `fence(a) ≤ fence(b)`),
+/// so `fence(a) < fence(b)` proves `a < b`; equal fences prove nothing.
+fn fence(key: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    let n = key.len().min(8);
+    b[..n].copy_from_slice(&key[..n]);
+    u64::from_be_bytes(b)
 }
 
 impl fmt::Debug for Version {
@@ -61,6 +98,7 @@ impl Version {
     pub fn new(num_levels: usize) -> Self {
         Version {
             levels: vec![Vec::new(); num_levels],
+            fences: vec![Fences::default(); num_levels],
         }
     }
 
@@ -96,7 +134,18 @@ impl Version {
         if let Some(w) = numbers.windows(2).find(|w| w[0] == w[1]) {
             return Err(format!("file #{} appears twice in the version", w[0]));
         }
-        Ok(Version { levels })
+        let fences = levels
+            .iter()
+            .enumerate()
+            .map(|(level, files)| {
+                if level == 0 {
+                    Fences::default()
+                } else {
+                    Fences::of(files)
+                }
+            })
+            .collect();
+        Ok(Version { levels, fences })
     }
 
     /// Number of levels, L0 included.
@@ -188,15 +237,30 @@ impl Version {
     /// file, or several when the key straddles file boundaries (newest
     /// versions in the first). A point lookup searches them in order and
     /// stops at the first that has a version visible to its snapshot.
+    ///
+    /// The fences decide every file whose fence differs from the key's; whole
+    /// keys are compared only for files whose fence equals it.
     pub fn files_for_key(&self, level: usize, user_key: &[u8]) -> &[Arc<FileMetaData>] {
         debug_assert!(level >= 1, "L0 files overlap; use l0_files_for_key");
         let files = &self.levels[level];
-        let start = files.partition_point(|f| f.largest_user_key() < user_key);
-        let len = files[start..]
-            .iter()
-            .take_while(|f| f.smallest_user_key() <= user_key)
-            .count();
-        &files[start..start + len]
+        let fences = &self.fences[level];
+        let kf = fence(user_key);
+        // The first file whose largest key is ≥ the key: those with a lower
+        // fence end before it; among those with an equal fence, compare.
+        let lo = fences.largest.partition_point(|&f| f < kf);
+        let ties = fences.largest[lo..].partition_point(|&f| f == kf);
+        let start = lo
+            + files[lo..lo + ties].partition_point(|f| f.largest_user_key() < user_key);
+        // Then every file from there that starts at or before the key.
+        let mut end = start;
+        while end < files.len() {
+            let f = fences.smallest[end];
+            if f > kf || (f == kf && files[end].smallest_user_key() > user_key) {
+                break;
+            }
+            end += 1;
+        }
+        &files[start..end]
     }
 
     /// The first file of `level` (≥ 1) whose range contains `user_key`, by
@@ -314,6 +378,89 @@ mod tests {
             numbers(&v.overlapping_files(1, Some(b"b"), Some(b"k"))),
             [1, 2]
         );
+    }
+
+    /// The fenced search against a linear scan, on levels whose keys share
+    /// long prefixes (equal fences), are shorter than a fence, or share a user
+    /// key at a file boundary.
+    #[test]
+    fn files_for_key_matches_a_linear_search() {
+        use rand::{Rng, SeedableRng, rngs::StdRng};
+        let mut rng = StdRng::seed_from_u64(11);
+        let alphabet = [0u8, 1, b'a', 0xff];
+        let random_key = |rng: &mut StdRng| -> Vec<u8> {
+            let len = rng.random_range(0..=11);
+            // A shared 6-byte head half of the time: many keys with equal fences.
+            let mut k = if rng.random_bool(0.5) { b"commonhead".to_vec() } else { Vec::new() };
+            k.extend((0..len).map(|_| alphabet[rng.random_range(0..alphabet.len())]));
+            k
+        };
+        for round in 0..300 {
+            let mut keys: Vec<Vec<u8>> = (0..rng.random_range(0..24))
+                .map(|_| random_key(&mut rng))
+                .collect();
+            keys.sort();
+            keys.dedup();
+            // Files over consecutive runs of keys; a run's last key may be the
+            // next run's first (a boundary user key, newer versions left).
+            let mut files = Vec::new();
+            let mut i = 0;
+            let mut number = 1;
+            while i < keys.len() {
+                let j = (i + rng.random_range(0..3)).min(keys.len() - 1);
+                let mut m = f(number, "", "", 0).clone_metadata();
+                m.smallest = make_internal_key(&keys[i], 100, ValueKind::Value);
+                m.largest = make_internal_key(&keys[j], 50, ValueKind::Value);
+                files.push(Arc::new(m));
+                number += 1;
+                let share = j > i && rng.random_bool(0.3);
+                i = if share { j } else { j + 1 };
+                if share {
+                    // The next file starts at the shared key, with older versions.
+                    let last: &mut Arc<FileMetaData> = files.last_mut().unwrap();
+                    let mut m = last.clone_metadata();
+                    m.largest = make_internal_key(&keys[j], 60, ValueKind::Value);
+                    *last = Arc::new(m);
+                    let k = (j + rng.random_range(0..3)).min(keys.len() - 1);
+                    let mut m = f(number, "", "", 0).clone_metadata();
+                    m.smallest = make_internal_key(&keys[j], 40, ValueKind::Value);
+                    m.largest = make_internal_key(&keys[k], 30, ValueKind::Value);
+                    files.push(Arc::new(m));
+                    number += 1;
+                    i = k + 1;
+                }
+            }
+            let v = Version::from_levels(vec![vec![], files.clone()]).unwrap();
+            for probe in 0..60 {
+                let key = if probe % 2 == 0 && !keys.is_empty() {
+                    keys[rng.random_range(0..keys.len())].clone()
+                } else {
+                    random_key(&mut rng)
+                };
+                let want: Vec<u64> = v
+                    .files(1)
+                    .iter()
+                    .filter(|f| f.smallest_user_key() <= &key[..] && &key[..] <= f.largest_user_key())
+                    .map(|f| f.number)
+                    .collect();
+                assert_eq!(
+                    numbers(v.files_for_key(1, &key)),
+                    want,
+                    "round {round}, key {key:?}, {v:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn fences_are_monotone_and_prove_order_only_when_they_differ() {
+        assert_eq!(fence(b""), 0);
+        assert_eq!(fence(b"a"), 0x6100_0000_0000_0000);
+        assert_eq!(fence(b"abcdefghXYZ"), u64::from_be_bytes(*b"abcdefgh"));
+        // A key and its zero-extension tie; the longer key is the larger.
+        assert_eq!(fence(b"ab"), fence(b"ab\0"));
+        assert!(fence(b"ab\0") < fence(b"ab\x01"));
+        assert!(fence(b"abcdefgh\xff") < fence(b"abcdefgi"));
     }
 
     #[test]

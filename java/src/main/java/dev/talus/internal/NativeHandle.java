@@ -204,6 +204,38 @@ public abstract class NativeHandle implements AutoCloseable {
   }
 
   /**
+   * Begins an optimistic read: throws once {@link #close()} has started, without counting a
+   * call in flight. For a method that reads only Java memory this object owns (an iterator's
+   * entry buffer) and makes no native call: one plain load, no atomic read-modify-write.
+   *
+   * <p>A concurrent {@code close()} may hand that memory to another object while the method
+   * reads it, so such a method reads as {@link java.util.concurrent.locks.StampedLock}'s
+   * optimistic reads do: this check, then the reads, then {@link #endOptimisticRead()}, and it
+   * returns what it read only if the latter did not throw.
+   *
+   * @throws IllegalStateException {@code "<SimpleClassName> is closed"} once {@link #close()}
+   *     has started
+   */
+  protected final void beginOptimisticRead() {
+    if (state != OPEN) {
+      throw new IllegalStateException(name() + " is closed");
+    }
+  }
+
+  /**
+   * Ends an optimistic read begun with {@link #beginOptimisticRead()}: the fence keeps the reads
+   * before it from moving after the state load, so if this returns, {@code close()} had not
+   * started when they were done and they saw this object's memory, not a later owner's.
+   *
+   * @throws IllegalStateException {@code "<SimpleClassName> is closed"} once {@link #close()}
+   *     has started
+   */
+  protected final void endOptimisticRead() {
+    VarHandle.acquireFence();
+    beginOptimisticRead();
+  }
+
+  /**
    * The raw native handle, without any liveness check. Internal: for code that already holds an
    * acquire, or that passes the handle to native code which only stores it.
    *
