@@ -14,8 +14,9 @@
 //! Point lookups in a level ≥ 1 search [`Fences`] first: the first eight
 //! bytes of every file's smallest and largest user key, in two contiguous
 //! arrays, so a lookup compares whole keys (through each file's metadata)
-//! only for files whose fence equals the key's. `files_for_key_matches_a_linear_search`
-//! pins the result against a plain scan of the level.
+//! only for files whose fence equals the key's. The test
+//! `files_for_key_matches_a_linear_search` pins the result against a plain
+//! scan of the level.
 //!
 //! Thread-safety: immutable after construction (shared as `Arc<Version>`),
 //! except the `being_compacted` flag of each file.

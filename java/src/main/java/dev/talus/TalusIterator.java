@@ -14,12 +14,13 @@ import java.util.Objects;
  * direct buffer this object owns, so {@link #key()}, {@link #value()}, {@link #isValid()} and a
  * {@link #next()} or {@link #prev()} inside a fetched batch read Java memory only, without an
  * atomic operation (a concurrent {@link #close()} makes them throw, see {@code
- * NativeHandle.beginOptimisticRead}). A run of {@link #next()} (or of {@link #prev()}) fetches entries in batches that
- * double in size from {@value #FIRST_BATCH} up to {@value #MAX_BATCH} entries (as many as fit the
- * buffer), so a scan crosses once per batch; a seek fetches one entry. Entries fetched ahead are
- * read from the iterator's snapshot, so they are the entries a one-at-a-time iterator would show;
- * the engine's next/prev counters (statistics, perf context) count the entries fetched, which may
- * run ahead of the calls made. A tailing iterator fetches one entry per movement.
+ * NativeHandle.beginOptimisticRead}). A run of {@link #next()} (or of {@link #prev()}) fetches
+ * entries in batches that double in size from {@value #FIRST_BATCH} up to {@value #MAX_BATCH}
+ * entries (as many as fit the buffer), so a scan crosses once per batch; a seek fetches one
+ * entry. Entries fetched ahead are read from the iterator's snapshot, so they are the entries a
+ * one-at-a-time iterator would show; the engine's next/prev counters (statistics, perf context)
+ * count the entries fetched, which may run ahead of the calls made. A tailing iterator fetches
+ * one entry per movement.
  */
 public class TalusIterator extends NativeHandle {
   private static final int NOT_VALID = -1;
@@ -162,7 +163,8 @@ public class TalusIterator extends NativeHandle {
     }
     if (op == batchOp && index + 1 < st) {
       // The next entry in this direction is in the buffer already: Java memory only, so no
-      // acquire (two atomic read-modify-writes per call, a fifth of a scan's time per entry).
+      // acquire, whose two atomic read-modify-writes per call were a large share of a scan's
+      // time per entry (docs/results/reads.md, "iterator reads without an atomic").
       int at = pos;
       int end = at + 8 + buffer.getInt(at) + buffer.getInt(at + 4);
       endOptimisticRead(); // the lengths were this iterator's, not a later owner's of the buffer
