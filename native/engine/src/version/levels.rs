@@ -402,36 +402,30 @@ mod tests {
                 .collect();
             keys.sort();
             keys.dedup();
-            // Files over consecutive runs of keys; a run's last key may be the
-            // next run's first (a boundary user key, newer versions left).
+            // Files over consecutive runs of keys; now and then two files share
+            // a user key at their boundary (newer versions in the left one).
+            let file = |number: u64, lo: &[u8], lo_seq: u64, hi: &[u8], hi_seq: u64| {
+                let mut m = f(number, "", "", 0).clone_metadata();
+                m.smallest = make_internal_key(lo, lo_seq, ValueKind::Value);
+                m.largest = make_internal_key(hi, hi_seq, ValueKind::Value);
+                Arc::new(m)
+            };
             let mut files = Vec::new();
             let mut i = 0;
-            let mut number = 1;
             while i < keys.len() {
+                let number = files.len() as u64 + 1;
                 let j = (i + rng.random_range(0..3)).min(keys.len() - 1);
-                let mut m = f(number, "", "", 0).clone_metadata();
-                m.smallest = make_internal_key(&keys[i], 100, ValueKind::Value);
-                m.largest = make_internal_key(&keys[j], 50, ValueKind::Value);
-                files.push(Arc::new(m));
-                number += 1;
-                let share = j > i && rng.random_bool(0.3);
-                i = if share { j } else { j + 1 };
-                if share {
-                    // The next file starts at the shared key, with older versions.
-                    let last: &mut Arc<FileMetaData> = files.last_mut().unwrap();
-                    let mut m = last.clone_metadata();
-                    m.largest = make_internal_key(&keys[j], 60, ValueKind::Value);
-                    *last = Arc::new(m);
+                if j > i && rng.random_bool(0.3) {
                     let k = (j + rng.random_range(0..3)).min(keys.len() - 1);
-                    let mut m = f(number, "", "", 0).clone_metadata();
-                    m.smallest = make_internal_key(&keys[j], 40, ValueKind::Value);
-                    m.largest = make_internal_key(&keys[k], 30, ValueKind::Value);
-                    files.push(Arc::new(m));
-                    number += 1;
+                    files.push(file(number, &keys[i], 100, &keys[j], 60));
+                    files.push(file(number + 1, &keys[j], 40, &keys[k], 30));
                     i = k + 1;
+                } else {
+                    files.push(file(number, &keys[i], 100, &keys[j], 50));
+                    i = j + 1;
                 }
             }
-            let v = Version::from_levels(vec![vec![], files.clone()]).unwrap();
+            let v = Version::from_levels(vec![vec![], files]).unwrap();
             for probe in 0..60 {
                 let key = if probe % 2 == 0 && !keys.is_empty() {
                     keys[rng.random_range(0..keys.len())].clone()
