@@ -11,7 +11,7 @@
 //!    picker account for that.
 //! 3. A file number appears at most once in the whole version.
 //!
-//! Point lookups in a level ≥ 1 search [`Fences`] first: the first eight
+//! Point lookups in a level ≥ 1 search `Fences` first: the first eight
 //! bytes of every file's smallest and largest user key, in two contiguous
 //! arrays, so a lookup compares whole keys (through each file's metadata)
 //! only for files whose fence equals the key's. The test
