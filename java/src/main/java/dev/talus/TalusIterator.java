@@ -286,16 +286,7 @@ public class TalusIterator extends NativeHandle {
    * @throws IllegalStateException when not positioned on an entry
    */
   public byte[] key() {
-    beginOptimisticRead();
-    checkValid();
-    if (state == TOO_BIG) {
-      return tooBig(false);
-    }
-    int at = pos;
-    byte[] k = new byte[keyLength(at)];
-    buffer.get(at + 8, k);
-    endOptimisticRead(); // the bytes were this iterator's entry, not a later owner's of the buffer
-    return k;
+    return entryPart(false);
   }
 
   /**
@@ -303,36 +294,39 @@ public class TalusIterator extends NativeHandle {
    * @throws IllegalStateException when not positioned on an entry
    */
   public byte[] value() {
+    return entryPart(true);
+  }
+
+  /** A copy of the current key or value, read from the entry buffer. */
+  private byte[] entryPart(boolean value) {
     beginOptimisticRead();
     checkValid();
     if (state == TOO_BIG) {
-      return tooBig(true);
+      byte[] big = growOrFetch(value);
+      if (big != null) {
+        return big;
+      }
     }
     int at = pos;
     int klen = keyLength(at);
-    byte[] v = new byte[valueLength(at, klen)];
-    buffer.get(at + 8 + klen, v);
-    endOptimisticRead(); // as in key()
-    return v;
+    byte[] out = new byte[value ? valueLength(at, klen) : klen];
+    buffer.get(value ? at + 8 + klen : at + 8, out);
+    endOptimisticRead(); // the bytes were this iterator's entry, not a later owner's of the buffer
+    return out;
   }
 
   /**
-   * The key or value of an entry too big for the buffer: grows the buffer and reads it from
-   * there, or copies it through JNI when the buffer is at its cap. Native calls: under acquire.
+   * For an entry too big for the buffer: grows the buffer and returns null (the entry is then
+   * in it), or, with the buffer at its cap, returns the key or value copied through JNI. Native
+   * calls: under acquire.
    */
-  private byte[] tooBig(boolean value) {
+  private byte[] growOrFetch(boolean value) {
     long h = acquire();
     try {
-      checkValid();
       if (state == TOO_BIG && !growFor(h)) {
         return value ? nativeValue(h) : nativeKey(h);
       }
-      int at = pos;
-      int klen = keyLength(at);
-      int from = value ? at + 8 + klen : at + 8;
-      byte[] out = new byte[value ? valueLength(at, klen) : klen];
-      buffer.get(from, out);
-      return out;
+      return null;
     } finally {
       release();
     }
@@ -372,16 +366,12 @@ public class TalusIterator extends NativeHandle {
     beginOptimisticRead();
     checkValid();
     if (state == TOO_BIG) {
-      long h = acquire();
-      try {
-        if (state == TOO_BIG && !growFor(h)) {
-          return copyOut(value ? nativeValue(h) : nativeKey(h), dst);
-        }
-      } finally {
-        release();
+      byte[] big = growOrFetch(value);
+      if (big != null) {
+        return copyOut(big, dst);
       }
     }
-    // Java memory only, read optimistically as in key(); if a concurrent close() wins, dst's
+    // Java memory only, read optimistically as in entryPart(); if a concurrent close() wins, dst's
     // bytes from its position may have changed but its position and limit have not.
     int at = pos;
     int klen = keyLength(at);
