@@ -275,8 +275,8 @@ pub(crate) fn next_demand(d: Demand, s: Sample, limit: usize) -> Demand {
             ..Demand::default()
         };
     }
+    let run = d.run + 1;
     if d.engaged {
-        let run = d.run + 1;
         return if run >= DISENGAGE_AFTER {
             Demand::default()
         } else {
@@ -287,7 +287,6 @@ pub(crate) fn next_demand(d: Demand, s: Sample, limit: usize) -> Demand {
             }
         };
     }
-    let run = d.run + 1;
     let long_run = if s.long > limit { d.long_run + 1 } else { 0 };
     if run >= ENGAGE_AFTER || long_run >= ENGAGE_AFTER_LONG {
         Demand {
