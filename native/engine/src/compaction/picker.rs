@@ -248,12 +248,6 @@ pub fn target_file_size(opts: &PickerOptions, targets: &LevelTargets, level: usi
     size
 }
 
-/// In dynamic mode, the factor a score at or over 1 is scaled by, so that
-/// it can be lowered by the bytes coming down to a level and still rank
-/// above the scores under 1 (RocksDB's `kScoreScale`; see
-/// [`compaction_scores`]).
-pub const SCORE_SCALE: f64 = 10.0;
-
 fn ratio(num: u64, den: u64) -> f64 {
     num as f64 / den.max(1) as f64
 }
@@ -269,20 +263,7 @@ fn ratio(num: u64, den: u64) -> f64 {
 ///   mode, at least `L0 bytes / max_bytes_for_level_base`.
 /// - **L1+**: `bytes / target` (0 for levels without a target).
 ///
-/// In dynamic mode scores at or over 1 are also ranked by where the data
-/// is headed, as RocksDB does ([`SCORE_SCALE`]): an L0 score over 1 is
-/// multiplied by 10, and a level at or over its target scores
-/// `10 × bytes / (target + incoming)`, where *incoming* is the bytes above
-/// it waiting to come down (all of L0, plus each level's excess over its
-/// target). So while L0 is backed up, the base level ranks below L0 and
-/// is not drained first: draining it would take the very files the
-/// L0 → base compaction needs (with keys spread over the whole range, all
-/// of them), and L0 would back up further. A level over its target may
-/// score under 1 while much more is coming down to it; it is compacted
-/// once that has arrived. Pinned by `dynamic_scores_rank_by_incoming_bytes`.
-///
-/// Bytes are compensated sizes; *incoming* counts file sizes of every file,
-/// being compacted or not.
+/// Bytes are compensated sizes.
 pub fn compaction_scores(
     version: &Version,
     opts: &PickerOptions,
@@ -303,11 +284,10 @@ pub fn compaction_scores(
     };
     let mut scores = Vec::with_capacity(n - 1);
 
-    let dynamic = opts.level_compaction_dynamic_level_bytes;
     let l0_files = version.files(0).iter().filter(idle).count() as u64;
     let l0_bytes = idle_bytes(0);
     let mut l0 = ratio(l0_files, opts.level0_file_num_compaction_trigger as u64);
-    if dynamic {
+    if opts.level_compaction_dynamic_level_bytes {
         if l0_bytes >= opts.max_bytes_for_level_base {
             l0 = l0.max(1.01);
         }
@@ -320,28 +300,18 @@ pub fn compaction_scores(
                 .sum();
             l0 = l0.max(ratio(l0_bytes, base_bytes.max(base_target)));
         }
-        if l0 > 1.0 {
-            l0 *= SCORE_SCALE;
-        }
     } else {
         l0 = l0.max(ratio(l0_bytes, opts.max_bytes_for_level_base));
     }
     scores.push((0, l0));
 
-    let mut incoming = version.level_bytes(0) as f64;
     for level in 1..n - 1 {
         let target = targets.target(level);
         let score = if target == u64::MAX {
             0.0
         } else {
-            let bytes = idle_bytes(level);
-            if dynamic && bytes >= target {
-                bytes as f64 / (target as f64 + incoming) * SCORE_SCALE
-            } else {
-                ratio(bytes, target)
-            }
+            ratio(idle_bytes(level), target)
         };
-        incoming += version.level_bytes(level).saturating_sub(target) as f64;
         scores.push((level, score));
     }
     scores.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -696,12 +666,6 @@ fn build_plan(
 /// - **L0 → L0**, when L0 → base level is blocked: see `pick_intra_l0`
 ///   (`memtable_floor`: the oldest sequence number in the family's
 ///   memtables; `u64::MAX` when they are empty).
-/// - While L0 scores ≥ 1 and L0 → base level is blocked, no compaction
-///   *from* the base level starts (RocksDB's rule): each would hold more of
-///   the base-level files L0 → base needs, and under a steady write load
-///   the L0 compaction could wait for as long as the base level keeps
-///   scoring, while L0 grows and is merged within itself instead. Pinned by
-///   `a_waiting_l0_compaction_keeps_the_base_level_from_starting_more`.
 ///
 /// Then, for both: inputs expand to a clean cut, then grow if that adds no
 /// output-level file (see `max_compaction_bytes`); the plan is a trivial
@@ -718,18 +682,13 @@ pub fn pick_compaction(
     memtable_floor: SequenceNumber,
 ) -> Option<CompactionPlan> {
     let targets = level_targets(version, opts);
-    let mut l0_waits = false;
     for (level, score) in compaction_scores(version, opts, &targets) {
         if score < 1.0 {
             break;
         }
-        if l0_waits && level == targets.base_level {
-            continue;
-        }
         let plan = if level == 0 {
-            let plan = pick_l0(version, opts, &targets, score);
-            l0_waits = plan.is_none();
-            plan.or_else(|| pick_intra_l0(version, opts, score, memtable_floor))
+            pick_l0(version, opts, &targets, score)
+                .or_else(|| pick_intra_l0(version, opts, score, memtable_floor))
         } else {
             pick_level(version, opts, &targets, level, score, cursors)
         };

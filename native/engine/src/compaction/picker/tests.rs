@@ -211,9 +211,8 @@ fn l0_scores_count_files_and_bytes() {
         (false, vec![(0, file(1, "a", "b", 250, 1))], 2.5),
         (false, vec![(0, file(1, "a", "b", 50, 1))], 0.5),
         (false, vec![(0, file(1, "a", "b", 10, 1))], 0.25),
-        // Dynamic (scores over 1 scaled by 10), empty tree: one L0 file of
-        // base size is enough.
-        (true, vec![(0, file(1, "a", "b", 150, 1))], 10.1),
+        // Dynamic, empty tree: one L0 file of base size is enough.
+        (true, vec![(0, file(1, "a", "b", 150, 1))], 1.01),
         // Dynamic, base level L5 (target 100) empty: L0 bytes / base target.
         (
             true,
@@ -221,7 +220,7 @@ fn l0_scores_count_files_and_bytes() {
                 (0, file(1, "a", "b", 300, 1)),
                 (6, file(60, "a", "z", 1_000, 0)),
             ],
-            30.0,
+            3.0,
         ),
         // ... or / base level bytes when the base level is bigger.
         (
@@ -231,10 +230,8 @@ fn l0_scores_count_files_and_bytes() {
                 (5, file(50, "a", "z", 150, 0)),
                 (6, file(60, "a", "z", 1_000, 0)),
             ],
-            20.0,
+            2.0,
         ),
-        // Dynamic, under the trigger: not scaled.
-        (true, vec![(0, file(1, "a", "b", 10, 1))], 0.25),
     ];
     for (dynamic, files, want) in cases {
         let v = version(files);
@@ -243,91 +240,6 @@ fn l0_scores_count_files_and_bytes() {
         let l0 = scores.iter().find(|s| s.0 == 0).unwrap().1;
         assert_eq!(l0, want, "dynamic={dynamic} {v:?}");
     }
-}
-
-/// A dynamic tree with base level L4 (targets: L4 100, L5 1,000, L6
-/// 10,000): L0 files of `l0` bytes, L4 files of `l4` bytes (`a`-`m`, then
-/// `n`-`z`), L5 files of `l5` bytes, one L6 file; every file spans its
-/// share of `a`-`z`.
-fn dynamic_tree(l0: &[u64], l4: &[u64], l5: &[u64]) -> Version {
-    let mut files: Files = Vec::new();
-    for (i, &size) in l0.iter().enumerate() {
-        files.push((0, file(1 + i as u64, "a", "z", size, 10 + i as u64)));
-    }
-    let ranges = [("a", "m"), ("n", "z")];
-    for (level, sizes) in [(4, l4), (5, l5)] {
-        for (i, &size) in sizes.iter().enumerate() {
-            let (lo, hi) = if sizes.len() == 1 { ("a", "z") } else { ranges[i] };
-            files.push((level, file(level as u64 * 10 + i as u64, lo, hi, size, 0)));
-        }
-    }
-    files.push((6, file(60, "a", "z", 10_000, 0)));
-    version(files)
-}
-
-#[test]
-fn dynamic_scores_rank_by_incoming_bytes() {
-    let o = opts(true);
-    let score = |v: &Version, level: usize| {
-        let scores = compaction_scores(v, &o, &level_targets(v, &o));
-        scores.iter().find(|s| s.0 == level).unwrap().1
-    };
-    let close = |got: f64, want: f64| assert!((got - want).abs() < 1e-9, "{got} != {want}");
-
-    // L0: 6 files of 20 (120 bytes, 1.5 × the trigger); L4 three times its
-    // target. Unscaled, L4 (3.0) would outrank L0 (1.5) and take the files
-    // L0 -> L4 needs; here L4's 300 bytes are weighed against its target
-    // plus the 120 bytes coming down from L0.
-    let v = dynamic_tree(&[20; 6], &[300], &[1_000]);
-    assert_eq!(level_targets(&v, &o).base_level, 4);
-    close(score(&v, 0), 15.0);
-    close(score(&v, 4), 300.0 / 220.0 * 10.0);
-    // L5 at its target: incoming are L0's 120 and L4's excess 200.
-    close(score(&v, 5), 1_000.0 / 1_320.0 * 10.0);
-    let order: Vec<usize> = compaction_scores(&v, &o, &level_targets(&v, &o))
-        .iter()
-        .map(|s| s.0)
-        .collect();
-    assert_eq!(order[..3], [0, 4, 5]);
-
-    // L0 holds 2,000 bytes: L4, 10% over its target, scores under 1 (it
-    // waits for them) and L5 ranks above it.
-    let v = dynamic_tree(&[500; 4], &[110], &[1_000]);
-    close(score(&v, 0), 2_000.0 / 110.0 * 10.0);
-    close(score(&v, 4), 110.0 / 2_100.0 * 10.0);
-    close(score(&v, 5), 1_000.0 / 3_010.0 * 10.0);
-
-    // Under the L0 trigger and the level targets nothing is scaled.
-    let v = dynamic_tree(&[20; 2], &[50], &[500]);
-    close(score(&v, 0), 0.5);
-    close(score(&v, 4), 0.5);
-    close(score(&v, 5), 0.5);
-}
-
-#[test]
-fn a_waiting_l0_compaction_keeps_the_base_level_from_starting_more() {
-    let o = opts(true);
-    // L0 scores 15 and L4 (300 bytes, target 100) scores 150 / 220 × 10;
-    // L4's a-m file is being compacted into L5's a-m file, which blocks
-    // L0 -> L4 (every L0 file spans a-z).
-    let v = dynamic_tree(&[20; 6], &[150, 150], &[250, 250]);
-    v.files(4)[0].set_being_compacted(true);
-    v.files(5)[0].set_being_compacted(true);
-    let scores = compaction_scores(&v, &o, &level_targets(&v, &o));
-    assert_eq!(scores[0].0, 0);
-    assert_eq!(scores[1].0, 4);
-    assert!(scores[1].1 >= 1.0, "{scores:?}");
-    // Intra-L0 is ruled out by the memtable floor (every L0 file is above
-    // it). L4's n-z file could go to L5's idle n-z file, but that would
-    // hold L0 -> L4 off further: nothing starts.
-    assert!(pick_compaction(&v, &o, &[], 0).is_none());
-
-    // Once L4's running compaction is done, L0 -> L4 is picked first.
-    v.files(4)[0].set_being_compacted(false);
-    v.files(5)[0].set_being_compacted(false);
-    let plan = pick_compaction(&v, &o, &[], 0).unwrap();
-    assert_eq!((plan.level, plan.output_level), (0, 4));
-    assert_eq!(nums(&plan.output_inputs), [40, 41]);
 }
 
 #[test]
