@@ -161,6 +161,12 @@ pub const SAMPLE_EVERY: usize = 16;
 /// delta rebuild (module docs); the other 31 bits are its offset.
 const REBUILDABLE: u32 = 1 << 31;
 
+thread_local! {
+    /// Working space of [`Block::with_entry_directory`].
+    static DIRECTORY_SCRATCH: std::cell::RefCell<(Vec<u64>, Vec<u32>)> =
+        const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+}
+
 /// The entry directory of a cached data block (module docs).
 #[derive(Default)]
 struct Directory {
@@ -194,6 +200,14 @@ pub struct Block {
     num_restarts: usize,
     file: Arc<str>,
     offset: u64,
+}
+
+/// The block's buffer goes back to this thread's pool for the next block
+/// read ([`super::buffers`]).
+impl Drop for Block {
+    fn drop(&mut self) {
+        super::buffers::give(std::mem::take(&mut self.data));
+    }
 }
 
 impl std::fmt::Debug for Block {
@@ -274,15 +288,37 @@ impl Block {
     /// cached, when it costs at most an eighth of the block. Decodes every
     /// entry, so a damaged one fails here, at load.
     pub fn with_entry_directory(mut self) -> Result<Block> {
-        let mut prefixes = Vec::new();
-        let mut entries = Vec::new();
+        // Built in this thread's scratch vectors and copied out at its
+        // exact size: two allocations per block read into the cache, where
+        // growing and shrinking two vectors took about ten.
+        let dir = DIRECTORY_SCRATCH.with(|cell| {
+            let Ok(mut scratch) = cell.try_borrow_mut() else {
+                return self.build_directory(&mut (Vec::new(), Vec::new()));
+            };
+            self.build_directory(&mut scratch)
+        })?;
+        if let Some(dir) = dir {
+            self.dir = dir;
+        }
+        Ok(self)
+    }
+
+    /// The entry directory of [`Self::with_entry_directory`], `None` when
+    /// the block is outside its limits; `scratch` is cleared and used as
+    /// working space.
+    fn build_directory(
+        &self,
+        (prefixes, entries): &mut (Vec<u64>, Vec<u32>),
+    ) -> Result<Option<Directory>> {
+        prefixes.clear();
+        entries.clear();
         let budget = self.data.len() / 8;
         // The iterator decodes (and checks) each entry as a scan would.
-        let mut it = BlockIter::new(&self);
+        let mut it = BlockIter::new(self);
         it.seek_to_first();
         while it.valid() {
             if 12 * (entries.len() + 1) > budget || it.cur >= REBUILDABLE as usize {
-                return Ok(self);
+                return Ok(None);
             }
             let shared = self
                 .entry_at(it.cur)
@@ -295,11 +331,10 @@ impl Block {
             it.next();
         }
         it.status()?;
-        self.dir = Directory {
-            prefixes: prefixes.into_boxed_slice(),
-            entries: entries.into_boxed_slice(),
-        };
-        Ok(self)
+        Ok(Some(Directory {
+            prefixes: Box::from(&prefixes[..]),
+            entries: Box::from(&entries[..]),
+        }))
     }
 
     /// A point lookup of `target` (an internal key: the user key at the

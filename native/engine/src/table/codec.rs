@@ -241,7 +241,7 @@ fn snappy_decompress_block(stored: &[u8]) -> std::result::Result<Vec<u8>, String
             stored.len()
         ));
     }
-    let mut out = vec![0u8; len];
+    let mut out = super::buffers::take(len);
     match snap::raw::Decoder::new().decompress(stored, &mut out) {
         Ok(n) if n == len => Ok(out),
         Ok(n) => Err(format!(
@@ -267,7 +267,8 @@ fn zstd_decompress_block(
             input.len()
         ));
     }
-    let mut out: Vec<u8> = Vec::with_capacity(len);
+    let mut out = super::buffers::take(len);
+    out.clear();
     let res = ZSTD_DCTX.with(|cell| {
         let mut slot = cell
             .try_borrow_mut()

@@ -272,7 +272,7 @@ pub fn lz4_decompress_block(stored: &[u8]) -> std::result::Result<Vec<u8>, Strin
             input.len()
         ));
     };
-    let mut out = vec![0u8; len];
+    let mut out = super::buffers::take(len);
     // liblz4's `LZ4_decompress_safe`: reads only `input` and writes only
     // `out`, whatever the bytes; damaged input is an error, never a read or
     // write out of bounds (`lz4_decoding_a_damaged_block_errs_or_keeps_the_claimed_length`).

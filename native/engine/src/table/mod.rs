@@ -68,6 +68,7 @@
 //! footer) concerned, and never as a panic.
 
 mod block;
+mod buffers;
 mod builder;
 mod codec;
 mod filter;

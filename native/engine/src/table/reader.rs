@@ -1070,7 +1070,11 @@ impl TableReader {
         let ty = buf[len];
         let buf = &buf[..len];
         match ty {
-            BLOCK_TYPE_NONE => Ok(buf.to_vec()),
+            BLOCK_TYPE_NONE => {
+                let mut out = super::buffers::take(len);
+                out.copy_from_slice(buf);
+                Ok(out)
+            }
             ty => {
                 let start = self
                     .stats

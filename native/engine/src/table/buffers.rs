@@ -1,0 +1,130 @@
+//! Recycled block buffers: the contents of a block read from a table file
+//! (decompressed, or copied when stored plain) go into a buffer taken from
+//! the reading thread's pool ([`take`]), and a dropped [`super::block::Block`]
+//! gives its buffer to the pool of the thread dropping it ([`give`]).
+//!
+//! Why: once the data read is larger than the block cache, every block a
+//! lookup reads evicts another. Without the pool each such read allocated
+//! the block's few KiB and each eviction freed as much; the allocator hands
+//! pages that stay free for its purge delay back to the OS, and later reads
+//! fault them in again (with transparent huge pages, zeroing 2 MiB at a
+//! time), which profiles of point lookups over 20,000,000 rows showed as a
+//! large share of a lookup's time (docs/results/reads.md). With the pool,
+//! the buffer of the block an insert evicts holds the next block the same
+//! thread reads: the cache drops evicted blocks in the inserting thread,
+//! after its shard's lock is released.
+//!
+//! Bounds: a thread keeps at most [`POOL_BUFFERS`] buffers, each of a
+//! capacity in `MIN_POOLED..=MAX_POOLED`; a buffer serves a block of `len`
+//! bytes only if its capacity is at most `len + MAX_SLACK`, so that no
+//! block holds much more memory than it is charged for in the cache (the
+//! charge counts the capacity). A reused buffer's old bytes are overwritten
+//! by the caller before the block is parsed: [`take`] returns a buffer of
+//! exactly `len` initialized bytes, which the decoders fill completely or
+//! fail.
+//!
+//! Thread-safety: thread-local, no locks; after a thread's pool is torn
+//! down at its exit, [`take`] allocates and [`give`] frees.
+
+use std::cell::RefCell;
+
+/// Buffers one thread keeps.
+pub(crate) const POOL_BUFFERS: usize = 8;
+/// Smallest capacity kept: smaller blocks are cheap to allocate.
+const MIN_POOLED: usize = 512;
+/// Largest capacity kept: a thread's pool holds at most
+/// `POOL_BUFFERS × MAX_POOLED` bytes.
+const MAX_POOLED: usize = 64 << 10;
+/// Most bytes a reused buffer's capacity may exceed the block's length by.
+const MAX_SLACK: usize = 512;
+
+thread_local! {
+    static POOL: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A buffer of exactly `len` initialized bytes (old contents when reused,
+/// zeros otherwise), for a block the caller overwrites entirely.
+pub(crate) fn take(len: usize) -> Vec<u8> {
+    let reused = POOL
+        .try_with(|pool| {
+            let mut pool = pool.try_borrow_mut().ok()?;
+            let i = pool
+                .iter()
+                .rposition(|b| b.capacity() >= len && b.capacity() - len <= MAX_SLACK)?;
+            Some(pool.swap_remove(i))
+        })
+        .ok()
+        .flatten();
+    let mut buf = reused.unwrap_or_default();
+    if buf.len() >= len {
+        buf.truncate(len);
+    } else {
+        buf.resize(len, 0);
+    }
+    buf
+}
+
+/// Keeps `buf` for a later [`take`] of this thread, or frees it when the
+/// pool is full or its capacity is out of the kept range.
+pub(crate) fn give(buf: Vec<u8>) {
+    if !(MIN_POOLED..=MAX_POOLED).contains(&buf.capacity()) {
+        return;
+    }
+    let _ = POOL.try_with(|pool| {
+        if let Ok(mut pool) = pool.try_borrow_mut()
+            && pool.len() < POOL_BUFFERS
+        {
+            pool.push(buf);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pooled() -> usize {
+        POOL.with(|p| p.borrow().len())
+    }
+
+    #[test]
+    fn a_given_buffer_serves_the_next_block_that_fits_it() {
+        POOL.with(|p| p.borrow_mut().clear());
+        let mut b = take(4_200);
+        assert_eq!(b.len(), 4_200);
+        b.fill(7);
+        let ptr = b.as_ptr();
+        give(b);
+        assert_eq!(pooled(), 1);
+        // Too large for it, and too small (the slack would be charged).
+        let big = take(4_300);
+        assert_ne!(big.as_ptr(), ptr);
+        let small = take(4_200 - MAX_SLACK - 1);
+        assert_ne!(small.as_ptr(), ptr);
+        assert_eq!(small, vec![0; 4_200 - MAX_SLACK - 1], "fresh buffers are zeroed");
+        // A block of 4,100 bytes gets it, old bytes and all, exactly its length.
+        let again = take(4_100);
+        assert_eq!(again.as_ptr(), ptr);
+        assert_eq!(again.len(), 4_100);
+        assert_eq!(pooled(), 0);
+        // Grown within the capacity: the new tail is zeroed.
+        give(again);
+        let grown = take(4_150);
+        assert_eq!(grown.as_ptr(), ptr);
+        assert!(grown[..4_100].iter().all(|&x| x == 7));
+        assert!(grown[4_100..].iter().all(|&x| x == 0));
+    }
+
+    #[test]
+    fn the_pool_is_bounded_in_count_and_size() {
+        POOL.with(|p| p.borrow_mut().clear());
+        for _ in 0..POOL_BUFFERS + 3 {
+            give(vec![0; 4_096]);
+        }
+        assert_eq!(pooled(), POOL_BUFFERS);
+        POOL.with(|p| p.borrow_mut().clear());
+        give(vec![0; MAX_POOLED + 1]);
+        give(Vec::with_capacity(MIN_POOLED - 1));
+        assert_eq!(pooled(), 0);
+    }
+}
