@@ -203,7 +203,7 @@ pub struct Block {
 }
 
 /// The block's buffer goes back to this thread's pool for the next block
-/// read ([`super::buffers`]).
+/// read (`table/buffers.rs`).
 impl Drop for Block {
     fn drop(&mut self) {
         super::buffers::give(std::mem::take(&mut self.data));
