@@ -15,10 +15,11 @@
 //! after its shard's lock is released.
 //!
 //! Bounds: a thread keeps at most [`POOL_BUFFERS`] buffers, each of a
-//! capacity in `MIN_POOLED..=MAX_POOLED`; a buffer serves a block of `len`
-//! bytes only if its capacity is at most `len + MAX_SLACK`, so that no
-//! block holds much more memory than it is charged for in the cache (the
-//! charge counts the capacity). A reused buffer's old bytes are overwritten
+//! capacity in `MIN_POOLED..=MAX_POOLED` (a full pool keeps the largest);
+//! new buffers get a capacity rounded up to `CAPACITY_STEP` bytes; a buffer
+//! serves a block of `len` bytes only if its capacity is at most
+//! `len + MAX_SLACK`, so that no block holds much more memory than it is
+//! charged for in the cache (the charge counts the capacity). A reused buffer's old bytes are overwritten
 //! by the caller before the block is parsed: [`take`] returns a buffer of
 //! exactly `len` initialized bytes, which the decoders fill completely or
 //! fail.
@@ -37,6 +38,8 @@ const MIN_POOLED: usize = 512;
 const MAX_POOLED: usize = 64 << 10;
 /// Most bytes a reused buffer's capacity may exceed the block's length by.
 const MAX_SLACK: usize = 512;
+/// New buffers' capacities are multiples of this.
+const CAPACITY_STEP: usize = 256;
 
 thread_local! {
     static POOL: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
@@ -55,7 +58,12 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
         })
         .ok()
         .flatten();
-    let mut buf = reused.unwrap_or_default();
+    // A new buffer's capacity is rounded up to a multiple of CAPACITY_STEP
+    // (within the allocator's own size class, so no memory is added), so
+    // that it can later hold any block up to that size: blocks of one table
+    // differ by a few bytes, and exact capacities would serve only the
+    // blocks no longer than the one they were made for.
+    let mut buf = reused.unwrap_or_else(|| Vec::with_capacity(len.next_multiple_of(CAPACITY_STEP)));
     if buf.len() >= len {
         buf.truncate(len);
     } else {
@@ -64,17 +72,24 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
     buf
 }
 
-/// Keeps `buf` for a later [`take`] of this thread, or frees it when the
-/// pool is full or its capacity is out of the kept range.
+/// Keeps `buf` for a later [`take`] of this thread, or frees it when its
+/// capacity is out of the kept range. A full pool keeps the larger of
+/// `buf` and its smallest buffer: a larger buffer serves more block sizes,
+/// and a pool of the smallest ones would serve none of the rest.
 pub(crate) fn give(buf: Vec<u8>) {
     if !(MIN_POOLED..=MAX_POOLED).contains(&buf.capacity()) {
         return;
     }
     let _ = POOL.try_with(|pool| {
-        if let Ok(mut pool) = pool.try_borrow_mut()
-            && pool.len() < POOL_BUFFERS
-        {
+        let Ok(mut pool) = pool.try_borrow_mut() else {
+            return;
+        };
+        if pool.len() < POOL_BUFFERS {
             pool.push(buf);
+        } else if let Some(smallest) = pool.iter_mut().min_by_key(|b| b.capacity())
+            && smallest.capacity() < buf.capacity()
+        {
+            *smallest = buf;
         }
     });
 }
@@ -92,27 +107,47 @@ mod tests {
         POOL.with(|p| p.borrow_mut().clear());
         let mut b = take(4_200);
         assert_eq!(b.len(), 4_200);
+        assert_eq!(b.capacity(), 4_352, "rounded up to a multiple of 256");
         b.fill(7);
         let ptr = b.as_ptr();
         give(b);
         assert_eq!(pooled(), 1);
         // Too large for it, and too small (the slack would be charged).
-        let big = take(4_300);
+        let big = take(4_353);
         assert_ne!(big.as_ptr(), ptr);
-        let small = take(4_200 - MAX_SLACK - 1);
+        let small = take(4_352 - MAX_SLACK - 1);
         assert_ne!(small.as_ptr(), ptr);
-        assert_eq!(small, vec![0; 4_200 - MAX_SLACK - 1], "fresh buffers are zeroed");
+        assert_eq!(small, vec![0; 4_352 - MAX_SLACK - 1], "fresh buffers are zeroed");
         // A block of 4,100 bytes gets it, old bytes and all, exactly its length.
         let again = take(4_100);
         assert_eq!(again.as_ptr(), ptr);
         assert_eq!(again.len(), 4_100);
         assert_eq!(pooled(), 0);
-        // Grown within the capacity: the new tail is zeroed.
+        // Grown within the capacity (a block a little longer than the one the
+        // buffer was made for): the new tail is zeroed.
         give(again);
-        let grown = take(4_150);
+        let grown = take(4_300);
         assert_eq!(grown.as_ptr(), ptr);
         assert!(grown[..4_100].iter().all(|&x| x == 7));
         assert!(grown[4_100..].iter().all(|&x| x == 0));
+    }
+
+    /// Regression: the pool kept its first buffers and freed later ones, so
+    /// once it held the smallest capacities of a table's blocks (which differ
+    /// by a few bytes) it served almost no block, and every read allocated.
+    #[test]
+    fn a_full_pool_keeps_its_largest_buffers() {
+        POOL.with(|p| p.borrow_mut().clear());
+        for i in 0..POOL_BUFFERS {
+            give(Vec::with_capacity(4_096 + i));
+        }
+        give(Vec::with_capacity(4_352));
+        give(Vec::with_capacity(1_000));
+        let caps: Vec<usize> = POOL.with(|p| p.borrow().iter().map(Vec::capacity).collect());
+        assert_eq!(caps.len(), POOL_BUFFERS);
+        assert!(caps.contains(&4_352), "{caps:?}");
+        assert!(!caps.contains(&4_096) && !caps.contains(&1_000), "{caps:?}");
+        assert_eq!(take(4_300).capacity(), 4_352);
     }
 
     #[test]
