@@ -19,10 +19,12 @@
 //! new buffers get a capacity rounded up to `CAPACITY_STEP` bytes; a buffer
 //! serves a block of `len` bytes only if its capacity is at most
 //! `len + MAX_SLACK`, so that no block holds much more memory than it is
-//! charged for in the cache (the charge counts the capacity). A reused buffer's old bytes are overwritten
-//! by the caller before the block is parsed: [`take`] returns a buffer of
-//! exactly `len` initialized bytes, which the decoders fill completely or
-//! fail.
+//! charged for in the cache (the charge counts the capacity). A reused
+//! buffer's old bytes are overwritten by the caller before the block is
+//! parsed: [`take`] returns a buffer of exactly `len` initialized bytes,
+//! which the decoders fill completely or fail. Pinned by
+//! `a_full_pool_keeps_its_largest_buffers` and
+//! `a_given_buffer_serves_the_next_block_that_fits_it`.
 //!
 //! Thread-safety: thread-local, no locks; after a thread's pool is torn
 //! down at its exit, [`take`] allocates and [`give`] frees.
@@ -59,10 +61,11 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
         .ok()
         .flatten();
     // A new buffer's capacity is rounded up to a multiple of CAPACITY_STEP
-    // (within the allocator's own size class, so no memory is added), so
-    // that it can later hold any block up to that size: blocks of one table
-    // differ by a few bytes, and exact capacities would serve only the
-    // blocks no longer than the one they were made for.
+    // so that it can later hold any block up to that size: blocks of one
+    // table differ by a few bytes, and exact capacities would serve only
+    // the blocks no longer than the one they were made for. From 1 KiB up,
+    // mimalloc's size classes are multiples of 256 bytes, so the rounding
+    // stays inside the class the allocation takes anyway.
     let mut buf = reused.unwrap_or_else(|| Vec::with_capacity(len.next_multiple_of(CAPACITY_STEP)));
     if buf.len() >= len {
         buf.truncate(len);
