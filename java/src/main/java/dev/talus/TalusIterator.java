@@ -309,8 +309,8 @@ public class TalusIterator extends NativeHandle {
     }
     int at = pos;
     int klen = keyLength(at);
-    byte[] out = new byte[value ? valueLength(at, klen) : klen];
-    buffer.get(value ? at + 8 + klen : at + 8, out);
+    byte[] out = new byte[partLength(at, klen, value)];
+    buffer.get(partStart(at, klen, value), out);
     endOptimisticRead(); // the bytes were this iterator's entry, not a later owner's of the buffer
     return out;
   }
@@ -375,10 +375,9 @@ public class TalusIterator extends NativeHandle {
     // bytes from its position may have changed but its position and limit have not.
     int at = pos;
     int klen = keyLength(at);
-    int len = value ? valueLength(at, klen) : klen;
-    int from = at + (value ? 8 + klen : 8);
+    int len = partLength(at, klen, value);
     int n = Math.min(len, dst.remaining());
-    dst.put(dst.position(), buffer, from, n);
+    dst.put(dst.position(), buffer, partStart(at, klen, value), n);
     endOptimisticRead();
     dst.limit(Math.min(dst.limit(), dst.position() + len));
     return len;
@@ -405,6 +404,19 @@ public class TalusIterator extends NativeHandle {
           "iterator entry out of step (one iterator used from several threads?)");
     }
     return vlen;
+  }
+
+  /**
+   * Where the key or value of the entry at {@code at} starts in the buffer. An entry is [key
+   * length: 4][value length: 4][key][value], lengths little-endian as the native side writes them.
+   */
+  private static int partStart(int at, int klen, boolean value) {
+    return value ? at + 8 + klen : at + 8;
+  }
+
+  /** The length of the key or value of the entry at {@code at}, whose key is {@code klen} bytes. */
+  private int partLength(int at, int klen, boolean value) {
+    return value ? valueLength(at, klen) : klen;
   }
 
   private static int copyOut(byte[] src, ByteBuffer dst) {
