@@ -22,9 +22,11 @@
 //! charged for in the cache (the charge counts the capacity). A reused
 //! buffer's old bytes are overwritten by the caller before the block is
 //! parsed: [`take`] returns a buffer of exactly `len` initialized bytes,
-//! which the decoders fill completely or fail. Pinned by
-//! `a_full_pool_keeps_its_largest_buffers` and
-//! `a_given_buffer_serves_the_next_block_that_fits_it`.
+//! which the decoders fill completely or fail; [`take_empty`] returns an
+//! empty one for decoders that append (ZSTD), which then check that they
+//! produced `len` bytes. Pinned by `a_full_pool_keeps_its_largest_buffers`,
+//! `a_given_buffer_serves_the_next_block_that_fits_it` and
+//! `take_empty_reuses_a_pooled_buffer_without_its_bytes`.
 //!
 //! Thread-safety: thread-local, no locks; after a thread's pool is torn
 //! down at its exit, [`take`] allocates and [`give`] frees.
@@ -50,6 +52,26 @@ thread_local! {
 /// A buffer of exactly `len` initialized bytes (old contents when reused,
 /// zeros otherwise), for a block the caller overwrites entirely.
 pub(crate) fn take(len: usize) -> Vec<u8> {
+    let mut buf = reuse_or_new(len);
+    if buf.len() >= len {
+        buf.truncate(len);
+    } else {
+        buf.resize(len, 0);
+    }
+    buf
+}
+
+/// An empty buffer with room for `len` bytes, for a decoder that appends
+/// into spare capacity (ZSTD): no zeroing of a new buffer's bytes.
+pub(crate) fn take_empty(len: usize) -> Vec<u8> {
+    let mut buf = reuse_or_new(len);
+    buf.clear();
+    buf
+}
+
+/// A pooled buffer whose capacity fits `len` (see the module's slack
+/// rule), or a new one.
+fn reuse_or_new(len: usize) -> Vec<u8> {
     let reused = POOL
         .try_with(|pool| {
             let mut pool = pool.try_borrow_mut().ok()?;
@@ -66,13 +88,7 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
     // the blocks no longer than the one they were made for. From 1 KiB up,
     // mimalloc's size classes are multiples of 256 bytes, so the rounding
     // stays inside the class the allocation takes anyway.
-    let mut buf = reused.unwrap_or_else(|| Vec::with_capacity(len.next_multiple_of(CAPACITY_STEP)));
-    if buf.len() >= len {
-        buf.truncate(len);
-    } else {
-        buf.resize(len, 0);
-    }
-    buf
+    reused.unwrap_or_else(|| Vec::with_capacity(len.next_multiple_of(CAPACITY_STEP)))
 }
 
 /// Keeps `buf` for a later [`take`] of this thread, or frees it when its
@@ -103,6 +119,21 @@ mod tests {
 
     fn pooled() -> usize {
         POOL.with(|p| p.borrow().len())
+    }
+
+    #[test]
+    fn take_empty_reuses_a_pooled_buffer_without_its_bytes() {
+        POOL.with(|p| p.borrow_mut().clear());
+        let mut b = take(4_000);
+        b.fill(9);
+        let ptr = b.as_ptr();
+        give(b);
+        let e = take_empty(3_900);
+        assert_eq!(e.as_ptr(), ptr, "the pooled buffer fits 3,900 bytes");
+        assert!(e.is_empty() && e.capacity() >= 3_900);
+        let fresh = take_empty(20_000);
+        assert!(fresh.is_empty() && fresh.capacity() >= 20_000);
+        assert_eq!(fresh.capacity() % CAPACITY_STEP, 0);
     }
 
     #[test]

@@ -267,8 +267,7 @@ fn zstd_decompress_block(
             input.len()
         ));
     }
-    let mut out = super::buffers::take(len);
-    out.clear();
+    let mut out = super::buffers::take_empty(len);
     let res = ZSTD_DCTX.with(|cell| {
         let mut slot = cell
             .try_borrow_mut()
