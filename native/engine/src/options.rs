@@ -312,6 +312,13 @@ pub struct BlockBasedTableOptions {
     /// Entries between restart points in data blocks. Default 16; 0 is
     /// raised to 1 at open, as in RocksDB.
     pub block_restart_interval: usize,
+    /// Percent of `block_size` a data block may end short of: a block more
+    /// than `100 - block_size_deviation` percent full is cut before an
+    /// entry that would take it past `block_size`, so blocks end near
+    /// `block_size` from below rather than above it. Default 10; 0 cuts
+    /// only at `block_size` or after. As in RocksDB, values outside 0..=100
+    /// are taken as 0 at open.
+    pub block_size_deviation: i32,
     /// Bloom filter bits per key; `None` builds no filter. Default `None`
     /// (as RocksDB: a filter must be asked for with `BloomFilter`). Taken at
     /// open as RocksDB's filter policy takes it ([`sanitize_bits_per_key`]).
@@ -344,6 +351,7 @@ impl Default for BlockBasedTableOptions {
         BlockBasedTableOptions {
             block_size: 4 * 1024,
             block_restart_interval: 16,
+            block_size_deviation: 10,
             filter_bits_per_key: None,
             whole_key_filtering: true,
             cache_index_and_filter_blocks: false,
@@ -878,6 +886,13 @@ impl Options {
             notes.push("table.block_restart_interval raised from 0 to 1".into());
             self.table.block_restart_interval = 1;
         }
+        if !(0..=100).contains(&self.table.block_size_deviation) {
+            notes.push(format!(
+                "table.block_size_deviation {} taken as 0",
+                self.table.block_size_deviation
+            ));
+            self.table.block_size_deviation = 0;
+        }
         if let Some(b) = self.table.filter_bits_per_key {
             let sane = sanitize_bits_per_key(b);
             if sane != Some(b) {
@@ -1217,6 +1232,7 @@ impl Options {
             ),
             format!("table.block_size: {}", t.block_size),
             format!("table.block_restart_interval: {}", t.block_restart_interval),
+            format!("table.block_size_deviation: {}", t.block_size_deviation),
             format!("table.filter_bits_per_key: {:?}", t.filter_bits_per_key),
             format!("table.whole_key_filtering: {}", t.whole_key_filtering),
             format!(
@@ -1692,6 +1708,16 @@ mod tests {
                 "block_restart_interval 0 → 1",
                 |o| o.table.block_restart_interval = 0,
                 |o| o.table.block_restart_interval == 1,
+            ),
+            (
+                "block_size_deviation 101 → 0",
+                |o| o.table.block_size_deviation = 101,
+                |o| o.table.block_size_deviation == 0,
+            ),
+            (
+                "block_size_deviation -1 → 0",
+                |o| o.table.block_size_deviation = -1,
+                |o| o.table.block_size_deviation == 0,
             ),
             (
                 "block_size 0 kept (one entry per block)",

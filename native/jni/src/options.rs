@@ -232,6 +232,9 @@ pub fn apply(o: &mut Options, text: &str) -> JniResult<()> {
                 // RocksDB raises values below 1 to 1 (Options::sanitize).
                 o.table.block_restart_interval = usize::try_from(int::<i32>(name, v)?).unwrap_or(0);
             }
+            // Any int, as RocksJava takes it; open takes values outside
+            // 0..=100 as 0 (Options::sanitize), as RocksDB does.
+            "table.block_size_deviation" => o.table.block_size_deviation = int(name, v)?,
             "table.filter_bits_per_key" => {
                 // 0 is the Java side's "no filter policy"; every other value
                 // is sanitized as RocksDB's filter policy takes it.

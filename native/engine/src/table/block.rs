@@ -137,6 +137,19 @@ impl BlockBuilder {
         self.buf.len() + 4 * self.restarts.len() + 4
     }
 
+    /// An upper bound of [`Self::estimated_size`] after adding `key` and
+    /// `value`: as if the key shared no bytes with the previous one, with
+    /// its restart point if the entry would start a restart interval.
+    pub fn estimated_size_after(&self, key: &[u8], value: &[u8]) -> usize {
+        let restart = if self.since_restart < self.restart_interval {
+            0
+        } else {
+            4
+        };
+        // Three varint32 lengths, each at most 5 bytes.
+        self.estimated_size() + restart + 15 + key.len() + value.len()
+    }
+
     /// True when no entry was added since the last reset.
     pub fn is_empty(&self) -> bool {
         self.entries == 0

@@ -1,7 +1,11 @@
 //! [`TableBuilder`]: writes a table front to back in one pass.
 //!
 //! Entries arrive in strictly increasing internal-key order. Data blocks are
-//! cut when they reach `block_size` (uncompressed); a block's index entry is
+//! cut when they reach `block_size` (uncompressed), or, once more than
+//! `100 - block_size_deviation` percent full, before an entry that would
+//! take them past it (RocksDB's rule, so blocks end near `block_size` from
+//! below; pinned by `blocks_end_short_of_block_size_within_the_deviation`).
+//! A block's index entry is
 //! added when the next key arrives, so its separator can be shortened to lie
 //! between the block's last key and the next block's first. The filter keeps
 //! only key hashes until [`TableBuilder::finish`] sizes it. Not thread-safe:
@@ -35,6 +39,9 @@ pub struct TableBuildOptions {
     pub block_size: usize,
     /// Entries between restart points in data blocks (at least 1).
     pub block_restart_interval: usize,
+    /// Percent of `block_size` a data block may end short of (0 to 100;
+    /// module docs).
+    pub block_size_deviation: u32,
     /// Compression of data and index blocks.
     pub compression: CompressionType,
     /// Codec parameters: the ZSTD level and dictionary sizes (see
@@ -65,6 +72,7 @@ impl Default for TableBuildOptions {
         TableBuildOptions {
             block_size: 4 * 1024,
             block_restart_interval: 16,
+            block_size_deviation: 10,
             compression: CompressionType::default(),
             compression_opts: CompressionOptions::default(),
             filter_bits_per_key: None,
@@ -87,6 +95,11 @@ impl TableBuildOptions {
         TableBuildOptions {
             block_size: opts.table.block_size,
             block_restart_interval: opts.table.block_restart_interval,
+            // Out of range is 0, as `Options::sanitize` makes it at open.
+            block_size_deviation: u32::try_from(opts.table.block_size_deviation)
+                .ok()
+                .filter(|&d| d <= 100)
+                .unwrap_or(0),
             compression: opts.compression,
             compression_opts: opts.compression_opts,
             filter_bits_per_key: opts.table.filter_bits_per_key,
@@ -333,6 +346,9 @@ impl TableBuilder {
                 self.opts.file_name
             )));
         }
+        if self.cut_before(ikey, value) {
+            self.flush_data_block()?;
+        }
         if let Some(handle) = self.pending.take() {
             separator(&self.last_key, ikey, &mut self.separator);
             self.add_index_entry(handle);
@@ -377,6 +393,19 @@ impl TableBuilder {
             self.flush_data_block()?;
         }
         Ok(())
+    }
+
+    /// Whether the data block should be cut before `ikey`/`value` go in: it
+    /// is more than `100 - block_size_deviation` percent full and the entry
+    /// would take it past `block_size` (module docs).
+    fn cut_before(&self, ikey: &[u8], value: &[u8]) -> bool {
+        let deviation = self.opts.block_size_deviation.min(100) as usize;
+        if deviation == 0 || self.data_block.is_empty() {
+            return false;
+        }
+        let limit = (self.opts.block_size * (100 - deviation)).div_ceil(100);
+        self.data_block.estimated_size() > limit
+            && self.data_block.estimated_size_after(ikey, value) > self.opts.block_size
     }
 
     /// Adds a range tombstone. Tombstones may arrive in any order,

@@ -1431,3 +1431,61 @@ fn whole_file_crc32_is_blind_but_xxh64_is_not() {
     assert_ne!(pa.file_checksum, pb.file_checksum);
     assert_eq!(pa.file_checksum, Some(crate::xxh64::hash(&a)));
 }
+
+/// RocksDB's block cut (`block_size_deviation`, default 10): a block more
+/// than 90% full is cut before an entry that would take it past
+/// `block_size`. Entries here take 232 bytes each in an uncompressed block
+/// with a restart point per entry (24-byte internal key, 200-byte value,
+/// three one- or two-byte lengths, four bytes of restart offset) plus the
+/// block's 4-byte restart count: 17 entries make 3,948 bytes, above the
+/// 3,687 of 90% and 4,191 bytes with the 18th, so blocks hold 17 entries;
+/// with deviation 0 a block is cut only once it reaches 4,096 bytes, at 18
+/// entries (4,180 bytes).
+#[test]
+fn blocks_end_short_of_block_size_within_the_deviation() {
+    let entries: Vec<(Vec<u8>, Vec<u8>)> = (0..1700u32)
+        .map(|i| {
+            let mut k = Vec::new();
+            append_internal_key(&mut k, format!("key{i:013}").as_bytes(), 1, ValueKind::Value as u8);
+            (k, vec![b'v'; 200])
+        })
+        .collect();
+    for (deviation, per_block) in [(10u32, 17u64), (0, 18)] {
+        let opts = TableBuildOptions {
+            block_size_deviation: deviation,
+            ..build_opts(CompressionType::None, 4096, 1)
+        };
+        let file = MemWritable::default();
+        let mut b = TableBuilder::new(Box::new(file.clone()), opts);
+        for (k, v) in &entries {
+            b.add(k, v).unwrap();
+        }
+        let p = b.finish().unwrap();
+        assert_eq!(
+            p.num_data_blocks,
+            1700u64.div_ceil(per_block),
+            "deviation {deviation}"
+        );
+        // Every block but the last holds `per_block` entries: 232 bytes
+        // each, the restart count, and the 5-byte block trailer.
+        let full = per_block * 232 + 4 + 5;
+        let last = (1700 % per_block) * 232 + 4 + 5;
+        let last = if last == 9 { full } else { last };
+        assert_eq!(
+            p.data_size,
+            (p.num_data_blocks - 1) * full + last,
+            "deviation {deviation}"
+        );
+        // And the table reads back whole.
+        let (t, _) = open(file.data.lock().clone(), reader_opts()).unwrap();
+        let mut it = t.iter(ro());
+        it.seek_to_first();
+        for (k, v) in &entries {
+            assert!(it.valid());
+            assert_eq!((it.key(), it.value()), (k.as_slice(), v.as_slice()));
+            it.next();
+        }
+        assert!(!it.valid());
+        it.status().unwrap();
+    }
+}

@@ -13,6 +13,7 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   private long blockCacheSize = 8L << 20;
   private long blockSize = 4096;
   private int blockRestartInterval = 16;
+  private int blockSizeDeviation = 10;
   private Filter filterPolicy;
   private boolean wholeKeyFiltering = true;
   private boolean cacheIndexAndFilterBlocks;
@@ -110,6 +111,25 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   }
 
   /**
+   * How far short of {@link #setBlockSize block size} a data block may end, in percent of it: a
+   * block more than {@code 100 - blockSizeDeviation} percent full is closed before an entry that
+   * would take it past the block size. Default 10; 0 closes a block only once it reaches the block
+   * size. As in RocksDB, any int is accepted and open takes a value outside 0 to 100 as 0.
+   *
+   * @param blockSizeDeviation percent of the block size
+   * @return this
+   */
+  public BlockBasedTableConfig setBlockSizeDeviation(int blockSizeDeviation) {
+    this.blockSizeDeviation = blockSizeDeviation;
+    return this;
+  }
+
+  /** @return the block size deviation in percent (default 10) */
+  public int blockSizeDeviation() {
+    return blockSizeDeviation;
+  }
+
+  /**
    * The filter built into each table; {@code null} (the default) builds none.
    *
    * @param filter e.g. {@code new BloomFilter(10, false)}
@@ -202,6 +222,7 @@ public class BlockBasedTableConfig extends TableFormatConfig {
   void appendTo(StringBuilder b) {
     Options.put(b, "table.block_size", blockSize);
     Options.put(b, "table.block_restart_interval", blockRestartInterval);
+    Options.put(b, "table.block_size_deviation", blockSizeDeviation);
     Options.put(b, "table.filter_bits_per_key", filterPolicy == null ? 0.0 : filterPolicy.bitsPerKey());
     Options.put(b, "table.whole_key_filtering", wholeKeyFiltering);
     Options.put(b, "table.cache_index_and_filter_blocks", cacheIndexAndFilterBlocks);

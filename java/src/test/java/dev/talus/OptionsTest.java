@@ -64,7 +64,8 @@ class OptionsTest {
       "setStatsDumpPeriodSec", "setMergeOperator", "setMergeOperatorName");
 
   private static final Set<String> TABLE_SETTERS = Set.of("setBlockCache", "setNoBlockCache",
-      "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setFilterPolicy",
+      "setBlockCacheSize", "setBlockSize", "setBlockRestartInterval", "setBlockSizeDeviation",
+      "setFilterPolicy",
       "setFilter", "setWholeKeyFiltering", "setUseBloomFilterWithWholeKey",
       "setCacheIndexAndFilterBlocks", "setPinL0FilterAndIndexBlocksInCache");
 
@@ -107,6 +108,7 @@ class OptionsTest {
     BlockBasedTableConfig t = new BlockBasedTableConfig();
     assertEquals(4096, t.blockSize());
     assertEquals(16, t.blockRestartInterval());
+    assertEquals(10, t.blockSizeDeviation());
     assertNull(t.filterPolicy());
     assertTrue(t.wholeKeyFiltering());
     assertEquals(8L << 20, t.blockCacheSize());
@@ -224,6 +226,8 @@ class OptionsTest {
       assertEquals(16 << 10, t.blockSize());
       t.setBlockRestartInterval(4);
       assertEquals(4, t.blockRestartInterval());
+      t.setBlockSizeDeviation(0);
+      assertEquals(0, t.blockSizeDeviation());
       t.setFilterPolicy(bloom);
       assertSame(bloom, t.filterPolicy());
       t.setFilter(new BloomFilter(9));
@@ -300,7 +304,7 @@ class OptionsTest {
           .setHardPendingCompactionBytesLimit(-1).setMaxLogFileSize(-1).setKeepLogFileNum(-1)
           .setStatsDumpPeriodSec(-1);
       o.setTableFormatConfig(new BlockBasedTableConfig().setBlockRestartInterval(-2)
-          .setBlockSize(0).setFilterPolicy(new BloomFilter(-1)));
+          .setBlockSizeDeviation(101).setBlockSize(0).setFilterPolicy(new BloomFilter(-1)));
       // The getters return what was set.
       assertEquals(64_000, o.writeBufferSize());
       assertEquals(1.0, o.maxBytesForLevelMultiplier());
@@ -325,6 +329,7 @@ class OptionsTest {
           "max_open_files clamped from 5 to 20",
           "target_file_size_multiplier raised from 0 to 1",
           "table.block_restart_interval raised from 0 to 1",
+          "table.block_size_deviation 101 taken as 0",
           "bloom filter bits per key -1 taken as no filter"}) {
         assertTrue(log.contains("Option sanitized: " + note), note + " not in the LOG:\n" + log);
       }
