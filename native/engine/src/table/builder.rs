@@ -403,7 +403,7 @@ impl TableBuilder {
         if deviation == 0 || self.data_block.is_empty() {
             return false;
         }
-        let limit = (self.opts.block_size * (100 - deviation)).div_ceil(100);
+        let limit = self.opts.block_size.saturating_mul(100 - deviation).div_ceil(100);
         self.data_block.estimated_size() > limit
             && self.data_block.estimated_size_after(ikey, value) > self.opts.block_size
     }
