@@ -679,6 +679,12 @@ fn invalid(msg: String) -> Error {
     Error::InvalidArgument(msg)
 }
 
+/// `block_size_deviation` as RocksDB's table factory takes it: 0 to 100 as
+/// given, anything else 0 (blocks close only at `block_size`).
+pub fn sanitize_block_size_deviation(d: i32) -> u32 {
+    u32::try_from(d).ok().filter(|&d| d <= 100).unwrap_or(0)
+}
+
 /// Bloom bits per key as RocksDB's filter policy takes them: below 0.5 no
 /// filter, below 1 one bit, not below 100 (NaN included) 100.
 pub fn sanitize_bits_per_key(b: f64) -> Option<f64> {
@@ -886,12 +892,13 @@ impl Options {
             notes.push("table.block_restart_interval raised from 0 to 1".into());
             self.table.block_restart_interval = 1;
         }
-        if !(0..=100).contains(&self.table.block_size_deviation) {
+        let deviation = sanitize_block_size_deviation(self.table.block_size_deviation);
+        if i64::from(deviation) != i64::from(self.table.block_size_deviation) {
             notes.push(format!(
-                "table.block_size_deviation {} taken as 0",
+                "table.block_size_deviation {} taken as {deviation}",
                 self.table.block_size_deviation
             ));
-            self.table.block_size_deviation = 0;
+            self.table.block_size_deviation = deviation as i32;
         }
         if let Some(b) = self.table.filter_bits_per_key {
             let sane = sanitize_bits_per_key(b);

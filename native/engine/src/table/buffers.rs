@@ -23,8 +23,8 @@
 //! buffer's old bytes are overwritten by the caller before the block is
 //! parsed: [`take`] returns a buffer of exactly `len` initialized bytes,
 //! which the decoders fill completely or fail; [`take_empty`] returns an
-//! empty one for decoders that append (ZSTD), which then check that they
-//! produced `len` bytes. Pinned by `a_full_pool_keeps_its_largest_buffers`,
+//! empty one for decoders that append (ZSTD, and the copy of a block
+//! stored plain), which then check that they produced `len` bytes. Pinned by `a_full_pool_keeps_its_largest_buffers`,
 //! `a_given_buffer_serves_the_next_block_that_fits_it` and
 //! `take_empty_reuses_a_pooled_buffer_without_its_bytes`.
 //!
@@ -62,7 +62,8 @@ pub(crate) fn take(len: usize) -> Vec<u8> {
 }
 
 /// An empty buffer with room for `len` bytes, for a decoder that appends
-/// into spare capacity (ZSTD): no zeroing of a new buffer's bytes.
+/// into spare capacity (ZSTD, a plain block's copy): no zeroing of a new
+/// buffer's bytes.
 pub(crate) fn take_empty(len: usize) -> Vec<u8> {
     let mut buf = reuse_or_new(len);
     buf.clear();

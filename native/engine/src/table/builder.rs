@@ -95,11 +95,11 @@ impl TableBuildOptions {
         TableBuildOptions {
             block_size: opts.table.block_size,
             block_restart_interval: opts.table.block_restart_interval,
-            // Out of range is 0, as `Options::sanitize` makes it at open.
-            block_size_deviation: u32::try_from(opts.table.block_size_deviation)
-                .ok()
-                .filter(|&d| d <= 100)
-                .unwrap_or(0),
+            // The rule `Options::sanitize` applies at open, for options
+            // that were not opened with (`SstFileWriter`).
+            block_size_deviation: crate::options::sanitize_block_size_deviation(
+                opts.table.block_size_deviation,
+            ),
             compression: opts.compression,
             compression_opts: opts.compression_opts,
             filter_bits_per_key: opts.table.filter_bits_per_key,

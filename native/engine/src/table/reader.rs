@@ -1071,8 +1071,8 @@ impl TableReader {
         let buf = &buf[..len];
         match ty {
             BLOCK_TYPE_NONE => {
-                let mut out = super::buffers::take(len);
-                out.copy_from_slice(buf);
+                let mut out = super::buffers::take_empty(len);
+                out.extend_from_slice(buf);
                 Ok(out)
             }
             ty => {
