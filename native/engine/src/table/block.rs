@@ -191,6 +191,30 @@ struct Directory {
     entries: Box<[u32]>,
 }
 
+impl Directory {
+    /// Reads one word of every cache line of both arrays before
+    /// [`Block::seek_for_get`]'s binary search, as [`Block::warm_window`]
+    /// does for index blocks: the loads do not depend on each other, so
+    /// their cache misses overlap, where the search would wait for a
+    /// prefix's miss, then the next probe's, then the entry's offset's in
+    /// turn (profile of cached present-key gets: those loads about a third
+    /// of the block search). A hint only: no result depends on it.
+    fn warm(&self) {
+        const STEP_U64: usize = 64 / 8;
+        const STEP_U32: usize = 64 / 4;
+        let mut touched = 0u64;
+        // Every 64th byte from the first, and the last element, which an
+        // array not aligned to a line can leave alone on one more line.
+        for &x in self.prefixes.iter().step_by(STEP_U64).chain(self.prefixes.last()) {
+            touched ^= x;
+        }
+        for &w in self.entries.iter().step_by(STEP_U32).chain(self.entries.last()) {
+            touched ^= u64::from(w);
+        }
+        std::hint::black_box(touched);
+    }
+}
+
 /// What [`Block::seek_for_get`] found for a point lookup.
 pub enum BlockGet {
     /// The first entry at or after the target is not of the target's user
@@ -366,6 +390,7 @@ impl Block {
         let user_key = key::user_key(target);
         let p = key::user_key_prefix(user_key);
         let prefix = p.to_be_bytes();
+        d.warm();
         let start = d.prefixes.partition_point(|&x| x < p);
         // Entries before `start` sort before every key with prefix `p`;
         // the first after the run of `p` sorts after `target`, and its user
