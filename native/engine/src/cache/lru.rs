@@ -4,8 +4,8 @@
 //!
 //! The cache is split into 2^`num_shard_bits` shards chosen by a hash of the
 //! key; each shard is a `parking_lot::Mutex<Shard>` holding a hash map from
-//! key to slot index and a slab (`Vec`) of slots threaded on two intrusive
-//! doubly-linked lists, hottest first:
+//! key to its value and slot index, and a slab (`Vec`) of slots threaded on
+//! two intrusive doubly-linked lists, hottest first:
 //!
 //! ```text
 //!   HIGH list: head (hot) ─ ... ─ tail        LOW list: head ─ ... ─ tail (evicted first)
@@ -53,7 +53,7 @@
 //!
 //! 1. Every key in `map` names a live slot whose `key` is that key, and every
 //!    live slot is on exactly one of the two lists; free slots are on the free
-//!    chain and hold no value.
+//!    chain (`list` is `FREE`) and no map entry names them.
 //! 2. `usage` = sum of the charges of live slots; `high_usage` = sum of the
 //!    charges of slots on the HIGH list.
 //! 3. Only High-priority entries are on the HIGH list, and after every
@@ -83,6 +83,8 @@ pub const GRAVE_SLOTS: usize = 8;
 const NIL: u32 = u32::MAX;
 const HIGH: usize = 0;
 const LOW: usize = 1;
+/// [`Slot::list`] of a slot on the free chain.
+const FREE: usize = 2;
 
 /// A thread-safe, sharded LRU cache. The algorithm, invariants and
 /// thread-safety contract are documented at the top of `cache/lru.rs`.
@@ -349,15 +351,24 @@ impl<V> Graveyard<V> {
     }
 }
 
-struct Slot<V> {
+/// The map's entry for a cached key: the value itself and the slot that
+/// places it on the lists. The value sits in the map rather than in the slot
+/// so that a lookup reaches it and the slot with two independent loads once
+/// it has probed the map, where through the slot the value's load waited for
+/// the slot's (profile of cached gets: the slot and the value's first line
+/// were each a cache miss, one after the other).
+struct Live<V> {
+    value: V,
+    slot: u32,
+}
+
+struct Slot {
     key: CacheKey,
-    /// `None` exactly when the slot is on the free chain.
-    value: Option<V>,
     charge: usize,
     prev: u32,
     /// Next on the slot's list, or next free slot.
     next: u32,
-    /// The list the slot is on: `HIGH` or `LOW`.
+    /// The list the slot is on: `HIGH` or `LOW`, or `FREE` on the free chain.
     list: usize,
     /// Inserted with `Priority::High`.
     high_pri: bool,
@@ -379,8 +390,8 @@ impl List {
 }
 
 struct Shard<V> {
-    map: HashMap<CacheKey, u32, BuildHasherDefault<KeyHasher>>,
-    slots: Vec<Slot<V>>,
+    map: HashMap<CacheKey, Live<V>, BuildHasherDefault<KeyHasher>>,
+    slots: Vec<Slot>,
     free_head: u32,
     lists: [List; 2],
     usage: usize,
@@ -403,11 +414,11 @@ impl<V: CacheValue> Shard<V> {
         }
     }
 
-    fn slot(&self, i: u32) -> &Slot<V> {
+    fn slot(&self, i: u32) -> &Slot {
         &self.slots[i as usize]
     }
 
-    fn slot_mut(&mut self, i: u32) -> &mut Slot<V> {
+    fn slot_mut(&mut self, i: u32) -> &mut Slot {
         &mut self.slots[i as usize]
     }
 
@@ -480,14 +491,13 @@ impl<V: CacheValue> Shard<V> {
         self.unlink(i);
         let free_head = self.free_head;
         let s = self.slot_mut(i);
-        let value = s.value.take();
         let (key, charge) = (s.key, s.charge);
         s.next = free_head;
         s.prev = NIL;
+        s.list = FREE;
         self.free_head = i;
-        self.map.remove(&key);
         self.usage -= charge;
-        value
+        self.map.remove(&key).map(|live| live.value)
     }
 
     /// Evicts the coldest unpinned entry, LOW list first. Pinned entries met
@@ -497,7 +507,10 @@ impl<V: CacheValue> Shard<V> {
         for list in [LOW, HIGH] {
             for _ in 0..self.lists[list].len {
                 let t = self.lists[list].tail;
-                let pinned = self.slot(t).value.as_ref().is_some_and(V::is_pinned);
+                let pinned = self
+                    .map
+                    .get(&self.slot(t).key)
+                    .is_some_and(|live| live.value.is_pinned());
                 if pinned {
                     self.unlink(t);
                     self.push_head(t, list);
@@ -521,7 +534,7 @@ impl<V: CacheValue> Shard<V> {
         strict: bool,
         grave: &mut Graveyard<V>,
     ) -> std::result::Result<(), V> {
-        if let Some(&old) = self.map.get(&key)
+        if let Some(old) = self.map.get(&key).map(|live| live.slot)
             && let Some(v) = self.remove(old)
         {
             grave.bury(v);
@@ -536,7 +549,6 @@ impl<V: CacheValue> Shard<V> {
             self.free_head = self.slot(i).next;
             let s = self.slot_mut(i);
             s.key = key;
-            s.value = Some(value);
             s.charge = charge;
             s.high_pri = high_pri;
             i
@@ -549,7 +561,6 @@ impl<V: CacheValue> Shard<V> {
             }
             self.slots.push(Slot {
                 key,
-                value: Some(value),
                 charge,
                 prev: NIL,
                 next: NIL,
@@ -558,7 +569,7 @@ impl<V: CacheValue> Shard<V> {
             });
             i
         };
-        self.map.insert(key, i);
+        self.map.insert(key, Live { value, slot: i });
         self.usage += charge;
         self.push_head(i, if high_pri { HIGH } else { LOW });
         self.spill();
@@ -566,13 +577,14 @@ impl<V: CacheValue> Shard<V> {
     }
 
     fn lookup(&mut self, key: &CacheKey) -> Option<V> {
-        let &i = self.map.get(key)?;
+        let live = self.map.get(key)?;
+        let (i, value) = (live.slot, live.value.clone());
         self.touch(i);
-        self.slot(i).value.clone()
+        Some(value)
     }
 
     fn erase(&mut self, key: &CacheKey, grave: &mut Graveyard<V>) {
-        if let Some(&i) = self.map.get(key)
+        if let Some(i) = self.map.get(key).map(|live| live.slot)
             && let Some(v) = self.remove(i)
         {
             grave.bury(v);
@@ -587,10 +599,10 @@ impl<V: CacheValue> Shard<V> {
     }
 
     fn pinned_usage(&self) -> usize {
-        self.slots
-            .iter()
-            .filter(|s| s.value.as_ref().is_some_and(V::is_pinned))
-            .map(|s| s.charge)
+        self.map
+            .values()
+            .filter(|live| live.value.is_pinned())
+            .map(|live| self.slot(live.slot).charge)
             .sum()
     }
 
@@ -620,8 +632,7 @@ impl<V: CacheValue> Shard<V> {
                 let s = self.slot(i);
                 assert_eq!(s.prev, prev);
                 assert_eq!(s.list, list);
-                assert!(s.value.is_some());
-                assert_eq!(self.map.get(&s.key), Some(&i));
+                assert_eq!(self.map.get(&s.key).map(|live| live.slot), Some(i));
                 if list == HIGH {
                     assert!(s.high_pri);
                 }
@@ -641,8 +652,16 @@ impl<V: CacheValue> Shard<V> {
         }
         assert_eq!(seen, self.map.len());
         assert_eq!(usage, self.usage);
-        let live = self.slots.iter().filter(|s| s.value.is_some()).count();
+        let live = self.slots.iter().filter(|s| s.list != FREE).count();
         assert_eq!(live, seen);
+        let mut free = 0;
+        let mut i = self.free_head;
+        while i != NIL {
+            assert_eq!(self.slot(i).list, FREE);
+            free += 1;
+            i = self.slot(i).next;
+        }
+        assert_eq!(free + seen, self.slots.len());
     }
 }
 
