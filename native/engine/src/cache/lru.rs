@@ -52,8 +52,8 @@
 //! # Invariants of a shard (checked by `Shard::check` in tests)
 //!
 //! 1. Every key in `map` names a live slot whose `key` is that key, and every
-//!    live slot is on exactly one of the two lists; free slots are on the free
-//!    chain (`list` is `FREE`) and no map entry names them.
+//!    live slot is on exactly one of the two lists and holds a clone of the
+//!    map entry's value; free slots are on the free chain and hold no value.
 //! 2. `usage` = sum of the charges of live slots; `high_usage` = sum of the
 //!    charges of slots on the HIGH list.
 //! 3. Only High-priority entries are on the HIGH list, and after every
@@ -83,8 +83,9 @@ pub const GRAVE_SLOTS: usize = 8;
 const NIL: u32 = u32::MAX;
 const HIGH: usize = 0;
 const LOW: usize = 1;
-/// [`Slot::list`] of a slot on the free chain.
-const FREE: usize = 2;
+/// Clones of each value the cache holds: one in its map entry, one in its
+/// slot ([`Live`]), which [`CacheValue::is_pinned`] does not count as uses.
+const CACHE_CLONES: usize = 2;
 
 /// A thread-safe, sharded LRU cache. The algorithm, invariants and
 /// thread-safety contract are documented at the top of `cache/lru.rs`.
@@ -351,24 +352,29 @@ impl<V> Graveyard<V> {
     }
 }
 
-/// The map's entry for a cached key: the value itself and the slot that
-/// places it on the lists. The value sits in the map rather than in the slot
-/// so that a lookup reaches it and the slot with two independent loads once
-/// it has probed the map, where through the slot the value's load waited for
-/// the slot's (profile of cached gets: the slot and the value's first line
-/// were each a cache miss, one after the other).
+/// The map's entry for a cached key: the value and the slot that places it
+/// on the lists. The map and the slot each hold a clone of the value, so
+/// that both of the shard's walks load the slot and the value independently
+/// and their cache misses overlap: a lookup finds both in the map's entry,
+/// an eviction checks the pin through the slot's clone while it probes the
+/// map for the key. With the value in the slot only, a lookup's load of
+/// the value waited for the slot's (profile of cached gets: each a miss, one
+/// after the other); with it in the map only, an eviction's waited for the
+/// map probe (profile of `multiGet` over a database larger than the cache).
 struct Live<V> {
     value: V,
     slot: u32,
 }
 
-struct Slot {
+struct Slot<V> {
     key: CacheKey,
+    /// `None` exactly when the slot is on the free chain.
+    value: Option<V>,
     charge: usize,
     prev: u32,
     /// Next on the slot's list, or next free slot.
     next: u32,
-    /// The list the slot is on: `HIGH` or `LOW`, or `FREE` on the free chain.
+    /// The list the slot is on: `HIGH` or `LOW`.
     list: usize,
     /// Inserted with `Priority::High`.
     high_pri: bool,
@@ -391,7 +397,7 @@ impl List {
 
 struct Shard<V> {
     map: HashMap<CacheKey, Live<V>, BuildHasherDefault<KeyHasher>>,
-    slots: Vec<Slot>,
+    slots: Vec<Slot<V>>,
     free_head: u32,
     lists: [List; 2],
     usage: usize,
@@ -414,11 +420,11 @@ impl<V: CacheValue> Shard<V> {
         }
     }
 
-    fn slot(&self, i: u32) -> &Slot {
+    fn slot(&self, i: u32) -> &Slot<V> {
         &self.slots[i as usize]
     }
 
-    fn slot_mut(&mut self, i: u32) -> &mut Slot {
+    fn slot_mut(&mut self, i: u32) -> &mut Slot<V> {
         &mut self.slots[i as usize]
     }
 
@@ -491,10 +497,12 @@ impl<V: CacheValue> Shard<V> {
         self.unlink(i);
         let free_head = self.free_head;
         let s = self.slot_mut(i);
+        // Not the last clone (the map's is alive): dropped under the lock,
+        // it frees nothing.
+        drop(s.value.take());
         let (key, charge) = (s.key, s.charge);
         s.next = free_head;
         s.prev = NIL;
-        s.list = FREE;
         self.free_head = i;
         self.usage -= charge;
         self.map.remove(&key).map(|live| live.value)
@@ -508,9 +516,10 @@ impl<V: CacheValue> Shard<V> {
             for _ in 0..self.lists[list].len {
                 let t = self.lists[list].tail;
                 let pinned = self
-                    .map
-                    .get(&self.slot(t).key)
-                    .is_some_and(|live| live.value.is_pinned());
+                    .slot(t)
+                    .value
+                    .as_ref()
+                    .is_some_and(|v| v.is_pinned(CACHE_CLONES));
                 if pinned {
                     self.unlink(t);
                     self.push_head(t, list);
@@ -549,6 +558,7 @@ impl<V: CacheValue> Shard<V> {
             self.free_head = self.slot(i).next;
             let s = self.slot_mut(i);
             s.key = key;
+            s.value = Some(value.clone());
             s.charge = charge;
             s.high_pri = high_pri;
             i
@@ -561,6 +571,7 @@ impl<V: CacheValue> Shard<V> {
             }
             self.slots.push(Slot {
                 key,
+                value: Some(value.clone()),
                 charge,
                 prev: NIL,
                 next: NIL,
@@ -599,10 +610,10 @@ impl<V: CacheValue> Shard<V> {
     }
 
     fn pinned_usage(&self) -> usize {
-        self.map
-            .values()
-            .filter(|live| live.value.is_pinned())
-            .map(|live| self.slot(live.slot).charge)
+        self.slots
+            .iter()
+            .filter(|s| s.value.as_ref().is_some_and(|v| v.is_pinned(CACHE_CLONES)))
+            .map(|s| s.charge)
             .sum()
     }
 
@@ -632,6 +643,7 @@ impl<V: CacheValue> Shard<V> {
                 let s = self.slot(i);
                 assert_eq!(s.prev, prev);
                 assert_eq!(s.list, list);
+                assert!(s.value.is_some());
                 assert_eq!(self.map.get(&s.key).map(|live| live.slot), Some(i));
                 if list == HIGH {
                     assert!(s.high_pri);
@@ -652,12 +664,12 @@ impl<V: CacheValue> Shard<V> {
         }
         assert_eq!(seen, self.map.len());
         assert_eq!(usage, self.usage);
-        let live = self.slots.iter().filter(|s| s.list != FREE).count();
+        let live = self.slots.iter().filter(|s| s.value.is_some()).count();
         assert_eq!(live, seen);
         let mut free = 0;
         let mut i = self.free_head;
         while i != NIL {
-            assert_eq!(self.slot(i).list, FREE);
+            assert!(self.slot(i).value.is_none());
             free += 1;
             i = self.slot(i).next;
         }

@@ -51,10 +51,12 @@ pub enum Priority {
 
 /// A value that can live in an [`LruCache`].
 pub trait CacheValue: Clone + Send + Sync + 'static {
-    /// True when the value is still referenced outside the cache, so evicting
-    /// it would not free its memory. Called under a shard lock: must be cheap
-    /// and must not touch the cache.
-    fn is_pinned(&self) -> bool {
+    /// True when the value is still referenced outside the cache, which holds
+    /// `cache_clones` clones of it itself, so evicting it would not free its
+    /// memory. Called under a shard lock: must be cheap and must not touch
+    /// the cache.
+    fn is_pinned(&self, cache_clones: usize) -> bool {
+        let _ = cache_clones;
         false
     }
 }
@@ -62,8 +64,8 @@ pub trait CacheValue: Clone + Send + Sync + 'static {
 impl<T: ?Sized + Send + Sync + 'static> CacheValue for Arc<T> {
     /// Pinned while any clone besides the cache's own is alive. The cache
     /// holds the only route to new clones (lookups take the shard lock), so a
-    /// count of one seen under the lock cannot rise concurrently.
-    fn is_pinned(&self) -> bool {
-        Arc::strong_count(self) > 1
+    /// count of `cache_clones` seen under the lock cannot rise concurrently.
+    fn is_pinned(&self, cache_clones: usize) -> bool {
+        Arc::strong_count(self) > cache_clones
     }
 }

@@ -77,10 +77,10 @@ impl CachedBlock {
 impl CacheValue for CachedBlock {
     /// Pinned while an iterator, a lookup in progress or a reader holding its
     /// index and filter has a clone.
-    fn is_pinned(&self) -> bool {
+    fn is_pinned(&self, cache_clones: usize) -> bool {
         match self {
-            CachedBlock::Data(b) | CachedBlock::Index(b) => Arc::strong_count(b) > 1,
-            CachedBlock::Filter(f) => Arc::strong_count(f) > 1,
+            CachedBlock::Data(b) | CachedBlock::Index(b) => Arc::strong_count(b) > cache_clones,
+            CachedBlock::Filter(f) => Arc::strong_count(f) > cache_clones,
         }
     }
 }
