@@ -4,8 +4,9 @@
 //!
 //! The cache is split into 2^`num_shard_bits` shards chosen by a hash of the
 //! key; each shard is a `parking_lot::Mutex<Shard>` holding a hash map from
-//! key to its value and slot index, and a slab (`Vec`) of slots threaded on
-//! two intrusive doubly-linked lists, hottest first:
+//! key to its value and slot index, and a slab (`Vec`) of slots, each with a
+//! second clone of its value ([`Live`] says why), threaded on two intrusive
+//! doubly-linked lists, hottest first:
 //!
 //! ```text
 //!   HIGH list: head (hot) ─ ... ─ tail        LOW list: head ─ ... ─ tail (evicted first)
@@ -46,7 +47,9 @@
 //! 3. No allocation happens under a shard lock except growth of the map and of
 //!    the slab. Values are cloned (an `Arc` increment) under the lock, and
 //!    values evicted by an operation are dropped after the lock is released
-//!    (up to [`GRAVE_SLOTS`] of them; any beyond that are dropped under it).
+//!    (up to [`GRAVE_SLOTS`] of them; any beyond that are dropped under it);
+//!    a slot's clone is dropped under it, while the map's clone is alive, so
+//!    that drop frees nothing.
 //! 4. `CacheValue::is_pinned` is called under the shard lock.
 //!
 //! # Invariants of a shard (checked by `Shard::check` in tests)
@@ -836,6 +839,66 @@ mod tests {
         c.insert(k(5), Arc::new(5), 1, Priority::Low).unwrap();
         assert!(c.usage() <= 4);
         c.shards[0].lock().check();
+    }
+
+    #[test]
+    fn lookups_match_a_model_lru_and_evictions_leave_no_clone_behind() {
+        // One shard of 8 unit-charged entries against a plain LRU list
+        // (most recent first). The cache holds two clones of each value
+        // (map entry and slot); an evicted, erased or replaced value must
+        // lose both, or the cache would keep its memory alive.
+        let c = single::<Arc<u64>>(8, false, 0.0);
+        let mut order: Vec<u64> = Vec::new();
+        let mut values: HashMap<u64, std::sync::Weak<u64>> = HashMap::new();
+        let mut gone: Vec<std::sync::Weak<u64>> = Vec::new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        for step in 0..20_000u64 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let key = x % 13;
+            match (x >> 8) % 4 {
+                0 | 1 => {
+                    let got = c.lookup(&k(key)).map(|v| *v);
+                    let want = order.contains(&key).then(|| values[&key].upgrade().map(|v| *v));
+                    assert_eq!(got, want.flatten(), "lookup of {key} at step {step}");
+                    if let Some(at) = order.iter().position(|&o| o == key) {
+                        order.remove(at);
+                        order.insert(0, key);
+                    }
+                }
+                2 => {
+                    let v = Arc::new(step);
+                    if let Some(old) = values.insert(key, Arc::downgrade(&v)) {
+                        gone.push(old);
+                    }
+                    c.insert(k(key), v, 1, Priority::Low).unwrap();
+                    order.retain(|&o| o != key);
+                    order.insert(0, key);
+                    if order.len() > 8 {
+                        let evicted = order.pop().unwrap();
+                        gone.push(values.remove(&evicted).unwrap());
+                    }
+                }
+                _ => {
+                    c.erase(&k(key));
+                    if let Some(at) = order.iter().position(|&o| o == key) {
+                        order.remove(at);
+                        gone.push(values.remove(&key).unwrap());
+                    }
+                }
+            }
+            if step % 97 == 0 {
+                c.shards[0].lock().check();
+            }
+            for w in gone.drain(..) {
+                assert_eq!(w.strong_count(), 0, "a value the cache let go is still held");
+            }
+            for key in &order {
+                assert_eq!(values[key].strong_count(), CACHE_CLONES, "clones of {key}");
+            }
+        }
+        assert_eq!(low_keys(&c), order);
     }
 
     #[test]
