@@ -516,6 +516,21 @@ impl Block {
         self.offset
     }
 
+    /// How many restart points lie before block byte `at`: a binary search,
+    /// the restart offsets being strictly increasing (checked at load).
+    fn restarts_before(&self, at: usize) -> usize {
+        let (mut lo, mut hi) = (0, self.num_restarts);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            if self.restart_point(mid) < at {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        lo
+    }
+
     fn restart_point(&self, i: usize) -> usize {
         decode_fixed32(&self.data[self.restarts_offset + 4 * i..]) as usize
     }
@@ -613,8 +628,6 @@ pub struct BlockIter<B: Deref<Target = Block> = Arc<Block>> {
     cur: usize,
     /// Offset just past the current entry.
     next: usize,
-    /// Index of the last restart point at or before `cur`.
-    restart_idx: usize,
     key: Vec<u8>,
     value: (usize, usize),
     valid: bool,
@@ -628,7 +641,6 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
             block,
             cur: 0,
             next: 0,
-            restart_idx: 0,
             key: Vec::new(),
             value: (0, 0),
             valid: false,
@@ -684,18 +696,17 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
         self.cur = at;
         self.next = e.end;
         self.value = (e.value_start, e.end);
-        while self.restart_idx + 1 < self.block.num_restarts
-            && self.block.restart_point(self.restart_idx + 1) <= at
-        {
-            self.restart_idx += 1;
-        }
+        // Which restart interval the entry lies in is left to `prev`, the
+        // one step that needs it: kept here, every step of a forward scan
+        // read the restart array, a cache line at the block's end that a
+        // scan otherwise never touches (profile of full scans: 6% of the
+        // samples on that load).
         self.valid = true;
     }
 
     /// Positions on restart point `i` (whose key shares nothing).
     fn seek_to_restart(&mut self, i: usize) {
         self.key.clear();
-        self.restart_idx = i;
         let at = self.block.restart_point(i);
         self.decode_at(at);
     }
@@ -820,21 +831,16 @@ impl<B: Deref<Target = Block> + Send> InternalIterator for BlockIter<B> {
         if let Some((at, prefix)) = self.block.directory_prev(original) {
             self.key.clear();
             self.key.extend_from_slice(&prefix);
-            while self.block.restart_point(self.restart_idx) > at {
-                self.restart_idx -= 1;
-            }
             self.decode_at(at);
             return;
         }
-        let mut r = self.restart_idx;
-        while self.block.restart_point(r) >= original {
-            if r == 0 {
-                self.valid = false;
-                return;
-            }
-            r -= 1;
+        // The last restart point before the current entry.
+        let below = self.block.restarts_before(original);
+        if below == 0 {
+            self.valid = false;
+            return;
         }
-        self.seek_to_restart(r);
+        self.seek_to_restart(below - 1);
         while self.valid && self.next < original {
             let next = self.next;
             self.decode_at(next);
