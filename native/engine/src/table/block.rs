@@ -707,7 +707,10 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
     /// Positions on restart point `i` (whose key shares nothing).
     fn seek_to_restart(&mut self, i: usize) {
         self.key.clear();
-        let at = self.block.restart_point(i);
+        // Restart point 0 is at byte 0 (checked at load): a scan entering
+        // the next block reads its first entry without the restart array's
+        // line (profile of full scans: 6% of the samples on that load).
+        let at = if i == 0 { 0 } else { self.block.restart_point(i) };
         self.decode_at(at);
     }
 
