@@ -197,8 +197,9 @@ impl Directory {
     /// does for index blocks: the loads do not depend on each other, so
     /// their cache misses overlap, where the search would wait for a
     /// prefix's miss, then the next probe's, then the entry's offset's in
-    /// turn (profile of cached present-key gets: those loads about a third
-    /// of the block search). A hint only: no result depends on it.
+    /// turn (profile of cached present-key gets: those loads about half of
+    /// the data block's search, the entry's own miss the other half). A
+    /// hint only: no result depends on it.
     fn warm(&self) {
         const STEP_U64: usize = 64 / 8;
         const STEP_U32: usize = 64 / 4;
