@@ -383,6 +383,13 @@ struct Slot<V> {
     high_pri: bool,
 }
 
+impl<V: CacheValue> Slot<V> {
+    /// A live slot whose value is referenced outside the cache.
+    fn is_pinned(&self) -> bool {
+        self.value.as_ref().is_some_and(|v| v.is_pinned(CACHE_CLONES))
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 struct List {
     head: u32,
@@ -518,12 +525,7 @@ impl<V: CacheValue> Shard<V> {
         for list in [LOW, HIGH] {
             for _ in 0..self.lists[list].len {
                 let t = self.lists[list].tail;
-                let pinned = self
-                    .slot(t)
-                    .value
-                    .as_ref()
-                    .is_some_and(|v| v.is_pinned(CACHE_CLONES));
-                if pinned {
+                if self.slot(t).is_pinned() {
                     self.unlink(t);
                     self.push_head(t, list);
                     continue;
@@ -615,7 +617,7 @@ impl<V: CacheValue> Shard<V> {
     fn pinned_usage(&self) -> usize {
         self.slots
             .iter()
-            .filter(|s| s.value.as_ref().is_some_and(|v| v.is_pinned(CACHE_CLONES)))
+            .filter(|s| s.is_pinned())
             .map(|s| s.charge)
             .sum()
     }

@@ -23,8 +23,9 @@
 //! buffer's old bytes are overwritten by the caller before the block is
 //! parsed: [`take`] returns a buffer of exactly `len` initialized bytes,
 //! which the decoders fill completely or fail; [`take_empty`] returns an
-//! empty one for decoders that append (ZSTD, and the copy of a block
-//! stored plain), which then check that they produced `len` bytes. Pinned by `a_full_pool_keeps_its_largest_buffers`,
+//! empty one for those that append (ZSTD, which then checks that it
+//! produced `len` bytes, and the copy of a block stored plain). Pinned by
+//! `a_full_pool_keeps_its_largest_buffers`,
 //! `a_given_buffer_serves_the_next_block_that_fits_it` and
 //! `take_empty_reuses_a_pooled_buffer_without_its_bytes`.
 //!

@@ -79,8 +79,8 @@ impl CacheValue for CachedBlock {
     /// index and filter has a clone.
     fn is_pinned(&self, cache_clones: usize) -> bool {
         match self {
-            CachedBlock::Data(b) | CachedBlock::Index(b) => Arc::strong_count(b) > cache_clones,
-            CachedBlock::Filter(f) => Arc::strong_count(f) > cache_clones,
+            CachedBlock::Data(b) | CachedBlock::Index(b) => b.is_pinned(cache_clones),
+            CachedBlock::Filter(f) => f.is_pinned(cache_clones),
         }
     }
 }
