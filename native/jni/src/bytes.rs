@@ -29,7 +29,17 @@ pub fn as_jbytes(b: &[u8]) -> &[jbyte] {
     unsafe { std::slice::from_raw_parts(b.as_ptr().cast::<jbyte>(), b.len()) }
 }
 
+/// Regions up to this many bytes are read without asking the array's
+/// length first (see [`read_region`]); for a larger `len` the length is
+/// checked before room is made, so a bad length never reserves memory the
+/// array could not fill.
+const UNCHECKED_REGION_MAX: jint = 64 * 1024;
+
 /// Copies `array[offset..offset+len]` into `dst` (which is resized to `len`).
+///
+/// A small region (the keys of every read) costs one JNI copy and its
+/// exception check, through [`copy_region`], straight into `dst`'s spare
+/// room rather than over a zero fill.
 pub fn read_region(
     env: &mut JNIEnv<'_>,
     array: &JByteArray<'_>,
@@ -38,13 +48,83 @@ pub fn read_region(
     len: jint,
     dst: &mut Vec<u8>,
 ) -> JniResult<()> {
-    let alen = env.get_array_length(array)?;
-    let r = check_bounds(what, alen, offset, len)?;
     dst.clear();
-    reserve(dst, r.len(), what)?;
-    dst.resize(r.len(), 0);
-    env.get_byte_array_region(array, offset, as_jbytes_mut(dst))?;
+    if !(0..=UNCHECKED_REGION_MAX).contains(&len) {
+        let alen = env.get_array_length(array)?;
+        check_bounds(what, alen, offset, len)?;
+    }
+    // `len` is non-negative here: a negative one failed the check above.
+    reserve(dst, len as usize, what)?;
+    // SAFETY: `dst` has room for `len` bytes (just reserved).
+    unsafe { copy_region(env, array, what, offset, len, dst.as_mut_ptr())? };
+    // SAFETY: the copy succeeded, so all `len` bytes are written, within
+    // the capacity.
+    unsafe { dst.set_len(len as usize) };
     Ok(())
+}
+
+/// Copies `array[offset..offset+len]` to `dst` with one JNI copy. The JVM
+/// checks the region itself and raises `ArrayIndexOutOfBoundsException`
+/// when it is out of bounds; only then is the array's length asked, the
+/// JVM's exception cleared, and the error reported as [`check_bounds`]
+/// words it, naming the argument. Saves the length query of a check made
+/// before every copy (a JNI call per key). Pinned by
+/// `TalusDBMisuseTest.regressionNativeRegionChecksNameTheArgumentOnBothCopyPaths`.
+///
+/// # Safety
+///
+/// `dst` must be valid for writes of `len` bytes when `len` is positive.
+unsafe fn copy_region(
+    env: &mut JNIEnv<'_>,
+    array: &JByteArray<'_>,
+    what: &str,
+    offset: jint,
+    len: jint,
+    dst: *mut u8,
+) -> JniResult<()> {
+    if array.is_null() {
+        return Err(JniError::IllegalArgument(format!(
+            "{what} must not be null"
+        )));
+    }
+    let raw = env.get_raw();
+    // SAFETY: `raw` is this thread's live JNIEnv, taken from `env`.
+    let Some(copy) = (unsafe { (**raw).GetByteArrayRegion }) else {
+        return Err(JniError::IllegalState(
+            "the JVM has no GetByteArrayRegion".to_owned(),
+        ));
+    };
+    // SAFETY: `array` is a live, non-null local reference of this thread;
+    // GetByteArrayRegion writes the `len` bytes of the region to `dst`
+    // (valid for them, by this function's contract) or, out of bounds,
+    // none, and raises instead.
+    unsafe { copy(raw, array.as_raw(), offset, len, dst.cast::<jbyte>()) };
+    if !env.exception_check()? {
+        return Ok(());
+    }
+    // JNI allows only a few calls with an exception pending; GetArrayLength
+    // is not one of them, so the JVM's exception goes first.
+    env.exception_clear()?;
+    let alen = env.get_array_length(array)?;
+    check_bounds(what, alen, offset, len)?;
+    Err(JniError::IllegalState(format!(
+        "copying the {what} ({len} bytes at {offset} of {alen}) failed"
+    )))
+}
+
+/// Copies `array[offset..offset+dst.len()]` into `dst`, through
+/// [`copy_region`].
+pub fn fill_from(
+    env: &mut JNIEnv<'_>,
+    array: &JByteArray<'_>,
+    what: &str,
+    offset: jint,
+    dst: &mut [u8],
+) -> JniResult<()> {
+    let len = jint::try_from(dst.len())
+        .map_err(|_| JniError::IllegalArgument(format!("{what} is too long")))?;
+    // SAFETY: `dst` is valid for writes of its whole length, `len`.
+    unsafe { copy_region(env, array, what, offset, len, dst.as_mut_ptr()) }
 }
 
 /// Makes room for `n` bytes in `dst`, or fails with [`JniError::OutOfMemory`]
@@ -73,23 +153,6 @@ pub fn try_grow<T>(v: &mut Vec<T>, additional: usize, what: &str) -> JniResult<(
 pub fn read_all(env: &mut JNIEnv<'_>, array: &JByteArray<'_>, dst: &mut Vec<u8>) -> JniResult<()> {
     let alen = env.get_array_length(array)?;
     read_region(env, array, "array", 0, alen, dst)
-}
-
-/// Fills `dst` (exactly `len` bytes) from `array[offset..offset+len]`,
-/// after checking the bounds.
-pub fn fill_from(
-    env: &mut JNIEnv<'_>,
-    array: &JByteArray<'_>,
-    what: &str,
-    offset: jint,
-    dst: &mut [u8],
-) -> JniResult<()> {
-    let alen = env.get_array_length(array)?;
-    let len = jint::try_from(dst.len())
-        .map_err(|_| JniError::IllegalArgument(format!("{what} is too long")))?;
-    check_bounds(what, alen, offset, len)?;
-    env.get_byte_array_region(array, offset, as_jbytes_mut(dst))?;
-    Ok(())
 }
 
 /// The direct `ByteBuffer`s of one native call: the only way this crate
@@ -237,27 +300,34 @@ impl<'e> DirectFrame<'e> {
     }
 }
 
+/// A thread's reusable key and value buffers: one thread-local, so one
+/// TLS lookup per call (in a shared library each costs a call to
+/// `__tls_get_addr`).
+struct Buffers {
+    key: Vec<u8>,
+    value: Vec<u8>,
+}
+
 thread_local! {
-    static KEY_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
-    static VALUE_BUF: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+    static BUFFERS: RefCell<Buffers> = const {
+        RefCell::new(Buffers { key: Vec::new(), value: Vec::new() })
+    };
 }
 
 /// Runs `f` with this thread's reusable key and value buffers (no
 /// allocation per call once they have grown).
 pub fn with_buffers<R>(f: impl FnOnce(&mut Vec<u8>, &mut Vec<u8>) -> R) -> R {
-    KEY_BUF.with(|k| {
-        VALUE_BUF.with(|v| {
-            let (mut k, mut v) = (k.borrow_mut(), v.borrow_mut());
-            let r = f(&mut k, &mut v);
-            // Do not keep huge buffers alive on the thread.
-            if k.capacity() > 1 << 20 {
-                *k = Vec::new();
-            }
-            if v.capacity() > 4 << 20 {
-                *v = Vec::new();
-            }
-            r
-        })
+    BUFFERS.with(|b| {
+        let b = &mut *b.borrow_mut();
+        let r = f(&mut b.key, &mut b.value);
+        // Do not keep huge buffers alive on the thread.
+        if b.key.capacity() > 1 << 20 {
+            b.key = Vec::new();
+        }
+        if b.value.capacity() > 4 << 20 {
+            b.value = Vec::new();
+        }
+        r
     })
 }
 

@@ -403,6 +403,11 @@ impl DbInner {
             }
         }
         for level in 1..v.num_levels() {
+            // An empty level costs no search: a fully compacted database has
+            // one non-empty level below L0, and a get searched every level.
+            if v.files(level).is_empty() {
+                continue;
+            }
             for f in v.files_for_key(level, key) {
                 let t = self
                     .table_cache

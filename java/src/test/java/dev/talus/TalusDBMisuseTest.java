@@ -968,4 +968,52 @@ class TalusDBMisuseTest {
         + " MB over 100 rounds");
     assertTrue(growthMb < 64, "RSS grew by " + growthMb + " MB over 100 rounds");
   }
+
+  /**
+   * The native side checks an array region itself, whatever the Java side checked before it: a
+   * region out of bounds is an {@code IndexOutOfBoundsException} naming the argument, on the fast
+   * copy of small regions (where the JVM's own exception is replaced) and on the checked path of
+   * large ones, and the thread is left able to call again. The public methods check first, so
+   * the native methods are called here directly.
+   */
+  @Test
+  void regressionNativeRegionChecksNameTheArgumentOnBothCopyPaths() throws Exception {
+    try (TalusDB db = open(); ReadOptions ro = new ReadOptions(); WriteOptions wo =
+        new WriteOptions()) {
+      db.put(b("key1"), b("v1"));
+      Method handleOf = dev.talus.internal.NativeHandle.class.getDeclaredMethod("nativeHandle");
+      handleOf.setAccessible(true);
+      long h = (long) handleOf.invoke(db);
+      Method get = TalusDB.class.getDeclaredMethod("nativeGet", long.class, int.class, long.class,
+          byte[].class, int.class, int.class);
+      get.setAccessible(true);
+      Method put = TalusDB.class.getDeclaredMethod("nativePut", long.class, int.class,
+          byte[].class, int.class, int.class, byte[].class, int.class, int.class);
+      put.setAccessible(true);
+      byte[] key = b("key1");
+      int[][] bad = {{3, 5}, {-1, 2}, {0, -1}, {5, 0}, {0, 100_000}, {0, Integer.MAX_VALUE}};
+      for (int[] r : bad) {
+        InvocationTargetException e = assertThrows(InvocationTargetException.class,
+            () -> get.invoke(null, h, ro.flags(), -1L, key, r[0], r[1]));
+        assertEquals(IndexOutOfBoundsException.class, e.getCause().getClass(),
+            Arrays.toString(r));
+        assertEquals("key: offset " + r[0] + " and length " + r[1]
+            + " out of bounds for length 4", e.getCause().getMessage());
+      }
+      // In bounds after the failures: exactly the region, on both paths.
+      assertArrayEquals(b("v1"), (byte[]) get.invoke(null, h, ro.flags(), -1L, b("xkey1y"), 1, 4));
+      byte[] big = new byte[100_000];
+      Arrays.fill(big, (byte) 7);
+      big[99_999] = 9;
+      put.invoke(null, h, wo.flags(), key, 0, 4, big, 1, 99_999);
+      byte[] got = db.get(key);
+      assertEquals(99_999, got.length);
+      assertEquals(9, got[99_998]);
+      InvocationTargetException e = assertThrows(InvocationTargetException.class,
+          () -> put.invoke(null, h, wo.flags(), key, 0, 4, big, 1, 100_000));
+      assertEquals("value: offset 1 and length 100000 out of bounds for length 100000",
+          e.getCause().getMessage());
+      assertArrayEquals(got, db.get(key));
+    }
+  }
 }
