@@ -18,8 +18,19 @@
 //! Eviction takes the tail of the LOW list, and the tail of the HIGH list only
 //! when no LOW entry can go, so a scan that floods the cache with Low entries
 //! (data blocks) cannot push out High ones (index and filter blocks) while
-//! those fit in the pool. A lookup moves the entry to the head of the list of
-//! its own priority (a High entry that had spilled returns to the HIGH list).
+//! those fit in the pool.
+//!
+//! A lookup does not move its entry: it marks it *used*, in the map entry
+//! it has just read. Eviction gives a used entry met at a tail a second
+//! chance instead: the mark is cleared and the entry moves to the head of
+//! the list of its own priority (a High entry that had spilled returns to
+//! the HIGH list), as a lookup of strict LRU would have moved it. This is
+//! the CLOCK approximation of LRU: an entry used since it last reached a
+//! tail survives one more pass of the list, however recently it was used.
+//! It keeps a hit from writing the slot and its two neighbours on the lists
+//! (three cache misses on a large cache, one after the other, with the
+//! shard locked: profile of scans and gets over a cached database); a hit
+//! touches the map entry and the value only.
 //!
 //! # Capacity
 //!
@@ -203,7 +214,8 @@ impl<V: CacheValue> LruCache<V> {
         }
     }
 
-    /// A clone of the value cached for `key`, marking it most recently used.
+    /// A clone of the value cached for `key`, marking it used (the module
+    /// docs say what eviction makes of the mark).
     pub fn lookup(&self, key: &CacheKey) -> Option<V> {
         self.shard_of(key).lock().lookup(key)
     }
@@ -367,6 +379,9 @@ impl<V> Graveyard<V> {
 struct Live<V> {
     value: V,
     slot: u32,
+    /// Looked up since the entry was inserted or last given its second
+    /// chance (module docs).
+    used: bool,
 }
 
 struct Slot<V> {
@@ -482,6 +497,14 @@ impl<V: CacheValue> Shard<V> {
         }
     }
 
+    /// Clears the used mark of live slot `i`, returning whether it was set.
+    fn take_used(&mut self, i: u32) -> bool {
+        let key = self.slot(i).key;
+        self.map
+            .get_mut(&key)
+            .is_some_and(|live| std::mem::replace(&mut live.used, false))
+    }
+
     /// Moves slot `i` to the head of the list of its priority.
     fn touch(&mut self, i: u32) {
         self.unlink(i);
@@ -518,16 +541,27 @@ impl<V: CacheValue> Shard<V> {
         self.map.remove(&key).map(|live| live.value)
     }
 
-    /// Evicts the coldest unpinned entry, LOW list first. Pinned entries met
-    /// on the way are rotated to the head of their list. Returns false when
-    /// nothing could be evicted.
+    /// Evicts the coldest unpinned entry not used since it last reached a
+    /// tail, LOW list first. Pinned entries met on the way are rotated to
+    /// the head of their list, used ones given their second chance (module
+    /// docs). Returns false when nothing could be evicted.
     fn evict_one(&mut self, grave: &mut Graveyard<V>) -> bool {
         for list in [LOW, HIGH] {
-            for _ in 0..self.lists[list].len {
+            // Each entry is met at most twice: once used, then with its mark
+            // cleared. Second chances may bring High entries over from LOW,
+            // and spill them back; the bound only has to be finite.
+            for _ in 0..2 * self.lists[list].len {
                 let t = self.lists[list].tail;
+                if t == NIL {
+                    break;
+                }
                 if self.slot(t).is_pinned() {
                     self.unlink(t);
                     self.push_head(t, list);
+                    continue;
+                }
+                if self.take_used(t) {
+                    self.touch(t);
                     continue;
                 }
                 if let Some(v) = self.remove(t) {
@@ -585,7 +619,14 @@ impl<V: CacheValue> Shard<V> {
             });
             i
         };
-        self.map.insert(key, Live { value, slot: i });
+        self.map.insert(
+            key,
+            Live {
+                value,
+                slot: i,
+                used: false,
+            },
+        );
         self.usage += charge;
         self.push_head(i, if high_pri { HIGH } else { LOW });
         self.spill();
@@ -593,10 +634,12 @@ impl<V: CacheValue> Shard<V> {
     }
 
     fn lookup(&mut self, key: &CacheKey) -> Option<V> {
-        let live = self.map.get(key)?;
-        let (i, value) = (live.slot, live.value.clone());
-        self.touch(i);
-        Some(value)
+        let live = self.map.get_mut(key)?;
+        // Written only when it changes: a hot entry's map line stays clean.
+        if !live.used {
+            live.used = true;
+        }
+        Some(live.value.clone())
     }
 
     fn erase(&mut self, key: &CacheKey, grave: &mut Graveyard<V>) {
@@ -790,11 +833,14 @@ mod tests {
             c.lookup(&k(101)).is_none(),
             "coldest spilled entry goes first"
         );
-        // A hit brings a spilled High entry back into the pool, spilling the
-        // pool's oldest.
+        // A hit marks a spilled High entry; when eviction reaches it, it
+        // returns to the pool (its second chance), spilling the pool's
+        // oldest, and the next unused entry goes instead.
         assert!(c.lookup(&k(102)).is_some());
+        assert_eq!(high_keys(&c), [105, 104, 103], "a hit moves nothing");
+        c.insert(k(7), Plain(7), 1, Priority::Low).unwrap();
         assert_eq!(high_keys(&c), [102, 105, 104]);
-        assert_eq!(low_keys(&c)[0], 103);
+        assert_eq!(low_keys(&c), [7, 103, 6, 5, 4, 3, 2]);
         c.shards[0].lock().check();
     }
 
@@ -844,13 +890,16 @@ mod tests {
     }
 
     #[test]
-    fn lookups_match_a_model_lru_and_evictions_leave_no_clone_behind() {
-        // One shard of 8 unit-charged entries against a plain LRU list
-        // (most recent first). The cache holds two clones of each value
+    fn lookups_match_a_model_clock_and_evictions_leave_no_clone_behind() {
+        // One shard of 8 unit-charged entries against a plain list (head
+        // first) with a used mark per key: a lookup marks, an eviction
+        // moves a marked tail to the head and clears its mark (the module
+        // docs' second chance). The cache holds two clones of each value
         // (map entry and slot); an evicted, erased or replaced value must
         // lose both, or the cache would keep its memory alive.
         let c = single::<Arc<u64>>(8, false, 0.0);
         let mut order: Vec<u64> = Vec::new();
+        let mut used: std::collections::HashSet<u64> = std::collections::HashSet::new();
         let mut values: HashMap<u64, std::sync::Weak<u64>> = HashMap::new();
         let mut gone: Vec<std::sync::Weak<u64>> = Vec::new();
         let mut x = 0x2545_f491_4f6c_dd1du64;
@@ -864,9 +913,8 @@ mod tests {
                     let got = c.lookup(&k(key)).map(|v| *v);
                     let want = order.contains(&key).then(|| values[&key].upgrade().map(|v| *v));
                     assert_eq!(got, want.flatten(), "lookup of {key} at step {step}");
-                    if let Some(at) = order.iter().position(|&o| o == key) {
-                        order.remove(at);
-                        order.insert(0, key);
+                    if order.contains(&key) {
+                        used.insert(key);
                     }
                 }
                 2 => {
@@ -875,17 +923,25 @@ mod tests {
                         gone.push(old);
                     }
                     c.insert(k(key), v, 1, Priority::Low).unwrap();
+                    // The replaced entry goes first, then eviction makes
+                    // room, then the new entry takes the head.
                     order.retain(|&o| o != key);
-                    order.insert(0, key);
-                    if order.len() > 8 {
-                        let evicted = order.pop().unwrap();
-                        gone.push(values.remove(&evicted).unwrap());
+                    used.remove(&key);
+                    while order.len() >= 8 {
+                        let tail = order.pop().unwrap();
+                        if used.remove(&tail) {
+                            order.insert(0, tail);
+                        } else {
+                            gone.push(values.remove(&tail).unwrap());
+                        }
                     }
+                    order.insert(0, key);
                 }
                 _ => {
                     c.erase(&k(key));
                     if let Some(at) = order.iter().position(|&o| o == key) {
                         order.remove(at);
+                        used.remove(&key);
                         gone.push(values.remove(&key).unwrap());
                     }
                 }

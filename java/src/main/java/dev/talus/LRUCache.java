@@ -4,6 +4,12 @@ package dev.talus;
  * A sharded LRU block cache, as RocksJava's {@code LRUCache}. Each shard has its own lock; an
  * entry's charge is the memory of its block. Blocks pinned by readers are never evicted; with a
  * strict capacity limit, blocks that do not fit are simply not cached.
+ *
+ * <p>Unlike RocksDB's, the order is the CLOCK approximation of LRU: a hit marks its block used
+ * instead of moving it to the front of the list (a hit then writes one entry, not three), and
+ * eviction moves a used block met at the cold end back to the front, clearing the mark. A block
+ * used since it last reached the cold end survives one more pass of the list, so the blocks
+ * evicted are those unused for the longest in that approximate sense.
  */
 public class LRUCache extends Cache {
   /**
