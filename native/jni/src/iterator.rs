@@ -186,23 +186,51 @@ impl IterHandle {
             Some(end) => end,
             None => return Ok(TOO_BIG),
         };
+        // Where the last entry copied starts: its key is `last_key` when a
+        // step runs off the end, copied back from the buffer then rather
+        // than saved before every step (a copy per entry, for the one case).
+        let mut last_at = 0;
         let mut n: jint = 1;
         while n < batch {
-            c.last_key.clear();
-            c.last_key.extend_from_slice(c.it.key());
             c.step(dir);
             c.pending = true;
             if !c.it.valid() {
+                save_last_key(&mut c.last_key, ptr, last_at);
                 break;
             }
             match copy_entry(ptr, cap, used, c.it.key(), c.it.value()) {
-                Some(end) => used = end,
+                Some(end) => {
+                    last_at = used;
+                    used = end;
+                }
                 None => break,
             }
             c.pending = false;
             n += 1;
         }
         Ok(n)
+    }
+}
+
+/// Sets `last_key` to the key of the entry [`copy_entry`] wrote at `at` in
+/// the buffer at `ptr`, during the same locked [`IterHandle::publish`].
+fn save_last_key(last_key: &mut Vec<u8>, ptr: usize, at: usize) {
+    let base = ptr as *const u8;
+    let mut len = [0u8; 4];
+    // SAFETY: as in `copy_entry`: the buffer is alive and its address
+    // current under the lock the caller holds, and `copy_entry` wrote a
+    // whole entry at `at` in this call, inside the capacity. Java only
+    // reads the buffer (`TalusIterator`), so these are the bytes written.
+    unsafe { std::ptr::copy(base.add(at), len.as_mut_ptr(), 4) };
+    let klen = i32::from_le_bytes(len) as usize;
+    last_key.clear();
+    last_key.reserve(klen);
+    // SAFETY: as above; the key's `klen` bytes follow the 8-byte header,
+    // and `last_key` has room for them (reserved), written before the
+    // length is set.
+    unsafe {
+        std::ptr::copy(base.add(at + 8), last_key.as_mut_ptr(), klen);
+        last_key.set_len(klen);
     }
 }
 

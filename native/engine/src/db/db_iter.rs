@@ -377,6 +377,13 @@ impl<I: InternalIterator> DbIter<I> {
 
     /// Moves to the next key. Precondition: `valid()`.
     pub fn next(&mut self) {
+        self.next_at(crate::perf_context::level_u8());
+    }
+
+    /// [`Self::next`] for a caller that read the thread's perf level for
+    /// its operation (`level`): times the skip without reading the
+    /// thread-local again at `Disable`.
+    pub fn next_at(&mut self, level: u8) {
         debug_assert!(self.valid);
         if self.dir == Direction::Reverse {
             // The inner iterator is before the entries of the shown key: go to them.
@@ -391,7 +398,7 @@ impl<I: InternalIterator> DbIter<I> {
                 .extend_from_slice(key::user_key(self.inner.key()));
         }
         // Skip the rest of the shown key's entries.
-        let _t = PerfTimer::start(F::find_next_user_entry_time);
+        let _t = PerfTimer::start_at(level, F::find_next_user_entry_time);
         self.find_next_user_entry(true);
     }
 

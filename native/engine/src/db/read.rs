@@ -928,12 +928,15 @@ enum Move {
 impl DbIterator {
     /// Ends a move: reports the skip counts since the last move, the call
     /// and the bytes now visible to the perf context, in one access.
-    fn report(&mut self, m: Move) {
+    /// `level`: the thread's perf level, read when the move started
+    /// ([`perf_context::OpScope::level`]), so that at `Disable` the report
+    /// reads no thread-local (a scan moves once per entry).
+    fn report(&mut self, m: Move, level: u8) {
         let c = self.it.counters;
         let r = std::mem::replace(&mut self.reported, c);
         let it = &self.it;
         let valid = self.err.is_none() && it.valid();
-        perf_context::with_counters(|p| {
+        perf_context::with_counters_at(level, |p| {
             p.add(
                 F::internal_key_skipped_count,
                 c.internal_key_skipped - r.internal_key_skipped,
@@ -984,11 +987,11 @@ impl DbIterator {
             .map(|_| std::time::Instant::now())
     }
 
-    fn seek_done(&mut self, start: Option<std::time::Instant>) {
+    fn seek_done(&mut self, start: Option<std::time::Instant>, level: u8) {
         if let (Some(s), Some(t)) = (&self.statistics, start) {
             s.record_in_histogram(Histogram::DbSeek, t.elapsed().as_micros() as u64);
         }
-        self.report(Move::Seek);
+        self.report(Move::Seek, level);
     }
 
     /// A tailing iterator: rebuilds itself over the latest state before a
@@ -1040,53 +1043,53 @@ impl DbIterator {
     }
     /// Moves to the first key (at or after the lower bound).
     pub fn seek_to_first(&mut self) {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         let t = self.seek_start();
         if self.refresh_if_tailing() {
             self.it.seek_to_first();
         }
-        self.seek_done(t);
+        self.seek_done(t, op.level());
     }
     /// Moves to the last key (before the upper bound).
     pub fn seek_to_last(&mut self) {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         let t = self.seek_start();
         if self.forward_only("seek_to_last") {
             self.it.seek_to_last();
         }
-        self.seek_done(t);
+        self.seek_done(t, op.level());
     }
     /// Moves to the first key ≥ `target`.
     pub fn seek(&mut self, target: &[u8]) {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         let t = self.seek_start();
         if self.refresh_if_tailing() {
             self.it.seek(target);
         }
-        self.seek_done(t);
+        self.seek_done(t, op.level());
     }
     /// Moves to the last key ≤ `target`.
     pub fn seek_for_prev(&mut self, target: &[u8]) {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         let t = self.seek_start();
         if self.forward_only("seek_for_prev") {
             self.it.seek_for_prev(target);
         }
-        self.seek_done(t);
+        self.seek_done(t, op.level());
     }
     /// Moves to the next key. Precondition: `valid()`.
     pub fn next(&mut self) {
-        let _op = perf_context::op();
-        self.it.next();
-        self.report(Move::Next);
+        let op = perf_context::op();
+        self.it.next_at(op.level());
+        self.report(Move::Next, op.level());
     }
     /// Moves to the previous key. Precondition: `valid()`.
     pub fn prev(&mut self) {
-        let _op = perf_context::op();
+        let op = perf_context::op();
         if self.forward_only("prev") {
             self.it.prev();
         }
-        self.report(Move::Prev);
+        self.report(Move::Prev, op.level());
     }
     /// The current key. Precondition: `valid()`.
     pub fn key(&self) -> &[u8] {

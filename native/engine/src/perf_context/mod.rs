@@ -843,6 +843,18 @@ impl PerfTimer {
         };
         PerfTimer { f, start }
     }
+
+    /// [`PerfTimer::start`] with the thread's level already read by the
+    /// caller ([`OpScope::level`]): no thread-local access at `Disable`.
+    #[inline(always)]
+    pub fn start_at(level: u8, f: F) -> PerfTimer {
+        let start = if level >= f.min_level() as u8 {
+            clock::now()
+        } else {
+            0
+        };
+        PerfTimer { f, start }
+    }
 }
 
 impl Drop for PerfTimer {
