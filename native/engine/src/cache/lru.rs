@@ -220,6 +220,21 @@ impl<V: CacheValue> LruCache<V> {
         self.shard_of(key).lock().lookup(key)
     }
 
+    /// Sets the charge of `key`'s entry, if present, to `charge` bytes (a
+    /// cached value that grew, such as a block given its entry directory),
+    /// then evicts as an insert would until the shard fits. Without
+    /// `strict_capacity_limit` as with it, the entry stays: it is in use.
+    /// An entry replaced since the caller's value was cached takes the new
+    /// charge too; it overstates that entry's memory by the growth, until
+    /// it is replaced or evicted.
+    pub fn set_charge(&self, key: &CacheKey, charge: usize) {
+        let mut grave = Graveyard::new();
+        let mut shard = self.shard_of(key).lock();
+        shard.set_charge(key, charge, &mut grave);
+        drop(shard);
+        drop(grave);
+    }
+
     /// Removes `key` if present.
     pub fn erase(&self, key: &CacheKey) {
         let mut grave = Graveyard::new();
@@ -642,6 +657,20 @@ impl<V: CacheValue> Shard<V> {
         Some(live.value.clone())
     }
 
+    fn set_charge(&mut self, key: &CacheKey, charge: usize, grave: &mut Graveyard<V>) {
+        let Some(i) = self.map.get(key).map(|live| live.slot) else {
+            return;
+        };
+        let s = self.slot_mut(i);
+        let (old, list) = (std::mem::replace(&mut s.charge, charge), s.list);
+        self.usage = self.usage - old + charge;
+        if list == HIGH {
+            self.high_usage = self.high_usage - old + charge;
+            self.spill();
+        }
+        while self.usage > self.capacity && self.evict_one(grave) {}
+    }
+
     fn erase(&mut self, key: &CacheKey, grave: &mut Graveyard<V>) {
         if let Some(i) = self.map.get(key).map(|live| live.slot)
             && let Some(v) = self.remove(i)
@@ -957,6 +986,23 @@ mod tests {
             }
         }
         assert_eq!(low_keys(&c), order);
+    }
+
+    #[test]
+    fn a_grown_charge_is_accounted_and_evicts_what_no_longer_fits() {
+        let c = single::<Plain>(10, false, 0.0);
+        for i in 1..=4 {
+            c.insert(k(i), Plain(i), 2, Priority::Low).unwrap();
+        }
+        c.set_charge(&k(4), 3);
+        assert_eq!((c.usage(), c.len()), (9, 4));
+        // Growing past the capacity evicts the coldest entry, not the grown one.
+        c.set_charge(&k(3), 4);
+        assert_eq!(low_keys(&c), [4, 3, 2]);
+        assert_eq!(c.usage(), 9);
+        c.set_charge(&k(99), 5);
+        assert_eq!(c.usage(), 9, "an absent key changes nothing");
+        c.shards[0].lock().check();
     }
 
     #[test]

@@ -561,7 +561,7 @@ impl TableReader {
                     return Ok(out);
                 }
                 let handle = self.decode_index_value(&index)?;
-                let block = self.data_block(handle, ro)?;
+                let block = self.data_block_for_get(handle, ro)?;
                 if let Some(h) = hint {
                     h.separator.clear();
                     h.separator.extend_from_slice(index.key());
@@ -784,6 +784,30 @@ impl TableReader {
         }
     }
 
+    /// [`Self::data_block`] for a point lookup. A block it finds in the
+    /// block cache gets its entry directory there and then, on this first
+    /// reuse (`block.rs`, "Entry directory"), and its charge in the cache
+    /// grows by the directory. A block read from the file is searched
+    /// without one: most such blocks are not looked up again before they
+    /// are evicted, once the data outgrows the cache.
+    fn data_block_for_get(&self, handle: BlockHandle, ro: TableReadOptions) -> Result<Arc<Block>> {
+        let (b, hit) = self.read_block_hit(handle, BlockKind::Data, ro)?;
+        let CachedBlock::Data(b) = b else {
+            return Err(self.wrong_kind(handle, BlockKind::Data));
+        };
+        if hit
+            && b.ensure_entry_directory()?
+            && let Some(cache) = &self.cache
+        {
+            let key = CacheKey {
+                owner: self.cache_owner,
+                offset: handle.offset,
+            };
+            cache.set_charge(&key, b.size_in_bytes());
+        }
+        Ok(b)
+    }
+
     /// True when the filter can tell whether keys with `prefix` (a prefix
     /// of the reads' extractor) may be in the table, and says they may not:
     /// the table holds none. Never true without a filter holding that
@@ -837,6 +861,17 @@ impl TableReader {
         kind: BlockKind,
         ro: TableReadOptions,
     ) -> Result<CachedBlock> {
+        self.read_block_hit(handle, kind, ro).map(|(b, _)| b)
+    }
+
+    /// [`Self::read_block`], and whether the block came from the block
+    /// cache (true) or from the file.
+    fn read_block_hit(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        ro: TableReadOptions,
+    ) -> Result<(CachedBlock, bool)> {
         let cache = self
             .cache
             .as_ref()
@@ -870,7 +905,7 @@ impl TableReader {
                         }
                         _ => perf_count!(at level => block_cache_hit_count),
                     }
-                    return Ok(b);
+                    return Ok((b, true));
                 }
                 None => {
                     perf_count!(at ro.perf_level_now() => block_cache_miss_count);
@@ -908,11 +943,9 @@ impl TableReader {
                 let b = Block::new(raw, self.file_name.clone(), handle.offset)?;
                 if kind == BlockKind::Index {
                     CachedBlock::Index(Arc::new(b.with_search_samples()?))
-                } else if cache.is_some() && ro.fill_cache && ro.verify_checksums {
-                    // Only a block that will be cached gets the directory:
-                    // a compaction's or an uncached scan's is read once.
-                    CachedBlock::Data(Arc::new(b.with_entry_directory()?))
                 } else {
+                    // A data block gets its entry directory when a lookup
+                    // finds it in the cache (`data_block_for_get`).
                     CachedBlock::Data(Arc::new(b))
                 }
             }
@@ -954,7 +987,7 @@ impl TableReader {
                 }
             }
         }
-        Ok(block)
+        Ok((block, false))
     }
 
     /// The one place block bytes are read from the file: read stored block +
