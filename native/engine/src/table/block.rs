@@ -60,10 +60,9 @@
 //! so blocks of many tiny entries do not grow by half. It is built on the
 //! block's first reuse by a lookup, not at load: building decodes every
 //! entry, more than the one restart search it saves, and over a database
-//! larger than the cache most blocks a lookup reads are used once (A/B at
-//! 20,000,000 rows, directory at load against none: present-key gets 9%,
-//! `multiGet` 16% faster without). The reader then raises the block's
-//! charge in the cache by the directory's size.
+//! larger than the cache most blocks a lookup reads are used once before
+//! they are evicted (the A/B is in docs/results/reads.md). The reader then
+//! raises the block's charge in the cache by the directory's size.
 //!
 //! Keys are internal keys ([`crate::key`]), at least 8 bytes long, strictly
 //! increasing in internal-key order. Decoding checks every length against the
