@@ -1,5 +1,8 @@
 //! Moving bytes between Java arrays or direct buffers and Rust slices, with
-//! the bounds checked before any copy. Direct buffers are reached only
+//! the bounds checked: an array region by the JVM's own copy, and before it
+//! when large ([`read_region`]); a buffer region before any access. Every
+//! violation is an `IndexOutOfBoundsException` naming the argument. Direct
+//! buffers are reached only
 //! through a [`DirectFrame`], whose rules keep views of overlapping regions
 //! sound.
 

@@ -61,9 +61,10 @@ struct Cursor {
     dir: i8,
     /// The engine iterator is one entry beyond the batch's last (module docs).
     pending: bool,
-    /// Key of the batch's last entry when `pending`: a `pending` iterator
-    /// that is not valid (past the end, or failed) cannot step back, so a
-    /// turn seeks to this key, which exists in the iterator's view.
+    /// Key of the batch's last entry when `pending` and the engine
+    /// iterator is not valid (a step ran past the end, or failed): such an
+    /// iterator cannot step back, so a turn seeks to this key, which exists
+    /// in the iterator's view. Stale otherwise, and then never read.
     last_key: Vec<u8>,
 }
 

@@ -222,9 +222,10 @@ impl<V: CacheValue> LruCache<V> {
 
     /// Sets the charge of `key`'s entry, if present, to `charge` bytes (a
     /// cached value that grew, such as a block given its entry directory),
-    /// then evicts as an insert would until the shard fits. Without
-    /// `strict_capacity_limit` as with it, the entry stays: it is in use.
-    /// An entry replaced since the caller's value was cached takes the new
+    /// then evicts as an insert would until the shard fits. The entry
+    /// itself stays, under `strict_capacity_limit` too: its caller holds
+    /// the value, so it is pinned. An entry replaced since the caller's
+    /// value was cached takes the new
     /// charge too; it overstates that entry's memory by the growth, until
     /// it is replaced or evicted.
     pub fn set_charge(&self, key: &CacheKey, charge: usize) {
