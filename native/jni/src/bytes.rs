@@ -41,7 +41,7 @@ const UNCHECKED_REGION_MAX: jint = 64 * 1024;
 /// Copies `array[offset..offset+len]` into `dst` (which is resized to `len`).
 ///
 /// A small region (the keys of every read) costs one JNI copy and its
-/// exception check, through [`copy_region`], straight into `dst`'s spare
+/// exception check, through `copy_region`, straight into `dst`'s spare
 /// room rather than over a zero fill.
 pub fn read_region(
     env: &mut JNIEnv<'_>,
@@ -116,7 +116,7 @@ unsafe fn copy_region(
 }
 
 /// Copies `array[offset..offset+dst.len()]` into `dst`, through
-/// [`copy_region`].
+/// `copy_region`.
 pub fn fill_from(
     env: &mut JNIEnv<'_>,
     array: &JByteArray<'_>,
