@@ -836,12 +836,7 @@ impl PerfTimer {
     /// Starts timing `f` if the calling thread's level records it.
     #[inline(always)]
     pub fn start(f: F) -> PerfTimer {
-        let start = if enabled(f.min_level()) {
-            clock::now()
-        } else {
-            0
-        };
-        PerfTimer { f, start }
+        PerfTimer::start_at(level_u8(), f)
     }
 
     /// [`PerfTimer::start`] with the thread's level already read by the

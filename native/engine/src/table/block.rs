@@ -44,11 +44,11 @@
 //! forward from one, up to `restart_interval - 1` of them: a few hundred
 //! bytes to a few KiB of the block brought into the CPU cache for one
 //! entry. A cached data block that a point lookup finds in the block cache
-//! ([`Block::ensure_entry_directory`]) also keeps, for every entry, the 8-byte prefix of its user key
-//! ([`crate::key::user_key_prefix`]) in one array and where the entry
-//! starts in another, so [`Block::seek_for_get`] binary-searches the
-//! prefixes (one or two cache lines) and decodes only the entry it lands
-//! on. An entry's key is rebuilt from its own prefix and its delta, without
+//! ([`Block::ensure_entry_directory`]) also keeps, for every entry, the
+//! 8-byte prefix of its user key ([`crate::key::user_key_prefix`]) in one
+//! array and where the entry starts in another, so [`Block::seek_for_get`]
+//! binary-searches the prefixes (one or two cache lines) and decodes only
+//! the entry it lands on. An entry's key is rebuilt from its own prefix and its delta, without
 //! the entries before it, when the bytes it shares with the previous key
 //! all lie within that prefix (`shared <= min(8, user key length)`, marked
 //! per entry; for keys that do not share long prefixes, every entry);
@@ -238,9 +238,8 @@ pub struct Block {
     /// `samples[j]` is the key prefix of restart key `j * SAMPLE_EVERY`;
     /// empty unless built by [`Block::with_search_samples`].
     samples: Box<[u64]>,
-    /// Unset until built by [`Block::ensure_entry_directory`] (or
-    /// [`Block::with_entry_directory`]); set to an empty directory when the
-    /// block is outside the directory's limits.
+    /// Unset until built by [`Block::ensure_entry_directory`]; set to an
+    /// empty directory when the block is outside the directory's limits.
     dir: OnceLock<Directory>,
     /// End of the entries, start of the restart array.
     restarts_offset: usize,
@@ -331,8 +330,9 @@ impl Block {
         Ok(self)
     }
 
-    /// [`Self::ensure_entry_directory`] on a block about to be shared.
-    pub fn with_entry_directory(self) -> Result<Block> {
+    /// [`Self::ensure_entry_directory`] on a block about to be shared (tests).
+    #[cfg(test)]
+    fn with_entry_directory(self) -> Result<Block> {
         self.ensure_entry_directory()?;
         Ok(self)
     }
