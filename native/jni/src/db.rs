@@ -13,7 +13,7 @@
 )]
 
 use jni::JNIEnv;
-use jni::objects::{JByteArray, JByteBuffer, JClass, JLongArray, JObjectArray, JString};
+use jni::objects::{JByteArray, JByteBuffer, JClass, JIntArray, JLongArray, JObjectArray, JString};
 use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
 
 use talus::options::{ReadOptions, ReadTier, WriteOptions};
@@ -21,13 +21,14 @@ use talus::write_batch::MAX_BATCH_BYTES;
 use talus::{Db, WriteBatch};
 
 use crate::bytes::{
-    DirectFrame, as_jbytes_mut, fill_from, read_all, read_region, try_grow, with_buffers,
+    DirectFrame, fill_from, new_array, read_all, read_region, try_grow, with_buffers,
 };
 use crate::error::{
     JniError, JniResult, decode_modified_utf8, guard, require_non_null, string_arg,
 };
 use crate::handle::{borrow_handle, drop_handle, into_handle};
 use crate::iterator::IterHandle;
+use crate::packed::{Packer, read_packed};
 
 /// Write option flags (see the module docs).
 pub fn write_options(flags: jint) -> WriteOptions {
@@ -454,7 +455,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGet<'l>(
         with_buffers(|k, v| {
             read_region(env, &key, "key", koff, klen, k)?;
             if db(env, handle)?.get_into(&read_options(rflags, snapshot)?, k, v)? {
-                Ok(env.byte_array_from_slice(v)?.into_raw())
+                Ok(new_array(env, v, "value")?.into_raw())
             } else {
                 Ok(std::ptr::null_mut())
             }
@@ -531,7 +532,10 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeGetDirect<'l>(
     })
 }
 
-/// `static native byte[][] nativeMultiGet(long, int, long, byte[][] keys)`.
+/// `static native byte[][] nativeMultiGet(long, int, long, byte[][] keyChunks,
+/// int[] keyLengths, int[] valueLengths, int chunkLimit)`: the keys and the
+/// values packed (see [`crate::packed`]); returns the value chunks and
+/// fills `valueLengths` (-1: absent).
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
     mut env: JNIEnv<'l>,
@@ -539,46 +543,25 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeMultiGet<'l>(
     handle: jlong,
     rflags: jint,
     snapshot: jlong,
-    keys: JObjectArray<'l>,
+    key_chunks: JObjectArray<'l>,
+    key_lengths: JIntArray<'l>,
+    value_lengths: JIntArray<'l>,
+    chunk_limit: jint,
 ) -> jobjectArray {
     guard(&mut env, |env| {
-        require_non_null(&keys, "keys")?;
-        let n = env.get_array_length(&keys)?;
-        // The keys go into one buffer; their ranges into a second. Both are
-        // reserved fallibly: a huge key list must throw, not abort the JVM.
-        let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
-        try_grow(&mut ranges, n as usize, "the key list")?;
-        let mut flat = Vec::new();
-        for i in 0..n {
-            let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
-            if k.is_null() {
-                return Err(JniError::NullArgument("keys element"));
-            }
-            let len = env.get_array_length(&k)? as usize;
-            let start = flat.len();
-            // Amortized growth: an exact reservation per key would copy the
-            // buffer once per key.
-            try_grow(&mut flat, len, "the keys")?;
-            flat.resize(start + len, 0);
-            env.get_byte_array_region(&k, 0, as_jbytes_mut(&mut flat[start..]))?;
-            env.delete_local_ref(k)?;
-            ranges.push(start..start + len);
-        }
-        let mut refs: Vec<&[u8]> = Vec::new();
-        try_grow(&mut refs, ranges.len(), "the key list")?;
-        refs.extend(ranges.iter().map(|r| &flat[r.clone()]));
-        let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
-        // The engine hands the values, held in one native buffer, in key
-        // order; each is copied into its Java array.
-        db(env, handle)?.multi_get_each(&read_options(rflags, snapshot)?, &refs, |i, v| {
-            if let Some(v) = v {
-                let a = env.byte_array_from_slice(v)?;
-                env.set_object_array_element(&out, i as jint, &a)?;
-                env.delete_local_ref(a)?;
-            }
-            Ok::<(), JniError>(())
-        })?;
-        Ok(out.into_raw())
+        with_buffers(|flat, values| {
+            let mut ranges = Vec::new();
+            read_packed(env, &key_chunks, &key_lengths, "keys", flat, &mut ranges)?;
+            let mut refs: Vec<&[u8]> = Vec::new();
+            try_grow(&mut refs, ranges.len(), "the key list")?;
+            refs.extend(ranges.iter().map(|r| &flat[r.clone()]));
+            let mut packer = Packer::new(chunk_limit, values, refs.len())?;
+            // The engine hands the values in key order, from its own buffer.
+            db(env, handle)?.multi_get_each(&read_options(rflags, snapshot)?, &refs, |_, v| {
+                packer.push(v)
+            })?;
+            packer.finish(env, &value_lengths)
+        })
     })
 }
 

@@ -15,13 +15,14 @@ use jni::sys::{jboolean, jbyteArray, jint, jlong, jobjectArray, jstring};
 use talus::Db;
 use talus::db::ColumnFamilyHandle;
 
-use crate::bytes::read_all;
+use crate::bytes::{new_array, read_all};
 use crate::db::{
     db, iterator_handle, iterator_read_options, options_text, read_options, unknown_property,
     write_options,
 };
 use crate::error::{JniError, JniResult, guard, require_non_null, string_arg};
 use crate::handle::into_handle;
+use crate::packed::{Packer, read_packed};
 
 fn family(d: &Db, id: jint) -> JniResult<ColumnFamilyHandle> {
     let id = u32::try_from(id)
@@ -329,7 +330,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfGet<'l>(
     guard(&mut env, |env| {
         let (d, h, k) = keyed_call(env, handle, cf, &key)?;
         match d.get_cf(&read_options(rflags, snapshot)?, &h, &k)? {
-            Some(v) => Ok(env.byte_array_from_slice(&v)?.into_raw()),
+            Some(v) => Ok(new_array(env, &v, "value")?.into_raw()),
             None => Ok(std::ptr::null_mut()),
         }
     })
@@ -365,7 +366,9 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfKeyCheck<'l>(
 }
 
 /// `static native byte[][] nativeCfMultiGet(long h, int rflags, long snapshot,
-/// int[] cfs, byte[][] keys)`: at one snapshot; null for an absent key.
+/// int[] cfs, byte[][] keyChunks, int[] keyLengths, int[] valueLengths, int
+/// chunkLimit)`: at one snapshot, the keys and values packed as for
+/// `nativeMultiGet` ([`crate::packed`]); -1 in `valueLengths` for an absent key.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeCfMultiGet<'l>(
     mut env: JNIEnv<'l>,
@@ -374,45 +377,46 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfMultiGet<'l>(
     rflags: jint,
     snapshot: jlong,
     cfs: JIntArray<'l>,
-    keys: JObjectArray<'l>,
+    key_chunks: JObjectArray<'l>,
+    key_lengths: JIntArray<'l>,
+    value_lengths: JIntArray<'l>,
+    chunk_limit: jint,
 ) -> jobjectArray {
     guard(&mut env, |env| {
         require_non_null(&cfs, "columnFamilyHandles")?;
-        require_non_null(&keys, "keys")?;
-        let n = env.get_array_length(&keys)?;
-        if env.get_array_length(&cfs)? != n {
+        let (mut flat, mut ranges) = (Vec::new(), Vec::new());
+        read_packed(
+            env,
+            &key_chunks,
+            &key_lengths,
+            "keys",
+            &mut flat,
+            &mut ranges,
+        )?;
+        let n = ranges.len();
+        if env.get_array_length(&cfs)? as usize != n {
             return Err(JniError::IllegalArgument(
                 "one column family per key is needed".into(),
             ));
         }
-        let mut ids = vec![0 as jint; n as usize];
+        let mut ids = vec![0 as jint; n];
         env.get_int_array_region(&cfs, 0, &mut ids)?;
         let d = db(env, handle)?;
-        let mut handles = Vec::with_capacity(n as usize);
-        let mut ks = Vec::with_capacity(n as usize);
-        for i in 0..n {
-            let k = JByteArray::from(env.get_object_array_element(&keys, i)?);
-            if k.is_null() {
-                return Err(JniError::NullArgument("keys element"));
-            }
-            let mut b = Vec::new();
-            read_all(env, &k, &mut b)?;
-            env.delete_local_ref(k)?;
-            ks.push(b);
-            handles.push(family(d, ids[i as usize])?);
+        let mut handles = Vec::with_capacity(n);
+        for &id in &ids {
+            handles.push(family(d, id)?);
         }
-        let pairs: Vec<(&ColumnFamilyHandle, &[u8])> =
-            handles.iter().zip(ks.iter().map(Vec::as_slice)).collect();
+        let pairs: Vec<(&ColumnFamilyHandle, &[u8])> = handles
+            .iter()
+            .zip(ranges.iter().map(|r| &flat[r.clone()]))
+            .collect();
         let vals = d.multi_get_cf(&read_options(rflags, snapshot)?, &pairs)?;
-        let out = env.new_object_array(n, "[B", jni::objects::JObject::null())?;
-        for (i, v) in vals.iter().enumerate() {
-            if let Some(v) = v {
-                let a = env.byte_array_from_slice(v)?;
-                env.set_object_array_element(&out, i as jint, &a)?;
-                env.delete_local_ref(a)?;
-            }
+        let mut bytes = Vec::new();
+        let mut packer = Packer::new(chunk_limit, &mut bytes, n)?;
+        for v in &vals {
+            packer.push(v.as_deref())?;
         }
-        Ok(out.into_raw())
+        packer.finish(env, &value_lengths)
     })
 }
 

@@ -94,6 +94,7 @@ pub mod logger;
 pub mod merge_operator;
 pub mod native_library;
 pub mod options;
+pub mod packed;
 pub mod perf_context;
 pub mod rate_limiter;
 pub mod statistics;

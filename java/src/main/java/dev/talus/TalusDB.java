@@ -754,6 +754,16 @@ public class TalusDB extends NativeHandle {
    */
   public List<byte[]> multiGetAsList(ReadOptions readOptions,
       List<ColumnFamilyHandle> columnFamilyHandleList, List<byte[]> keys) throws TalusException {
+    return multiGetAsList(readOptions, columnFamilyHandleList, keys, PackedBytes.MAX_CHUNK);
+  }
+
+  /**
+   * {@link #multiGetAsList(ReadOptions, List, List)} with the keys and values crossing to native
+   * code in chunks of at most {@code chunkLimit} bytes ({@link PackedBytes}).
+   */
+  List<byte[]> multiGetAsList(ReadOptions readOptions,
+      List<ColumnFamilyHandle> columnFamilyHandleList, List<byte[]> keys, int chunkLimit)
+      throws TalusException {
     checkOpen();
     Objects.requireNonNull(columnFamilyHandleList, "columnFamilyHandleList");
     Objects.requireNonNull(keys, "keys");
@@ -761,29 +771,26 @@ public class TalusDB extends NativeHandle {
       throw new IllegalArgumentException("For each key there must be a ColumnFamilyHandle.");
     }
     int[] ids = new int[keys.size()];
-    byte[][] arr = new byte[keys.size()][];
     int flags = readFlags(readOptions);
     long h = acquire();
     Snapshot snapshot = null;
     byte[][] values;
+    int[] valueLengths = new int[keys.size()];
     try {
       // The snapshot first: a read at another database's snapshot is refused whatever else.
       snapshot = acquireReadSnapshot(readOptions);
       for (int i = 0; i < ids.length; i++) {
         ids[i] = ColumnFamilyHandle.check(this, Objects.requireNonNull(
             columnFamilyHandleList.get(i), "columnFamilyHandleList element"));
-        arr[i] = Objects.requireNonNull(keys.get(i), "keys element");
       }
-      values = nativeCfMultiGet(h, flags, sequenceOf(snapshot), ids, arr);
+      PackedBytes packed = PackedBytes.pack(keys, chunkLimit, "keys");
+      values = nativeCfMultiGet(h, flags, sequenceOf(snapshot), ids, packed.chunks,
+          packed.lengths, valueLengths, chunkLimit);
     } finally {
       releaseReadSnapshot(snapshot);
       release();
     }
-    List<byte[]> out = new ArrayList<>(values.length);
-    for (byte[] v : values) {
-      out.add(v);
-    }
-    return out;
+    return PackedBytes.unpack(values, valueLengths);
   }
 
   /**
@@ -2434,27 +2441,32 @@ public class TalusDB extends NativeHandle {
    */
   public List<byte[]> multiGetAsList(ReadOptions readOptions, List<byte[]> keys)
       throws TalusException {
+    return multiGetAsList(readOptions, keys, PackedBytes.MAX_CHUNK);
+  }
+
+  /**
+   * {@link #multiGetAsList(ReadOptions, List)} with the keys and values crossing to native code
+   * in chunks of at most {@code chunkLimit} bytes ({@link PackedBytes}); the tests pass small
+   * limits to cover several chunks.
+   */
+  List<byte[]> multiGetAsList(ReadOptions readOptions, List<byte[]> keys, int chunkLimit)
+      throws TalusException {
     Objects.requireNonNull(keys, "keys");
-    byte[][] arr = keys.toArray(new byte[0][]);
-    for (byte[] k : arr) {
-      Objects.requireNonNull(k, "keys element");
-    }
+    PackedBytes packed = PackedBytes.pack(keys, chunkLimit, "keys");
+    int[] valueLengths = new int[packed.lengths.length];
     int flags = readFlags(readOptions);
     long h = acquire();
     Snapshot snapshot = null;
     byte[][] values;
     try {
       snapshot = acquireReadSnapshot(readOptions);
-      values = nativeMultiGet(h, flags, sequenceOf(snapshot), arr);
+      values = nativeMultiGet(h, flags, sequenceOf(snapshot), packed.chunks, packed.lengths,
+          valueLengths, chunkLimit);
     } finally {
       releaseReadSnapshot(snapshot);
       release();
     }
-    List<byte[]> out = new ArrayList<>(values.length);
-    for (byte[] v : values) {
-      out.add(v);
-    }
-    return out;
+    return PackedBytes.unpack(values, valueLengths);
   }
 
   /**
@@ -3496,7 +3508,8 @@ public class TalusDB extends NativeHandle {
       byte[] key, boolean exact) throws TalusException;
 
   private static native byte[][] nativeCfMultiGet(long h, int flags, long snapshot, int[] cfs,
-      byte[][] keys) throws TalusException;
+      byte[][] keyChunks, int[] keyLengths, int[] valueLengths, int chunkLimit)
+      throws TalusException;
 
   static native long nativeCfNewIterator(long h, int flags, long snapshot, int cf, byte[] lower,
       byte[] upper, ByteBuffer buffer) throws TalusException;
@@ -3578,7 +3591,8 @@ public class TalusDB extends NativeHandle {
   private static native int nativeGetDirect(long h, int flags, long snapshot, ByteBuffer key,
       int kpos, int klen, ByteBuffer value, int vpos, int vcap) throws TalusException;
 
-  private static native byte[][] nativeMultiGet(long h, int flags, long snapshot, byte[][] keys)
+  private static native byte[][] nativeMultiGet(long h, int flags, long snapshot,
+      byte[][] keyChunks, int[] keyLengths, int[] valueLengths, int chunkLimit)
       throws TalusException;
 
   static native long nativeNewIterator(long h, int flags, long snapshot, byte[] lower,

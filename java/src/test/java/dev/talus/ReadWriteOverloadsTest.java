@@ -58,8 +58,8 @@ class ReadWriteOverloadsTest {
   }
 
   /**
-   * Values are copied into Java one at a time (the native side keeps one value buffer), and the
-   * keys into one native buffer: many keys and values of several MiB come back whole and in order.
+   * Keys and values cross to and from native code packed ({@link PackedBytes}): many keys and
+   * values of several MiB come back whole and in order.
    */
   @Test
   void multiGetAsListOfManyKeysAndLargeValues() throws Exception {
@@ -98,6 +98,75 @@ class ReadWriteOverloadsTest {
           }
         }
       }
+    }
+  }
+
+  /**
+   * Packed across several chunks, a multi-get still returns each key's value in the caller's
+   * order: chunk limits from the longest entry (a chunk per value or so) up, over every layer of
+   * the tree, with absent, repeated and empty keys and an empty value, each checked against the
+   * model; on the default and on a second column family.
+   */
+  @Test
+  void multiGetAsListAcrossManyChunksMatchesTheModel() throws Exception {
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString());
+        ColumnFamilyOptions cfo = new ColumnFamilyOptions()) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      db.put(b("empty-value"), new byte[0]);
+      model.put("empty-value", new byte[0]);
+      ColumnFamilyHandle cf = db.createColumnFamily(new ColumnFamilyDescriptor(b("cf1"), cfo));
+      List<byte[]> keys = new ArrayList<>();
+      List<ColumnFamilyHandle> families = new ArrayList<>();
+      java.util.Random rnd = new java.util.Random(7);
+      for (int i = 0; i < 600; i++) {
+        int k = rnd.nextInt(Lsm.BASE_KEYS + 300);
+        keys.add(b(key(k)));
+        keys.add(b("empty-value"));
+        if (i % 50 == 0) {
+          keys.add(new byte[0]);
+          keys.add(b("absent" + i));
+        }
+      }
+      int longest = 0;
+      for (byte[] k : keys) {
+        longest = Math.max(longest, k.length);
+        byte[] v = model.get(Lsm.s(k));
+        longest = Math.max(longest, v == null ? 0 : v.length);
+        // Family cf1 holds each key reversed as its value.
+        byte[] rev = b(new StringBuilder(Lsm.s(k)).reverse().toString());
+        db.put(cf, k, rev);
+        families.add(cf);
+      }
+      ColumnFamilyHandle dflt = db.getDefaultColumnFamily();
+      for (int limit : new int[] {longest, longest + 1, 3 * longest, PackedBytes.MAX_CHUNK}) {
+        List<byte[]> got = db.multiGetAsList(null, keys, limit);
+        List<byte[]> gotCf = db.multiGetAsList(null, families, keys, limit);
+        assertEquals(keys.size(), got.size());
+        assertEquals(keys.size(), gotCf.size());
+        for (int i = 0; i < keys.size(); i++) {
+          String k = Lsm.s(keys.get(i));
+          assertArrayEquals(model.get(k), got.get(i), limit + ": " + k);
+          assertArrayEquals(b(new StringBuilder(k).reverse().toString()), gotCf.get(i),
+              limit + ": cf1 " + k);
+        }
+        List<byte[]> viaDefault =
+            db.multiGetAsList(null, java.util.Collections.nCopies(keys.size(), dflt), keys, limit);
+        for (int i = 0; i < keys.size(); i++) {
+          assertArrayEquals(model.get(Lsm.s(keys.get(i))), viaDefault.get(i));
+        }
+      }
+      // A found value longer than the chunk limit is refused by name, as is such a key.
+      String present = model.keySet().stream()
+          .filter(k -> model.get(k).length > k.length()).findFirst().orElseThrow();
+      int keyLength = present.length();
+      IllegalStateException e = assertThrows(IllegalStateException.class,
+          () -> db.multiGetAsList(null, List.of(b(present)), keyLength));
+      assertEquals("a value of " + model.get(present).length
+          + " bytes exceeds the chunk limit of " + keyLength + " bytes", e.getMessage());
+      IllegalArgumentException k = assertThrows(IllegalArgumentException.class,
+          () -> db.multiGetAsList(null, List.of(b("abcdef")), 4));
+      assertEquals("keys element 0 has 6 bytes, more than 4", k.getMessage());
+      cf.close();
     }
   }
 

@@ -1016,4 +1016,53 @@ class TalusDBMisuseTest {
       assertArrayEquals(got, db.get(key));
     }
   }
+
+  /**
+   * The packed multi-get natives check what the public method guarantees: lengths that do not
+   * match the key chunks, a negative length, a missing chunk array, a value-length array of the
+   * wrong size and a limit below one are each refused with a named argument, and the database
+   * still answers afterwards.
+   */
+  @Test
+  void nativeMultiGetRefusesPackingsThatDoNotMatch() throws Exception {
+    try (TalusDB db = open(); ReadOptions ro = new ReadOptions()) {
+      db.put(b("key1"), b("v1"));
+      Method handleOf = dev.talus.internal.NativeHandle.class.getDeclaredMethod("nativeHandle");
+      handleOf.setAccessible(true);
+      long h = (long) handleOf.invoke(db);
+      Method mget = TalusDB.class.getDeclaredMethod("nativeMultiGet", long.class, int.class,
+          long.class, byte[][].class, int[].class, int[].class, int.class);
+      mget.setAccessible(true);
+      byte[][] chunks = {b("key1key1")};
+      Object[][] bad = {
+          {chunks, new int[] {4, 5}, new int[2], 100, IllegalArgumentException.class,
+              "the packed keys do not match their lengths"},
+          {chunks, new int[] {4, -4}, new int[2], 100, IllegalArgumentException.class,
+              "the packed keys do not match their lengths"},
+          {chunks, new int[] {4, 4, 0, 1}, new int[4], 100, IllegalArgumentException.class,
+              "the packed keys do not match their lengths"},
+          {new byte[0][], new int[] {0}, new int[1], 100, IllegalArgumentException.class,
+              "the packed keys do not match their lengths"},
+          {new byte[][] {null}, new int[] {0}, new int[1], 100, NullPointerException.class,
+              "keys must not be null"},
+          {null, new int[] {0}, new int[1], 100, NullPointerException.class,
+              "keys must not be null"},
+          {chunks, new int[] {4, 4}, new int[3], 100, IllegalArgumentException.class,
+              "valueLengths must have one element per key"},
+          {chunks, new int[] {4, 4}, new int[2], 0, IllegalArgumentException.class,
+              "chunk limit 0 is not positive"},
+      };
+      for (Object[] c : bad) {
+        InvocationTargetException e = assertThrows(InvocationTargetException.class,
+            () -> mget.invoke(null, h, ro.flags(), -1L, c[0], c[1], c[2], c[3]));
+        assertEquals(c[4], e.getCause().getClass(), String.valueOf(c[5]));
+        assertEquals(c[5], e.getCause().getMessage());
+      }
+      int[] lengths = new int[2];
+      byte[][] values = (byte[][]) mget.invoke(null, h, ro.flags(), -1L,
+          new byte[][] {b("key1"), b("key2")}, new int[] {4, 4}, lengths, 2);
+      assertArrayEquals(new int[] {2, -1}, lengths);
+      assertArrayEquals(b("v1"), values[0]);
+    }
+  }
 }
