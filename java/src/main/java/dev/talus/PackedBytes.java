@@ -42,11 +42,8 @@ final class PackedBytes {
    * @throws IllegalArgumentException if an entry is longer than {@code chunkLimit}
    */
   static PackedBytes pack(List<byte[]> entries, int chunkLimit, String what) {
-    int n = entries.size();
     byte[][] arr = entries.toArray(new byte[0][]);
-    if (arr.length != n) {
-      throw new IllegalStateException(what + " changed size while being read");
-    }
+    int n = arr.length;
     int[] lengths = new int[n];
     List<Integer> chunkSizes = new ArrayList<>(1);
     int used = 0;

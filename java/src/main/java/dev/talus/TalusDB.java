@@ -775,7 +775,7 @@ public class TalusDB extends NativeHandle {
     long h = acquire();
     Snapshot snapshot = null;
     byte[][] values;
-    int[] valueLengths = new int[keys.size()];
+    int[] valueLengths;
     try {
       // The snapshot first: a read at another database's snapshot is refused whatever else.
       snapshot = acquireReadSnapshot(readOptions);
@@ -784,6 +784,7 @@ public class TalusDB extends NativeHandle {
             columnFamilyHandleList.get(i), "columnFamilyHandleList element"));
       }
       PackedBytes packed = PackedBytes.pack(keys, chunkLimit, "keys");
+      valueLengths = new int[packed.lengths.length];
       values = nativeCfMultiGet(h, flags, sequenceOf(snapshot), ids, packed.chunks,
           packed.lengths, valueLengths, chunkLimit);
     } finally {
