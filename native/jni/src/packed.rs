@@ -97,9 +97,9 @@ pub fn read_packed(
 pub struct Packer<'b> {
     limit: usize,
     bytes: &'b mut Vec<u8>,
-    /// Where each chunk but the last ends in `bytes`.
+    /// Where each chunk but the last ends in `bytes` (so the last starts
+    /// where the final one of these ends).
     chunk_ends: Vec<usize>,
-    chunk_start: usize,
     lengths: Vec<jint>,
 }
 
@@ -120,7 +120,6 @@ impl<'b> Packer<'b> {
             limit,
             bytes,
             chunk_ends: Vec::new(),
-            chunk_start: 0,
             lengths,
         })
     }
@@ -139,10 +138,10 @@ impl<'b> Packer<'b> {
                 self.limit
             )));
         }
-        if v.len() > self.limit - (self.bytes.len() - self.chunk_start) {
+        let chunk_start = self.chunk_ends.last().copied().unwrap_or(0);
+        if v.len() > self.limit - (self.bytes.len() - chunk_start) {
             try_grow(&mut self.chunk_ends, 1, "the values")?;
             self.chunk_ends.push(self.bytes.len());
-            self.chunk_start = self.bytes.len();
         }
         try_grow(self.bytes, v.len(), "the values")?;
         self.bytes.extend_from_slice(v);
@@ -162,14 +161,14 @@ impl<'b> Packer<'b> {
             ));
         }
         env.set_int_array_region(lengths, 0, &self.lengths)?;
-        let mut starts = vec![0];
-        starts.extend_from_slice(&self.chunk_ends);
-        let mut ends = self.chunk_ends;
-        ends.push(self.bytes.len());
+        // Chunk `i` is `bytes[bounds[i]..bounds[i + 1]]`.
+        let mut bounds = vec![0];
+        bounds.extend_from_slice(&self.chunk_ends);
+        bounds.push(self.bytes.len());
         // At most one chunk per entry, so the count fits a jint.
-        let out = env.new_object_array(ends.len() as jint, "[B", JObject::null())?;
-        for (i, (&s, &e)) in starts.iter().zip(&ends).enumerate() {
-            let a = new_array(env, &self.bytes[s..e], "values")?;
+        let out = env.new_object_array((bounds.len() - 1) as jint, "[B", JObject::null())?;
+        for (i, w) in bounds.windows(2).enumerate() {
+            let a = new_array(env, &self.bytes[w[0]..w[1]], "values")?;
             env.set_object_array_element(&out, i as jint, &a)?;
             env.delete_local_ref(a)?;
         }
