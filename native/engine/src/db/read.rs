@@ -24,7 +24,9 @@ use crate::options::{ReadOptions, ReadTier};
 use crate::perf_context::{self, F, Laps, LevelProbe, PerfLevel, ProbeResult};
 use crate::range_del::RangeDelAggregator;
 use crate::statistics::{Histogram, Statistics, Ticker};
-use crate::table::{BlockHint, TableGet, TableReadOptions, TableReader, filter_hash};
+use crate::table::{
+    BlockHint, Located, LocatedBlock, TableGet, TableReadOptions, TableReader, filter_hash,
+};
 
 /// Looks `key` up in table `t` at `level`; `tomb` already includes the
 /// table's range tombstones. Records the per-level breakdown when the
@@ -154,6 +156,47 @@ impl BatchKey<'_> {
 
     fn value<'v>(&self, values: &'v [u8]) -> Option<&'v [u8]> {
         self.found.clone().map(|r| &values[r])
+    }
+}
+
+/// The keys of a multi-get bound for tables of one level (or one L0
+/// file), gathered before any is looked up ([`DbInner::run_pass`]). A
+/// point lookup's steps depend on each other: the filter line, then the
+/// index entries, then the cache's entry, then the block's directory and
+/// entry, each a likely cache miss over data larger than the CPU caches.
+/// Keys of one batch do not depend on each other, so the pass takes each
+/// step for every key before the step that needs it: the filter lines of
+/// all keys are prefetched as the keys are routed, and every key's data
+/// block is found (its directory's lines prefetched) before any block is
+/// searched, so those misses overlap across keys instead of following one
+/// another. Prefetches, not loads: the cache lookups between them lock,
+/// and a lock waits for every load before it ([`crate::prefetch`]).
+#[derive(Default)]
+struct TablePass {
+    /// The distinct tables of the pass, in the order keys met them.
+    tables: Vec<Arc<TableReader>>,
+    /// Each routed key: its index in the batch and its table's in `tables`.
+    routes: Vec<(u32, u32)>,
+    /// Keys whose data block is found, waiting for their search.
+    located: Vec<(u32, u32, LocatedBlock)>,
+}
+
+impl TablePass {
+    /// Adds batch key `k` (index `i`, ascending within each table) bound
+    /// for table `t`, and prefetches its filter line.
+    fn route(&mut self, t: &Arc<TableReader>, i: usize, k: &BatchKey<'_>) {
+        if self.tables.last().is_none_or(|l| !Arc::ptr_eq(l, t)) {
+            self.tables.push(t.clone());
+        }
+        t.prefetch_filter(k.hash);
+        self.routes.push((i as u32, (self.tables.len() - 1) as u32));
+    }
+
+    /// Forgets the pass's keys and tables, keeping the space.
+    fn clear(&mut self) {
+        self.tables.clear();
+        self.routes.clear();
+        self.located.clear();
     }
 }
 
@@ -648,12 +691,18 @@ impl DbInner {
         let stats = self.stats.statistics.as_deref();
         let ver = &sv.version;
         let mut hint = BlockHint::default();
+        // Without the per-level breakdown, each table's keys go through
+        // it in passes ([`TablePass`]); with it, one key at a time, so that
+        // each probe's counts and time are its own (both pinned by
+        // `multi_get_matches_a_model_across_memtables_levels_and_snapshots`).
+        let per_level = counting && perf_context::per_level_enabled();
+        let mut pass = (!per_level).then(TablePass::default);
         // L0 files newest first, each for the pending keys in its range: a
         // key meets them in the order `l0_files_for_key` gives a get.
         for f in ver.files(0) {
             hint.reset();
             let mut t = None;
-            for k in keys.iter_mut() {
+            for (i, k) in keys.iter_mut().enumerate() {
                 if k.done || k.key < f.smallest_user_key() || k.key > f.largest_user_key() {
                     continue;
                 }
@@ -661,13 +710,60 @@ impl DbInner {
                     Some(t) => t,
                     None => t.insert(self.table_cache.reader_for(f, 0, tro.no_io, &sv.tables)?),
                 };
-                self.batch_probe(
-                    sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting,
-                )?;
+                match &mut pass {
+                    Some(p) => p.route(t, i, k),
+                    None => self.batch_probe(
+                        sv, ro, snapshot, t, 0, k, &tro, &mut v, values, &mut hint, stats, counting,
+                    )?,
+                }
+            }
+            if let Some(p) = &mut pass {
+                self.run_pass(p, sv, ro, snapshot, 0, keys, &tro, &mut v, values, stats)?;
             }
         }
         for level in 1..ver.num_levels() {
             if ver.files(level).is_empty() {
+                continue;
+            }
+            if let Some(p) = &mut pass {
+                // A key on a boundary between files (rare) is looked up
+                // in them in order here; every other key waits for the pass.
+                let mut current: Option<(u64, Arc<TableReader>)> = None;
+                for (i, k) in keys.iter_mut().enumerate() {
+                    if k.done {
+                        continue;
+                    }
+                    let files = ver.files_for_key(level, k.key);
+                    if let [f] = files {
+                        let t = match &current {
+                            Some((n, t)) if *n == f.number => t,
+                            _ => {
+                                let t = self
+                                    .table_cache
+                                    .reader_for(f, level, tro.no_io, &sv.tables)?;
+                                &current.insert((f.number, t)).1
+                            }
+                        };
+                        p.route(t, i, k);
+                        continue;
+                    }
+                    for f in files {
+                        let t = self
+                            .table_cache
+                            .reader_for(f, level, tro.no_io, &sv.tables)?;
+                        let mut alone = BlockHint::default();
+                        self.batch_probe(
+                            sv, ro, snapshot, &t, level, k, &tro, &mut v, values, &mut alone,
+                            stats, counting,
+                        )?;
+                        if k.done {
+                            break;
+                        }
+                    }
+                }
+                self.run_pass(
+                    p, sv, ro, snapshot, level, keys, &tro, &mut v, values, stats,
+                )?;
                 continue;
             }
             let mut current: Option<(u64, Arc<TableReader>)> = None;
@@ -697,6 +793,100 @@ impl DbInner {
             }
         }
         laps.lap(F::get_from_output_files_time);
+        Ok(())
+    }
+
+    /// Looks up the keys [`TablePass::route`] gave `p`, each in its
+    /// table of `level`, in passes: every key's filter, index seek and data
+    /// block ([`TableReader::locate`]), then every located key's entry
+    /// prefetched ([`TableReader::prefetch_entry`]), then every located
+    /// key's search of its block ([`TableReader::finish_get`]). Leaves `p`
+    /// empty.
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one batch lookup's state, kept out of a struct on the hot path"
+    )]
+    fn run_pass(
+        &self,
+        p: &mut TablePass,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        level: usize,
+        keys: &mut [BatchKey<'_>],
+        tro: &TableReadOptions,
+        v: &mut Vec<u8>,
+        values: &mut Vec<u8>,
+        stats: Option<&Statistics>,
+    ) -> Result<()> {
+        let mut hint = BlockHint::default();
+        let mut last = usize::MAX;
+        for &(i, r) in &p.routes {
+            let (k, t) = (&mut keys[i as usize], &p.tables[r as usize]);
+            if r as usize != last {
+                // The hint serves one table, its keys in ascending order.
+                hint.reset();
+                last = r as usize;
+            }
+            if !ro.ignore_range_deletions {
+                k.tomb = max_opt(k.tomb, t.max_covering_tombstone(k.key, snapshot));
+            }
+            match t.locate(k.key, Some(k.hash), snapshot, tro, Some(&mut hint))? {
+                Located::Decided(got) => {
+                    self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?
+                }
+                // A block just read from the file is searched now, while
+                // it is in the CPU's caches; a cached block's search waits
+                // for the prefetches of its directory and entry.
+                Located::Block(b) if b.searched_by_directory() => p.located.push((i, r, b)),
+                Located::Block(b) => {
+                    let got = t.finish_get(b, k.key, v)?;
+                    self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?;
+                }
+            }
+        }
+        for (_, _, b) in &p.located {
+            TableReader::prefetch_entry(b);
+        }
+        for (i, r, b) in p.located.drain(..) {
+            let (k, t) = (&mut keys[i as usize], &p.tables[r as usize]);
+            let got = t.finish_get(b, k.key, v)?;
+            self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?;
+        }
+        p.clear();
+        Ok(())
+    }
+
+    /// Folds what table probe `got` found for batch key `k` into its
+    /// lookup, as [`Self::batch_probe`] does (the per-level breakdown
+    /// aside: [`Self::run_pass`] runs without it).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one batch lookup's state, kept out of a struct on the hot path"
+    )]
+    #[inline]
+    fn settle(
+        &self,
+        sv: &SuperVersion,
+        ro: &ReadOptions,
+        snapshot: SequenceNumber,
+        level: usize,
+        k: &mut BatchKey<'_>,
+        got: &TableGet,
+        v: &mut Vec<u8>,
+        values: &mut Vec<u8>,
+        stats: Option<&Statistics>,
+    ) -> Result<()> {
+        let result = step(got.result, k.tomb);
+        record_probe(stats, None, level, got, &result);
+        match result {
+            Step::Continue => {}
+            Step::Found(found) => k.resolve(found.then_some(&v[..]), values),
+            Step::Merge => {
+                let found = self.get_merged(sv, ro, snapshot, k.key, v)?;
+                k.resolve(found.then_some(&v[..]), values);
+            }
+        }
         Ok(())
     }
 

@@ -837,22 +837,13 @@ fn hint_load(_slot: &AtomicPtr<Node>) -> *mut Node {
 /// from `node`: its key prefix (the comparison) and its `next` slot at
 /// `level` (the step after it, when the search moves to the node).
 #[inline]
-#[cfg_attr(not(target_arch = "x86_64"), allow(unused_variables))]
 fn prefetch_node(node: *const Node, level: usize) {
     if node.is_null() {
         return;
     }
-    #[cfg(target_arch = "x86_64")]
-    {
-        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
-        let p = node.cast::<i8>();
-        // SAFETY: SSE is part of the x86_64 baseline, and a prefetch is a
-        // hint that never faults and reads nothing, whatever the address.
-        unsafe {
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_add(8));
-            _mm_prefetch::<_MM_HINT_T0>(p.wrapping_sub(8 * level));
-        }
-    }
+    let p = node.cast::<u8>();
+    crate::prefetch::line(p.wrapping_add(8));
+    crate::prefetch::line(p.wrapping_sub(8 * level));
 }
 
 /// A position in a [`SkipList`] (null: past either end), branded with the

@@ -458,6 +458,46 @@ impl Block {
         Some(BlockGet::NotHere)
     }
 
+    /// Prefetches the lines of the entry directory that
+    /// [`Self::seek_for_get`] searches, when the block has one: a batch of
+    /// lookups does so for every key's block before searching any. A hint
+    /// only: no result depends on it.
+    pub fn prefetch_for_get(&self) {
+        if let Some(d) = self.dir.get() {
+            crate::prefetch::slice(&d.prefixes);
+            crate::prefetch::slice(&d.entries);
+        }
+    }
+
+    /// Prefetches the entry [`Self::seek_for_get`] will decode first for
+    /// `target` (an internal key), found through the entry directory, and
+    /// the lines its value spans: a batch of lookups does so for every
+    /// key's block before searching any, once the directories' lines have
+    /// arrived ([`Self::prefetch_for_get`]). Nothing without a directory.
+    /// A hint only: no result depends on it.
+    pub fn prefetch_entry_for_get(&self, target: &[u8]) {
+        let Some(d) = self.dir.get() else {
+            return;
+        };
+        if target.len() < TRAILER_LEN {
+            return;
+        }
+        let p = key::user_key_prefix(key::user_key(target));
+        let i = d.prefixes.partition_point(|&x| x < p);
+        let Some(&w) = d.entries.get(i) else {
+            return;
+        };
+        let at = (w & !REBUILDABLE) as usize;
+        // The entry ends where the next begins (or the entries end).
+        let end = d
+            .entries
+            .get(i + 1)
+            .map_or(self.restarts_offset, |&n| (n & !REBUILDABLE) as usize);
+        if let Some(bytes) = self.data.get(at..end) {
+            crate::prefetch::slice(bytes);
+        }
+    }
+
     /// The entry before the one at `at`, through the directory, when its
     /// key can be rebuilt alone: its offset and its user-key prefix's bytes
     /// (the first `shared` of which are its key's first bytes). `None`

@@ -334,9 +334,16 @@ impl BloomFilter {
         self.may_contain_hash(hash64(user_key, FILTER_SEED))
     }
 
-    /// [`BloomFilter::may_contain`] for the key whose hash is `h`
-    /// ([`filter_hash`]).
-    #[inline]
+    /// Prefetches the line [`Self::may_contain_hash`] probes for `h` (the
+    /// cache-local scheme; nothing for the others, whose probes spread over
+    /// the filter): a batch of lookups does so for every key before
+    /// probing any ([`super::TableReader::prefetch_filter`]).
+    pub fn prefetch_hash(&self, h: u64) {
+        if let Bits::CacheLocal { lines } = &self.bits {
+            crate::prefetch::line(&lines[local_line(h, lines.len() as u64)]);
+        }
+    }
+
     pub fn may_contain_hash(&self, h: u64) -> bool {
         match &self.bits {
             Bits::CacheLocal { lines } => {

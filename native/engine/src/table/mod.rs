@@ -99,7 +99,7 @@ pub use properties::TableProperties;
 pub const EXTERNAL_FILE_VERSION: u32 = 1;
 pub(crate) use reader::Held;
 pub use reader::{
-    BlockCache, BlockHint, CachedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
+    BlockCache, BlockHint, CachedBlock, Located, LocatedBlock, TableGet, TableIter, TableReadOptions, TableReader, TableReaderOptions,
     external_view,
 };
 

@@ -198,6 +198,37 @@ impl BlockHint {
     }
 }
 
+/// What [`TableReader::locate`] found for one key.
+pub enum Located {
+    /// The lookup is decided without a data block (the filter or the
+    /// index ruled the key out, or the table's entries are all newer than
+    /// the snapshot).
+    Decided(TableGet),
+    /// The data block that holds the key if the table does.
+    Block(LocatedBlock),
+}
+
+/// A lookup between [`TableReader::locate`] and [`TableReader::finish_get`]:
+/// its data block and what the search of it needs.
+pub struct LocatedBlock {
+    out: TableGet,
+    handle: BlockHandle,
+    block: Arc<Block>,
+    /// The user key at the sequence number the seek looks from.
+    seek: SeekKey,
+    snapshot: SequenceNumber,
+    level: u8,
+}
+
+impl LocatedBlock {
+    /// The block has an entry directory: it came from the block cache
+    /// (the directory is built on a lookup's first reuse), not from the
+    /// file just now, and its search reads the directory first.
+    pub fn searched_by_directory(&self) -> bool {
+        self.block.directory_bytes() > 0
+    }
+}
+
 /// What [`TableReader::get`] found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableGet {
@@ -515,6 +546,38 @@ impl TableReader {
         value_out: &mut Vec<u8>,
         hint: Option<&mut BlockHint>,
     ) -> Result<TableGet> {
+        match self.locate(user_key, key_hash, snapshot, ro, hint)? {
+            Located::Decided(out) => Ok(out),
+            Located::Block(b) => self.finish_get(b, user_key, value_out),
+        }
+    }
+
+    /// Prefetches the filter line a lookup of `key_hash` (the key's
+    /// [`super::filter::filter_hash`]) will probe, when this reader holds
+    /// a whole-key filter. A hint only: no result depends on it.
+    pub fn prefetch_filter(&self, key_hash: u64) {
+        if let Some(f) = &self.filter
+            && self.filter_whole_keys
+        {
+            f.prefetch_hash(key_hash);
+        }
+    }
+
+    /// The first half of [`Self::get_hinted`]: the filter, the index seek
+    /// and the data block (through the cache), whose entry directory it
+    /// then prefetches ([`Block::prefetch_for_get`]). Either decides the lookup
+    /// (the filter or the index rules the key out) or hands the block to
+    /// [`Self::finish_get`]. A multi-get locates every key of a table
+    /// before it finishes any, so that the misses of one key's block
+    /// search overlap with the other keys' work.
+    pub fn locate(
+        &self,
+        user_key: &[u8],
+        key_hash: Option<u64>,
+        snapshot: SequenceNumber,
+        ro: &TableReadOptions,
+        hint: Option<&mut BlockHint>,
+    ) -> Result<Located> {
         let mut out = TableGet {
             result: Lookup::Absent,
             filter_checked: false,
@@ -531,7 +594,7 @@ impl TableReader {
             if !may {
                 perf_count!(at level => bloom_sst_miss_count);
                 out.filter_rejected = true;
-                return Ok(out);
+                return Ok(Located::Decided(out));
             }
             perf_count!(at level => bloom_sst_hit_count);
         }
@@ -539,26 +602,26 @@ impl TableReader {
         // none is visible below it, and each user key has one entry, found
         // by a seek at any sequence (the stored ones are 0).
         let seek_seq = match self.global_seqno {
-            Some(g) if snapshot < g => return Ok(out),
+            Some(g) if snapshot < g => return Ok(Located::Decided(out)),
             Some(_) => MAX_SEQUENCE,
             None => snapshot.min(MAX_SEQUENCE),
         };
         let seek = SeekKey::new(user_key, seek_seq);
-        let seek = seek.ikey_bytes();
+        let target = seek.ikey_bytes();
         let reuse = hint.as_ref().and_then(|h| {
             h.block
                 .as_ref()
-                .filter(|_| key::compare_internal(seek, &h.separator) != std::cmp::Ordering::Greater)
+                .filter(|_| key::compare_internal(target, &h.separator) != std::cmp::Ordering::Greater)
                 .map(|(handle, b)| (*handle, b.clone()))
         });
         let (handle, block) = match reuse {
             Some(found) => found,
             None => {
                 let mut index = BlockIter::new(self.index_ref(ro)?);
-                index.seek_at(seek, level);
+                index.seek_at(target, level);
                 if !index.valid() {
                     index.status()?;
-                    return Ok(out);
+                    return Ok(Located::Decided(out));
                 }
                 let handle = self.decode_index_value(&index)?;
                 let block = self.data_block_for_get(handle, ro)?;
@@ -570,6 +633,43 @@ impl TableReader {
                 (handle, block)
             }
         };
+        block.prefetch_for_get();
+        Ok(Located::Block(LocatedBlock {
+            out,
+            handle,
+            block,
+            seek,
+            snapshot,
+            level,
+        }))
+    }
+
+    /// Prefetches the entry of its block that [`Self::finish_get`] will
+    /// read first for `located` ([`Block::prefetch_entry_for_get`]).
+    pub fn prefetch_entry(located: &LocatedBlock) {
+        located
+            .block
+            .prefetch_entry_for_get(located.seek.ikey_bytes());
+    }
+
+    /// The second half of [`Self::get_hinted`]: the search of the block
+    /// [`Self::locate`] found for `user_key`. A value or merge operand is
+    /// copied into `value_out` (cleared first).
+    pub fn finish_get(
+        &self,
+        located: LocatedBlock,
+        user_key: &[u8],
+        value_out: &mut Vec<u8>,
+    ) -> Result<TableGet> {
+        let LocatedBlock {
+            mut out,
+            handle,
+            block,
+            seek,
+            snapshot,
+            level,
+        } = located;
+        let seek = seek.ikey_bytes();
         // The entry directory decides most lookups in a cached block after
         // one binary search of its prefixes; else the iterator's seek.
         let mut data;

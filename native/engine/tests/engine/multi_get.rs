@@ -1,7 +1,10 @@
 //! A multi-get answers as a get of each key at one snapshot: random key
 //! lists (unsorted, with repeats and absent keys) against a `BTreeMap`
 //! model and against single gets, over a memtable, L0 files and several
-//! levels, with point and range deletes, merges and held snapshots.
+//! levels, with point and range deletes, merges and held snapshots; a
+//! batch's keys go through each table in passes (`db/read.rs`,
+//! `TablePass`), or one at a time with the perf context's per-level
+//! breakdown on.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -147,6 +150,22 @@ fn multi_get_matches_a_model_across_memtables_levels_and_snapshots() {
             db.property("talus.levelstats").unwrap_or_default()
         );
         check_batches(&db, &ReadOptions::default(), &model, &mut rng, space, &what);
+        // With the perf context's per-level breakdown on, a multi-get looks
+        // its keys up one at a time (each probe's counts its own) rather
+        // than in passes over each table: both answer the same.
+        talus::perf_context::set_perf_level(talus::perf_context::PerfLevel::EnableCount).unwrap();
+        talus::perf_context::set_per_level_enabled(true);
+        let by_level = format!("{what}, per-level breakdown on");
+        check_batches(
+            &db,
+            &ReadOptions::default(),
+            &model,
+            &mut rng,
+            space,
+            &by_level,
+        );
+        talus::perf_context::set_per_level_enabled(false);
+        talus::perf_context::set_perf_level(talus::perf_context::PerfLevel::Disable).unwrap();
         for (i, (snap, at)) in snaps.iter().enumerate() {
             let ro = ReadOptions {
                 snapshot: Some(snap.sequence_number()),
@@ -195,4 +214,64 @@ fn multi_get_of_neighbours_in_one_block() {
         let i: u32 = std::str::from_utf8(&k[3..]).unwrap().parse().unwrap();
         assert_eq!(v, i.is_multiple_of(2).then(|| k.clone()), "{i}");
     }
+}
+
+/// Rows large enough for cached data blocks to get an entry directory
+/// (entries of 96 bytes or more): once single gets have reused every
+/// block, a multi-get's passes prefetch each block's directory and entry
+/// before searching it (`TablePass`), in tables of several levels with
+/// overwritten and deleted keys, at a snapshot too; the first batch meets
+/// blocks read from the file, searched at once.
+#[test]
+fn multi_get_through_entry_directories_matches_a_model() {
+    let mut rng = StdRng::seed_from_u64(7);
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = Options {
+        create_if_missing: true,
+        write_buffer_size: 256 << 10,
+        level0_file_num_compaction_trigger: 2,
+        target_file_size_base: 64 << 10,
+        max_bytes_for_level_base: 256 << 10,
+        ..Options::default()
+    };
+    o.table.block_size = 1024;
+    o.table.filter_bits_per_key = Some(10.0);
+    let db = Db::open(o, dir.path()).unwrap();
+    let wo = WriteOptions::default();
+    let mut model = Model::new();
+    let space = 4000;
+    let mut snap = None;
+    for round in 0..6 {
+        for _ in 0..2500 {
+            let i = rng.random_range(0..space);
+            if rng.random_range(0..10) == 0 {
+                db.delete(&wo, &key(i)).unwrap();
+                model.remove(&key(i));
+            } else {
+                let v = format!("{i:05}-{round}-").repeat(rng.random_range(12..20));
+                db.put(&wo, &key(i), v.as_bytes()).unwrap();
+                model.insert(key(i), v.into_bytes());
+            }
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+        if round == 3 {
+            snap = Some((db.snapshot().unwrap(), model.clone()));
+        }
+    }
+    let what = db.property("talus.levelstats").unwrap_or_default();
+    let ro = ReadOptions::default();
+    // Cold: every block comes from the file.
+    check_batches(&db, &ro, &model, &mut rng, space, &format!("cold, {what}"));
+    // Warm: every key read once more, so every block has its directory.
+    for i in 0..space {
+        db.get(&ro, &key(i)).unwrap();
+    }
+    check_batches(&db, &ro, &model, &mut rng, space, &format!("warm, {what}"));
+    let (snap, at) = snap.unwrap();
+    let ro = ReadOptions {
+        snapshot: Some(snap.sequence_number()),
+        ..ReadOptions::default()
+    };
+    check_batches(&db, &ro, &at, &mut rng, space, &format!("snapshot, {what}"));
+    db.release_snapshot(snap);
 }
