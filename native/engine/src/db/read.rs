@@ -169,8 +169,10 @@ impl BatchKey<'_> {
 /// all keys are prefetched as the keys are routed, and every key's data
 /// block is found (its directory's lines prefetched) before any block is
 /// searched, so those misses overlap across keys instead of following one
-/// another. Prefetches, not loads: the cache lookups between them lock,
-/// and a lock waits for every load before it ([`crate::prefetch`]).
+/// another (a block read from the file just now is searched at once,
+/// while it is in the CPU's caches). Prefetches, not loads: the cache
+/// lookups between them lock, and a lock waits for every load before it
+/// ([`crate::prefetch`]).
 #[derive(Default)]
 struct TablePass {
     /// The distinct tables of the pass, in the order keys met them.
@@ -833,7 +835,7 @@ impl DbInner {
             }
             match t.locate(k.key, Some(k.hash), snapshot, tro, Some(&mut hint))? {
                 Located::Decided(got) => {
-                    self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?
+                    self.settle(sv, ro, snapshot, level, k, &got, None, v, values, stats)?
                 }
                 // A block just read from the file is searched now, while
                 // it is in the CPU's caches; a cached block's search waits
@@ -841,7 +843,7 @@ impl DbInner {
                 Located::Block(b) if b.searched_by_directory() => p.located.push((i, r, b)),
                 Located::Block(b) => {
                     let got = t.finish_get(b, k.key, v)?;
-                    self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?;
+                    self.settle(sv, ro, snapshot, level, k, &got, None, v, values, stats)?;
                 }
             }
         }
@@ -851,15 +853,15 @@ impl DbInner {
         for (i, r, b) in p.located.drain(..) {
             let (k, t) = (&mut keys[i as usize], &p.tables[r as usize]);
             let got = t.finish_get(b, k.key, v)?;
-            self.settle(sv, ro, snapshot, level, k, &got, v, values, stats)?;
+            self.settle(sv, ro, snapshot, level, k, &got, None, v, values, stats)?;
         }
         p.clear();
         Ok(())
     }
 
     /// Folds what table probe `got` found for batch key `k` into its
-    /// lookup, as [`Self::batch_probe`] does (the per-level breakdown
-    /// aside: [`Self::run_pass`] runs without it).
+    /// lookup, and records the probe (`probe`: its per-level breakdown,
+    /// when the thread records one; [`Self::run_pass`] runs without).
     #[expect(
         clippy::too_many_arguments,
         reason = "one batch lookup's state, kept out of a struct on the hot path"
@@ -873,12 +875,13 @@ impl DbInner {
         level: usize,
         k: &mut BatchKey<'_>,
         got: &TableGet,
+        probe: Option<LevelProbe>,
         v: &mut Vec<u8>,
         values: &mut Vec<u8>,
         stats: Option<&Statistics>,
     ) -> Result<()> {
         let result = step(got.result, k.tomb);
-        record_probe(stats, None, level, got, &result);
+        record_probe(stats, probe, level, got, &result);
         match result {
             Step::Continue => {}
             Step::Found(found) => k.resolve(found.then_some(&v[..]), values),
@@ -917,17 +920,7 @@ impl DbInner {
         }
         let probe = if counting { LevelProbe::start() } else { None };
         let got = t.get_hinted(k.key, Some(k.hash), snapshot, tro, v, Some(hint))?;
-        let result = step(got.result, k.tomb);
-        record_probe(stats, probe, level, &got, &result);
-        match result {
-            Step::Continue => {}
-            Step::Found(found) => k.resolve(found.then_some(&v[..]), values),
-            Step::Merge => {
-                let found = self.get_merged(sv, ro, snapshot, k.key, v)?;
-                k.resolve(found.then_some(&v[..]), values);
-            }
-        }
-        Ok(())
+        self.settle(sv, ro, snapshot, level, k, &got, probe, v, values, stats)
     }
 
     pub(crate) fn new_iterator(
