@@ -800,8 +800,9 @@ impl DbInner {
 
     /// Looks up the keys [`TablePass::route`] gave `p`, each in its
     /// table of `level`, in passes: every key's filter, index seek and data
-    /// block ([`TableReader::locate`]), then every located key's entry
-    /// prefetched ([`TableReader::prefetch_entry`]), then every located
+    /// block ([`TableReader::locate`], its directory prefetched), then every
+    /// located key's entry prefetched ([`LocatedBlock::prefetch_entry`]),
+    /// then every located
     /// key's search of its block ([`TableReader::finish_get`]). Leaves `p`
     /// empty.
     #[expect(
@@ -840,7 +841,10 @@ impl DbInner {
                 // A block just read from the file is searched now, while
                 // it is in the CPU's caches; a cached block's search waits
                 // for the prefetches of its directory and entry.
-                Located::Block(b) if b.searched_by_directory() => p.located.push((i, r, b)),
+                Located::Block(b) if b.searched_by_directory() => {
+                    b.prefetch_directory();
+                    p.located.push((i, r, b));
+                }
                 Located::Block(b) => {
                     let got = t.finish_get(b, k.key, v)?;
                     self.settle(sv, ro, snapshot, level, k, &got, None, v, values, stats)?;
@@ -848,7 +852,7 @@ impl DbInner {
             }
         }
         for (_, _, b) in &p.located {
-            TableReader::prefetch_entry(b);
+            b.prefetch_entry();
         }
         for (i, r, b) in p.located.drain(..) {
             let (k, t) = (&mut keys[i as usize], &p.tables[r as usize]);

@@ -181,6 +181,12 @@ pub const SAMPLE_EVERY: usize = 16;
 /// delta rebuild (module docs); the other 31 bits are its offset.
 const REBUILDABLE: u32 = 1 << 31;
 
+/// The block offset a [`Directory::entries`] word holds.
+#[inline]
+fn entry_offset(w: u32) -> usize {
+    (w & !REBUILDABLE) as usize
+}
+
 thread_local! {
     /// Working space of [`Block::ensure_entry_directory`].
     static DIRECTORY_SCRATCH: std::cell::RefCell<(Vec<u64>, Vec<u32>)> =
@@ -426,7 +432,7 @@ impl Block {
             if w & REBUILDABLE == 0 {
                 return None;
             }
-            let at = (w & !REBUILDABLE) as usize;
+            let at = entry_offset(w);
             let e = self.entry_at(at).ok()?;
             // The key is `prefix[..shared]` then the delta: compared in its
             // two pieces, without copying it anywhere.
@@ -487,12 +493,12 @@ impl Block {
         let Some(&w) = d.entries.get(i) else {
             return;
         };
-        let at = (w & !REBUILDABLE) as usize;
+        let at = entry_offset(w);
         // The entry ends where the next begins (or the entries end).
         let end = d
             .entries
             .get(i + 1)
-            .map_or(self.restarts_offset, |&n| (n & !REBUILDABLE) as usize);
+            .map_or(self.restarts_offset, |&n| entry_offset(n));
         if let Some(bytes) = self.data.get(at..end) {
             crate::prefetch::slice(bytes);
         }
@@ -505,13 +511,12 @@ impl Block {
     /// marked.
     fn directory_prev(&self, at: usize) -> Option<(usize, [u8; 8])> {
         let d = self.dir.get()?;
-        let offset = |w: u32| (w & !REBUILDABLE) as usize;
-        let i = d.entries.partition_point(|&w| offset(w) < at);
-        if i == 0 || d.entries.get(i).map(|&w| offset(w)) != Some(at) {
+        let i = d.entries.partition_point(|&w| entry_offset(w) < at);
+        if i == 0 || d.entries.get(i).map(|&w| entry_offset(w)) != Some(at) {
             return None;
         }
         let w = d.entries[i - 1];
-        (w & REBUILDABLE != 0).then(|| (offset(w), d.prefixes[i - 1].to_be_bytes()))
+        (w & REBUILDABLE != 0).then(|| (entry_offset(w), d.prefixes[i - 1].to_be_bytes()))
     }
 
     /// `user_key_comparison_count` of a [`Self::seek_for_get`] that

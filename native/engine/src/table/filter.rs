@@ -344,6 +344,9 @@ impl BloomFilter {
         }
     }
 
+    /// [`BloomFilter::may_contain`] for the key whose hash is `h`
+    /// ([`filter_hash`]).
+    #[inline]
     pub fn may_contain_hash(&self, h: u64) -> bool {
         match &self.bits {
             Bits::CacheLocal { lines } => {

@@ -227,6 +227,18 @@ impl LocatedBlock {
     pub fn searched_by_directory(&self) -> bool {
         self.block.directory_bytes() > 0
     }
+
+    /// Prefetches the block's entry directory ([`Block::prefetch_for_get`]).
+    pub fn prefetch_directory(&self) {
+        self.block.prefetch_for_get();
+    }
+
+    /// Prefetches the entry of the block that [`TableReader::finish_get`]
+    /// will read first ([`Block::prefetch_entry_for_get`]), once the
+    /// directory's lines have arrived.
+    pub fn prefetch_entry(&self) {
+        self.block.prefetch_entry_for_get(self.seek.ikey_bytes());
+    }
 }
 
 /// What [`TableReader::get`] found.
@@ -564,12 +576,12 @@ impl TableReader {
     }
 
     /// The first half of [`Self::get_hinted`]: the filter, the index seek
-    /// and the data block (through the cache), whose entry directory it
-    /// then prefetches ([`Block::prefetch_for_get`]). Either decides the lookup
+    /// and the data block (through the cache). Either decides the lookup
     /// (the filter or the index rules the key out) or hands the block to
     /// [`Self::finish_get`]. A multi-get locates every key of a table
-    /// before it finishes any, so that the misses of one key's block
-    /// search overlap with the other keys' work.
+    /// before it finishes any, prefetching what each block's search will
+    /// read ([`LocatedBlock::prefetch_directory`]), so that the misses of
+    /// one key's block search overlap with the other keys' work.
     pub fn locate(
         &self,
         user_key: &[u8],
@@ -633,7 +645,6 @@ impl TableReader {
                 (handle, block)
             }
         };
-        block.prefetch_for_get();
         Ok(Located::Block(LocatedBlock {
             out,
             handle,
@@ -642,14 +653,6 @@ impl TableReader {
             snapshot,
             level,
         }))
-    }
-
-    /// Prefetches the entry of its block that [`Self::finish_get`] will
-    /// read first for `located` ([`Block::prefetch_entry_for_get`]).
-    pub fn prefetch_entry(located: &LocatedBlock) {
-        located
-            .block
-            .prefetch_entry_for_get(located.seek.ikey_bytes());
     }
 
     /// The second half of [`Self::get_hinted`]: the search of the block
