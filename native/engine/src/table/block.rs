@@ -184,6 +184,12 @@ pub const SAMPLE_EVERY: usize = 16;
 /// delta rebuild (module docs); the other 31 bits are its offset.
 const REBUILDABLE: u32 = 1 << 31;
 
+/// The most entries sharing the target's 8-byte prefix that an iterator's
+/// seek decodes from the entry the directory gives it; past that it takes
+/// the restart search ([`Block::directory_seek_start`]). Entries of one
+/// user key's versions share a prefix, so a few are allowed.
+const DIRECTORY_SEEK_RUN: usize = 4;
+
 /// The block offset a [`Directory::entries`] word holds.
 #[inline]
 fn entry_offset(w: u32) -> usize {
@@ -529,9 +535,13 @@ impl Block {
     /// entry's prefix is below it (the seek ends past the block). Every
     /// entry before the one returned sorts before `target` (a prefix
     /// strictly below means a user key strictly below), so the seek goes
-    /// on from it as from a restart point. `None` without a directory, or
-    /// when that entry's key cannot be rebuilt alone: the caller searches
-    /// the restart points. Same positions as the restart search, pinned by
+    /// on from it as from a restart point. `None` without a directory,
+    /// when that entry's key cannot be rebuilt alone, or when more than
+    /// [`DIRECTORY_SEEK_RUN`] entries from it share the target's prefix
+    /// (keys with a common 8-byte prefix: the seek would decode the whole
+    /// run, where the restart search decodes at most an interval): the
+    /// caller searches the restart points. Same positions as the restart
+    /// search, pinned by
     /// `iterator_seeks_through_the_directory_match_the_restart_search`.
     fn directory_seek_start(&self, target: &[u8]) -> Option<Option<(usize, [u8; 8])>> {
         let d = self.dir.get()?;
@@ -545,7 +555,14 @@ impl Block {
         let Some(&w) = d.entries.get(i) else {
             return Some(None);
         };
-        (w & REBUILDABLE != 0).then(|| Some((entry_offset(w), d.prefixes[i].to_be_bytes())))
+        // Prefixes are non-decreasing: the run of `p` from `i` is short
+        // exactly when the entry DIRECTORY_SEEK_RUN further on is past it.
+        let short_run = d
+            .prefixes
+            .get(i + DIRECTORY_SEEK_RUN)
+            .is_none_or(|&x| x != p);
+        (w & REBUILDABLE != 0 && short_run)
+            .then(|| Some((entry_offset(w), d.prefixes[i].to_be_bytes())))
     }
 
     /// `user_key_comparison_count` of a [`Self::seek_for_get`] that
@@ -1238,6 +1255,31 @@ mod tests {
                 assert!(past_end > 0);
             } else {
                 assert_eq!((by_directory, past_end), (0, 0));
+            }
+        }
+    }
+
+    #[test]
+    fn regression_a_seek_among_keys_sharing_a_prefix_takes_the_restart_search() {
+        // Every key shares its first 8 bytes: the directory's start is the
+        // block's first entry, from which a seek would decode the whole
+        // run; it must take the restart search instead (and land where
+        // it does, as the test above checks for mixed keys).
+        let uks: Vec<Vec<u8>> = (0..60).map(|i| format!("user0000{i:04}").into_bytes()).collect();
+        let entries = versioned_entries(&uks, |i| vec![i as u8; 120]);
+        let plain = build(&entries, 16);
+        let dir = Arc::new(with_directory(&plain));
+        assert!(dir.directory_bytes() > 0);
+        for t in seek_targets(&entries, &uks) {
+            if key::user_key(&t).starts_with(b"user0000") {
+                assert_eq!(dir.directory_seek_start(&t), None, "{t:?}");
+            }
+            let (mut want, mut got) = (BlockIter::new(plain.clone()), BlockIter::new(dir.clone()));
+            want.seek(&t);
+            got.seek(&t);
+            assert_eq!(got.valid(), want.valid());
+            if want.valid() {
+                assert_eq!(got.key(), want.key());
             }
         }
     }
