@@ -56,7 +56,8 @@
 //! way the directory cannot order, the lookup falls back to the restart
 //! search. An iterator's seek into such a block starts decoding at the
 //! first entry whose prefix is not below the target's, found the same way,
-//! instead of at a restart point. Like the search samples the directory is
+//! instead of at a restart point, unless more than a few entries share the
+//! target's prefix. Like the search samples the directory is
 //! derived, never stored, and charged with the block: 12 bytes per entry,
 //! built only when that is at most an eighth of the block (entries of 96
 //! bytes or more on average), so blocks of many tiny entries do not grow
