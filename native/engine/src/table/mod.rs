@@ -77,6 +77,7 @@ mod hash;
 mod properties;
 mod range_del;
 mod reader;
+mod readahead;
 
 pub use block::{Block, BlockGet, BlockIter};
 pub use builder::{TableBuildOptions, TableBuilder};

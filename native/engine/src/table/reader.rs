@@ -26,6 +26,7 @@ use super::format::{
 };
 use super::properties::TableProperties;
 use super::range_del;
+use super::readahead::Readahead;
 use crate::cache::{CacheKey, CacheValue, LruCache, Priority, new_cache_owner_id};
 use crate::error::{Error, Result};
 use crate::fs::RandomAccessFile;
@@ -879,9 +880,15 @@ impl TableReader {
         }
     }
 
-    /// A data block, through the cache.
-    fn data_block(&self, handle: BlockHandle, ro: TableReadOptions) -> Result<Arc<Block>> {
-        match self.read_block(handle, BlockKind::Data, ro)? {
+    /// A data block for an iterator, through the cache and the iterator's
+    /// readahead.
+    fn data_block(
+        &self,
+        handle: BlockHandle,
+        ro: TableReadOptions,
+        readahead: &mut Readahead,
+    ) -> Result<Arc<Block>> {
+        match self.read_block_hit(handle, BlockKind::Data, ro, Some(readahead))?.0 {
             CachedBlock::Data(b) => Ok(b),
             _ => Err(self.wrong_kind(handle, BlockKind::Data)),
         }
@@ -894,7 +901,7 @@ impl TableReader {
     /// without one: most such blocks are not looked up again before they
     /// are evicted, once the data outgrows the cache.
     fn data_block_for_get(&self, handle: BlockHandle, ro: TableReadOptions) -> Result<Arc<Block>> {
-        let (b, hit) = self.read_block_hit(handle, BlockKind::Data, ro)?;
+        let (b, hit) = self.read_block_hit(handle, BlockKind::Data, ro, None)?;
         let CachedBlock::Data(b) = b else {
             return Err(self.wrong_kind(handle, BlockKind::Data));
         };
@@ -964,16 +971,19 @@ impl TableReader {
         kind: BlockKind,
         ro: TableReadOptions,
     ) -> Result<CachedBlock> {
-        self.read_block_hit(handle, kind, ro).map(|(b, _)| b)
+        self.read_block_hit(handle, kind, ro, None).map(|(b, _)| b)
     }
 
     /// [`Self::read_block`], and whether the block came from the block
-    /// cache (true) or from the file.
+    /// cache (true) or from the file. With `readahead` (an iterator's), a
+    /// block not in the cache may come out of, or start, a readahead window
+    /// (`readahead.rs`).
     fn read_block_hit(
         &self,
         handle: BlockHandle,
         kind: BlockKind,
         ro: TableReadOptions,
+        readahead: Option<&mut Readahead>,
     ) -> Result<(CachedBlock, bool)> {
         let cache = self
             .cache
@@ -1035,7 +1045,12 @@ impl TableReader {
                 handle.offset
             )));
         }
-        let raw = self.read_block_from_file(handle, kind, ro.verify_checksums, ro.rate_limited)?;
+        let raw = match readahead {
+            Some(ra) => self.read_block_ahead(handle, kind, ro, ra)?,
+            None => {
+                self.read_block_from_file(handle, kind, ro.verify_checksums, ro.rate_limited)?
+            }
+        };
         let block = match kind {
             BlockKind::Filter => CachedBlock::Filter(Arc::new(BloomFilter::new(
                 raw,
@@ -1105,25 +1120,8 @@ impl TableReader {
         verify: bool,
         charged: bool,
     ) -> Result<Vec<u8>> {
-        let bad = |reason: String| {
-            Error::corruption(
-                &*self.file_name,
-                handle.offset,
-                format!("{} block: {reason}", kind.name()),
-            )
-        };
-        let blocks_end = self.file_size - FOOTER_LEN as u64;
-        let len = handle
-            .end_with_trailer()
-            .filter(|&end| end <= blocks_end)
-            .and_then(|_| usize::try_from(handle.size).ok())
-            .ok_or_else(|| {
-                bad(format!(
-                    "handle (offset {}, size {}) runs past the last block",
-                    handle.offset, handle.size
-                ))
-            })?;
-        let total = len + BLOCK_TRAILER_LEN;
+        let bad = |reason: String| self.block_corruption(handle, kind, reason);
+        let total = self.stored_len(handle, kind)?;
         if charged && let Some(c) = &self.read_charger {
             c.charge(total as u64);
         }
@@ -1149,6 +1147,90 @@ impl TableReader {
         self.read_stored_block(handle, kind, verify, &mut buf, bad)
     }
 
+    /// A corruption of the `kind` block at `handle`.
+    fn block_corruption(&self, handle: BlockHandle, kind: BlockKind, reason: String) -> Error {
+        Error::corruption(
+            &*self.file_name,
+            handle.offset,
+            format!("{} block: {reason}", kind.name()),
+        )
+    }
+
+    /// The stored size with trailer of the block at `handle`, checked to
+    /// end before the footer (so a corrupt handle never becomes a read
+    /// past the blocks, nor a huge allocation).
+    fn stored_len(&self, handle: BlockHandle, kind: BlockKind) -> Result<usize> {
+        let blocks_end = self.file_size - FOOTER_LEN as u64;
+        handle
+            .end_with_trailer()
+            .filter(|&end| end <= blocks_end)
+            .and_then(|_| usize::try_from(handle.size).ok())
+            .map(|len| len + BLOCK_TRAILER_LEN)
+            .ok_or_else(|| {
+                self.block_corruption(
+                    handle,
+                    kind,
+                    format!(
+                        "handle (offset {}, size {}) runs past the last block",
+                        handle.offset, handle.size
+                    ),
+                )
+            })
+    }
+
+    /// [`Self::read_block_from_file`] for an iterator: the block's stored
+    /// bytes come out of `ra`'s window when it holds them, else from a new
+    /// window read when the iterator's visits call for one
+    /// ([`Readahead::plan`]), else from a read of the block alone (also
+    /// when the window's read fails: that read then reports the trouble).
+    fn read_block_ahead(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        ro: TableReadOptions,
+        ra: &mut Readahead,
+    ) -> Result<Vec<u8>> {
+        let total = self.stored_len(handle, kind)?;
+        if ra.get(handle.offset, total).is_none() {
+            let limit = self.file_size - FOOTER_LEN as u64;
+            let Some(n) = ra.plan(handle.offset, total, limit) else {
+                return self.read_block_from_file(
+                    handle,
+                    kind,
+                    ro.verify_checksums,
+                    ro.rate_limited,
+                );
+            };
+            if ro.rate_limited
+                && let Some(c) = &self.read_charger
+            {
+                c.charge(n as u64);
+            }
+            let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
+            let read_start = self
+                .stats
+                .as_ref()
+                .filter(|s| s.is_enabled(Histogram::SstReadMicros))
+                .map(|_| std::time::Instant::now());
+            let read = self.file.read_exact_at(handle.offset, ra.buffer(handle.offset, n));
+            laps.lap(F::block_read_time);
+            if let (Some(st), Some(t)) = (&self.stats, read_start) {
+                st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
+            }
+            if read.is_err() {
+                ra.failed();
+                return self.read_block_from_file(handle, kind, ro.verify_checksums, false);
+            }
+        }
+        let Some(stored) = ra.get(handle.offset, total) else {
+            // The window was just read to hold the block; never reached.
+            return self.read_block_from_file(handle, kind, ro.verify_checksums, false);
+        };
+        let bad = |reason: String| self.block_corruption(handle, kind, reason);
+        count_block_read(kind, total);
+        self.decode_stored_block(handle, kind, ro.verify_checksums, stored, bad)
+    }
+
     /// [`Self::read_block_from_file`]'s read, checksum and decompression
     /// into `buf` (stored block + trailer). Returns the block contents.
     fn read_stored_block(
@@ -1159,25 +1241,7 @@ impl TableReader {
         buf: &mut [u8],
         bad: impl Fn(String) -> Error,
     ) -> Result<Vec<u8>> {
-        let len = buf.len() - BLOCK_TRAILER_LEN;
-        // METRICS: block read — count, bytes (buf.len()), time; by kind
-        // (index / filter reads are counted separately from data reads).
-        let read_bytes = buf.len();
-        match kind {
-            BlockKind::Index => {
-                perf_count!(
-                    block_read_count,
-                    block_read_byte = read_bytes,
-                    index_block_read_count
-                )
-            }
-            BlockKind::Filter => perf_count!(
-                block_read_count,
-                block_read_byte = read_bytes,
-                filter_block_read_count
-            ),
-            _ => perf_count!(block_read_count, block_read_byte = read_bytes),
-        }
+        count_block_read(kind, buf.len());
         let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         let read_start = self
             .stats
@@ -1189,6 +1253,22 @@ impl TableReader {
         if let (Some(st), Some(t)) = (&self.stats, read_start) {
             st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
         }
+        self.decode_stored_block(handle, kind, verify, buf, bad)
+    }
+
+    /// Checksum and decompression of a block's stored bytes with trailer
+    /// (`buf`), read from the file or a readahead window. Returns the
+    /// block contents.
+    fn decode_stored_block(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        verify: bool,
+        buf: &[u8],
+        bad: impl Fn(String) -> Error,
+    ) -> Result<Vec<u8>> {
+        let len = buf.len() - BLOCK_TRAILER_LEN;
+        let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         if verify {
             if let Some(st) = &self.stats {
                 st.record_tick(Ticker::BlockChecksumComputeCount, 1);
@@ -1246,6 +1326,29 @@ impl TableReader {
     }
 }
 
+/// Counts a block read from storage, `bytes` with its trailer, in the
+/// perf context: the file, or an iterator's readahead window (whose own
+/// read is timed as `block_read_time`).
+fn count_block_read(kind: BlockKind, bytes: usize) {
+    // METRICS: block read — count, bytes, time; by kind (index / filter
+    // reads are counted separately from data reads).
+    match kind {
+        BlockKind::Index => {
+            perf_count!(
+                block_read_count,
+                block_read_byte = bytes,
+                index_block_read_count
+            )
+        }
+        BlockKind::Filter => perf_count!(
+            block_read_count,
+            block_read_byte = bytes,
+            filter_block_read_count
+        ),
+        _ => perf_count!(block_read_count, block_read_byte = bytes),
+    }
+}
+
 impl Drop for TableReader {
     /// Index and filter blocks in the cache are useless once their reader is
     /// gone; drop them instead of waiting for eviction (their priority would
@@ -1280,6 +1383,8 @@ pub struct TableIter {
     /// `key_buf`, the stored key with its sequence replaced.
     global_seqno: Option<SequenceNumber>,
     key_buf: Vec<u8>,
+    /// The blocks visited and the window read ahead (`readahead.rs`).
+    readahead: Readahead,
 }
 
 impl std::fmt::Debug for TableIter {
@@ -1329,6 +1434,7 @@ impl TableIter {
             err,
             global_seqno,
             key_buf: Vec::new(),
+            readahead: Readahead::default(),
         }
     }
 
@@ -1383,7 +1489,12 @@ impl TableIter {
         {
             return true; // same block: keep it, skip the cache lookup
         }
-        match self.table.data_block(handle, self.ro) {
+        // A bad size stays for the read to report; the visit only counts.
+        let stored = usize::try_from(handle.size).map_or(usize::MAX, |n| {
+            n.saturating_add(BLOCK_TRAILER_LEN)
+        });
+        self.readahead.visit(handle.offset, stored);
+        match self.table.data_block(handle, self.ro, &mut self.readahead) {
             Ok(block) => {
                 match &mut self.data {
                     Some(d) => d.reset(block),

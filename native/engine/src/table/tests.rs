@@ -1489,3 +1489,133 @@ fn blocks_end_short_of_block_size_within_the_deviation() {
         it.status().unwrap();
     }
 }
+
+// ---------------------------------------------------------------- readahead
+
+/// A table of many small blocks (`readahead.rs` windows span dozens).
+fn many_block_table() -> (Model, Vec<u8>, TableProperties) {
+    let mut rng = SmallRng::seed_from_u64(11);
+    let m = Model::random(&mut rng, 2000);
+    let (data, props) = build(&m, build_opts(CompressionType::Lz4, 256, 4));
+    assert!(props.num_data_blocks >= 300, "{}", props.num_data_blocks);
+    (m, data, props)
+}
+
+/// Entries as the model holds them: internal key, value.
+type Entries = Vec<(Vec<u8>, Vec<u8>)>;
+
+/// Every entry of a forward scan from `it`'s first, then its status.
+fn scan_forward(it: &mut TableIter) -> (Entries, Result<()>) {
+    let mut out = Vec::new();
+    it.seek_to_first();
+    while it.valid() {
+        out.push((it.key().to_vec(), it.value().to_vec()));
+        it.next();
+    }
+    (out, it.status())
+}
+
+#[test]
+fn a_forward_scan_reads_blocks_in_windows_and_a_reverse_scan_one_by_one() {
+    let (m, data, props) = many_block_table();
+    let blocks = props.num_data_blocks as usize;
+    let (t, file) = open(data, reader_opts()).unwrap();
+    let opened = file.reads();
+    let (got, status) = scan_forward(&mut t.iter(ro()));
+    status.unwrap();
+    assert!(got == m.entries, "the scan returns the model's entries");
+    // Two blocks alone, then windows of 8 KiB growing to 256 KiB, each
+    // holding many 256-byte blocks.
+    let forward = file.reads() - opened;
+    assert!(forward <= blocks / 8, "{forward} reads for {blocks} blocks");
+
+    let before = file.reads();
+    let mut it = t.iter(ro());
+    it.seek_to_last();
+    let mut n = 0;
+    while it.valid() {
+        n += 1;
+        it.prev();
+    }
+    it.status().unwrap();
+    assert_eq!(n, m.entries.len());
+    assert_eq!(file.reads() - before, blocks, "backwards, each block alone");
+
+    // Seeks elsewhere restart the count: two blocks alone after each.
+    let mut it = t.iter(ro());
+    for (k, _) in m.entries.iter().step_by(m.entries.len() / 4) {
+        let before = file.reads();
+        it.seek(k);
+        assert_eq!(file.reads() - before, 1, "a seek reads its block alone");
+        it.next();
+    }
+}
+
+#[test]
+fn a_corrupt_block_inside_a_window_fails_the_scan_naming_it() {
+    let (m, good, props) = many_block_table();
+    // Flip a byte in the middle of the data blocks: far into the scan's
+    // windows.
+    let at = props.data_size as usize / 2;
+    let mut bad = good;
+    bad[at] ^= 0x08;
+    let (t, _) = open(bad, reader_opts()).unwrap();
+    let (got, status) = scan_forward(&mut t.iter(ro()));
+    let e = status.unwrap_err();
+    assert!(e.is_corruption(), "{e}");
+    assert!(e.to_string().contains("checksum mismatch"), "{e}");
+    // Everything before the damaged block came back, and right.
+    assert!(!got.is_empty() && got.len() < m.entries.len(), "{}", got.len());
+    assert!(got[..] == m.entries[..got.len()]);
+}
+
+/// A file whose reads longer than `max` bytes fail; it notes the longest
+/// it served.
+struct ShortReadsOnly {
+    inner: Arc<CountingFile>,
+    max: usize,
+    longest: AtomicUsize,
+    failed: AtomicUsize,
+}
+
+impl RandomAccessFile for ShortReadsOnly {
+    fn read_exact_at(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
+        if buf.len() > self.max {
+            self.failed.fetch_add(1, AtomicOrdering::SeqCst);
+            return Err(Error::io(
+                "a read the test file refuses",
+                &io::Error::from(io::ErrorKind::Other),
+            ));
+        }
+        self.longest.fetch_max(buf.len(), AtomicOrdering::SeqCst);
+        self.inner.read_exact_at(offset, buf)
+    }
+    fn size(&self) -> Result<u64> {
+        self.inner.size()
+    }
+}
+
+#[test]
+fn a_failed_window_read_reads_the_block_alone() {
+    let (m, data, _) = many_block_table();
+    let size = data.len() as u64;
+    let file = |max| {
+        Arc::new(ShortReadsOnly {
+            inner: CountingFile::new(data.clone()),
+            max,
+            longest: AtomicUsize::new(0),
+            failed: AtomicUsize::new(0),
+        })
+    };
+    // The longest read of an open (index, filter): reads up to it pass.
+    let probe = file(usize::MAX);
+    TableReader::open(probe.clone(), size, reader_opts()).unwrap();
+    let max = probe.longest.load(AtomicOrdering::SeqCst);
+    assert!(max < 64 << 10, "windows grow past {max}");
+    let f = file(max);
+    let t = Arc::new(TableReader::open(f.clone(), size, reader_opts()).unwrap());
+    let (got, status) = scan_forward(&mut t.iter(ro()));
+    status.unwrap();
+    assert!(got == m.entries);
+    assert!(f.failed.load(AtomicOrdering::SeqCst) > 0, "windows were tried");
+}
