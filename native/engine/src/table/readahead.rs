@@ -15,16 +15,20 @@
 //! (`num_file_reads_for_auto_readahead` 2, `initial_auto_readahead_size`
 //! 8 KiB, `max_auto_readahead_size` 256 KiB):
 //! - A visit (a data block the iterator moves to, found in the cache or
-//!   not) is *sequential* when the block starts where the previously
-//!   visited one ended (trailer included), or when it is the iterator's
-//!   first. A visit that is not resets the count to 1 and the window size
-//!   to 8 KiB.
-//! - From the third sequential visit in a row on, a block that is neither
-//!   in the cache nor in the window is read with the `size` bytes after it
-//!   (clipped to the end of the data and meta blocks), and `size` doubles up
-//!   to 256 KiB for the next window.
-//! - Blocks visited backwards never count as sequential: a reverse scan
-//!   reads each block alone, as RocksDB's does.
+//!   not) continues a *run* when the block starts where the previously
+//!   visited one ended (trailer included), or — a run backwards — ends
+//!   where it started. The first visit starts a run of 1; a visit that
+//!   adjoins the last block on the other side than the run went starts a
+//!   run of 2 the other way; any other visit a run of 1. A new run
+//!   starts the window size over at 8 KiB.
+//! - From the third visit of a run on, a block that is neither in the
+//!   cache nor in the window is read with the `size` bytes after it
+//!   (clipped to the end of the data and meta blocks), or in a run
+//!   backwards the `size` bytes before it (clipped to the file's start);
+//!   `size` doubles up to 256 KiB for the next window.
+//!
+//! RocksDB reads ahead forwards only; the backward windows are Talus's, so
+//! that a reverse scan reads as few times as a forward one.
 //!
 //! RocksDB on a buffered file hands the same window to the kernel as a
 //! `readahead(2)` hint and still reads each block with its own `pread`;
@@ -50,12 +54,14 @@ pub(crate) const MAX_SIZE: usize = 256 << 10;
 /// Visits, window and buffer of one table iterator (module docs).
 #[derive(Debug)]
 pub(crate) struct Readahead {
-    /// Where the last visited block ended (offset + size with trailer);
-    /// `None` before the first visit.
-    next_offset: Option<u64>,
-    /// Sequential visits in a row, the last included.
-    sequential: u32,
-    /// Bytes read ahead of the block with the next window.
+    /// The last visited block's offset and end (offset + stored size with
+    /// trailer); `None` before the first visit.
+    last: Option<(u64, u64)>,
+    /// The run's direction: towards higher offsets (true) or lower.
+    forward: bool,
+    /// Visits in the run, the last included.
+    run: u32,
+    /// Bytes read beside the block with the next window.
     size: usize,
     /// File bytes `[window_offset, window_offset + buf.len())`.
     window_offset: u64,
@@ -65,8 +71,9 @@ pub(crate) struct Readahead {
 impl Default for Readahead {
     fn default() -> Self {
         Readahead {
-            next_offset: None,
-            sequential: 0,
+            last: None,
+            forward: true,
+            run: 0,
             size: INITIAL_SIZE,
             window_offset: 0,
             buf: Vec::new(),
@@ -78,13 +85,29 @@ impl Readahead {
     /// Records that the iterator moved to the block at `offset` whose
     /// stored size with trailer is `len`, whether or not it is cached.
     pub(crate) fn visit(&mut self, offset: u64, len: usize) {
-        if self.next_offset.is_none_or(|n| n == offset) {
-            self.sequential = self.sequential.saturating_add(1);
-        } else {
-            self.sequential = 1;
-            self.size = INITIAL_SIZE;
+        let end = offset.saturating_add(len as u64);
+        let step = match self.last {
+            Some((_, last_end)) if offset == last_end => Some(true),
+            Some((last_start, _)) if end == last_start => Some(false),
+            _ => None,
+        };
+        match step {
+            Some(forward) if forward == self.forward || self.run <= 1 => {
+                self.forward = forward;
+                self.run = self.run.saturating_add(1);
+            }
+            Some(forward) => {
+                // Turned around: this block and the last make a run of 2.
+                self.forward = forward;
+                self.run = 2;
+                self.size = INITIAL_SIZE;
+            }
+            None => {
+                self.run = 1;
+                self.size = INITIAL_SIZE;
+            }
         }
-        self.next_offset = Some(offset.saturating_add(len as u64));
+        self.last = Some((offset, end));
     }
 
     /// The stored bytes (with trailer) of the block at `offset`, `len`
@@ -95,20 +118,25 @@ impl Readahead {
     }
 
     /// For a block the iterator misses in the cache and the window
-    /// (`offset`, `len` bytes with trailer), the number of bytes from
-    /// `offset` to read as the next window: `None` while visits are not
-    /// yet sequential enough (read the block alone). `limit` is the file
-    /// offset reads must stay below (the footer's start). Doubles the size
-    /// for the window after.
-    pub(crate) fn plan(&mut self, offset: u64, len: usize, limit: u64) -> Option<usize> {
-        if self.sequential <= SEQUENTIAL_VISITS {
+    /// (`offset`, `len` bytes with trailer), the window to read next, as
+    /// its file offset and length (it holds the block): `None` while the
+    /// run is too short (read the block alone). Windows stay below `limit`
+    /// (the footer's start). Doubles the size for the window after.
+    pub(crate) fn plan(&mut self, offset: u64, len: usize, limit: u64) -> Option<(u64, usize)> {
+        if self.run <= SEQUENTIAL_VISITS {
             return None;
         }
         let want = (len as u64).saturating_add(self.size as u64);
-        let room = limit.checked_sub(offset)?;
-        let n = usize::try_from(want.min(room)).ok()?;
+        let end = offset.checked_add(len as u64).filter(|&e| e <= limit)?;
+        let (start, n) = if self.forward {
+            (offset, want.min(limit - offset))
+        } else {
+            let start = end.saturating_sub(want);
+            (start, end - start)
+        };
         self.size = (self.size * 2).min(MAX_SIZE);
-        (n > len).then_some(n)
+        let n = usize::try_from(n).ok()?;
+        (n > len).then_some((start, n))
     }
 
     /// A buffer of `n` bytes for the window starting at `offset`, to be
@@ -142,8 +170,9 @@ mod tests {
                     return 0;
                 }
                 match ra.plan(off, len, limit) {
-                    Some(n) => {
-                        ra.buffer(off, n);
+                    Some((start, n)) => {
+                        assert_eq!(start, off, "forward windows start at the block");
+                        ra.buffer(start, n);
                         n
                     }
                     None => 0,
@@ -178,17 +207,50 @@ mod tests {
         // A seek elsewhere: two visits without a window again, then 8 KiB.
         let got = walk(&mut ra, 1_000_000, len, 4, u64::MAX);
         assert_eq!(got, [0, 0, len + INITIAL_SIZE, 0]);
+        // A block that adjoins neither side of the last one: a run of 1.
+        ra.visit(5_000_000, len);
+        ra.visit(5_000_000 + len as u64, len);
+        assert_eq!(ra.plan(5_000_000 + len as u64, len, u64::MAX), None);
     }
 
     #[test]
-    fn backward_visits_never_read_ahead() {
+    fn a_run_backwards_reads_windows_that_end_at_the_block() {
         let mut ra = Readahead::default();
         let len = 4096;
+        let mut windows = Vec::new();
         for i in (0..100u64).rev() {
             let off = i * len as u64;
             ra.visit(off, len);
-            assert_eq!(ra.plan(off, len, u64::MAX), None, "block {i}");
+            if ra.get(off, len).is_some() {
+                continue;
+            }
+            if let Some((start, n)) = ra.plan(off, len, u64::MAX) {
+                assert_eq!(start + n as u64, off + len as u64, "block {i}");
+                ra.buffer(start, n);
+                windows.push(n);
+            }
         }
+        // Blocks 99 and 98 alone, then 8 KiB before block 97, doubling; the
+        // last window stops at the file's start.
+        assert_eq!(windows[0], len + INITIAL_SIZE);
+        assert_eq!(windows[1], len + 2 * INITIAL_SIZE);
+        assert_eq!(*windows.last().unwrap() % len, 0);
+        assert!(windows.len() <= 8, "{windows:?}");
+    }
+
+    #[test]
+    fn turning_around_is_a_run_of_two_the_other_way() {
+        let mut ra = Readahead::default();
+        let len = 1000;
+        walk(&mut ra, 0, len, 20, u64::MAX);
+        // Block 19 was last; back to 18 (run of 2), 17 (3: a window).
+        ra.visit(18_000, len);
+        assert_eq!(ra.plan(18_000, len, u64::MAX), None);
+        ra.visit(17_000, len);
+        assert_eq!(
+            ra.plan(17_000, len, u64::MAX),
+            Some((18_000 - (len + INITIAL_SIZE) as u64, len + INITIAL_SIZE))
+        );
     }
 
     #[test]
@@ -208,6 +270,12 @@ mod tests {
         assert_eq!(ra.plan(2 * len as u64, len, 3 * len as u64), None);
         // Past the limit (a bad handle): no window either.
         assert_eq!(ra.plan(4 * len as u64, len, 3 * len as u64), None);
+        // Backwards, the file's start clips: at block 0 only itself fits.
+        let mut ra = Readahead::default();
+        for i in (0..3u64).rev() {
+            ra.visit(i * len as u64, len);
+        }
+        assert_eq!(ra.plan(0, len, u64::MAX), None);
     }
 
     #[test]

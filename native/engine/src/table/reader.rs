@@ -1193,7 +1193,7 @@ impl TableReader {
         let total = self.stored_len(handle, kind)?;
         if ra.get(handle.offset, total).is_none() {
             let limit = self.file_size - FOOTER_LEN as u64;
-            let Some(n) = ra.plan(handle.offset, total, limit) else {
+            let Some((start, n)) = ra.plan(handle.offset, total, limit) else {
                 return self.read_block_from_file(
                     handle,
                     kind,
@@ -1212,7 +1212,7 @@ impl TableReader {
                 .as_ref()
                 .filter(|s| s.is_enabled(Histogram::SstReadMicros))
                 .map(|_| std::time::Instant::now());
-            let read = self.file.read_exact_at(handle.offset, ra.buffer(handle.offset, n));
+            let read = self.file.read_exact_at(start, ra.buffer(start, n));
             laps.lap(F::block_read_time);
             if let (Some(st), Some(t)) = (&self.stats, read_start) {
                 st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);

@@ -1516,7 +1516,7 @@ fn scan_forward(it: &mut TableIter) -> (Entries, Result<()>) {
 }
 
 #[test]
-fn a_forward_scan_reads_blocks_in_windows_and_a_reverse_scan_one_by_one() {
+fn scans_read_blocks_in_windows_both_ways_and_a_seek_its_block_alone() {
     let (m, data, props) = many_block_table();
     let blocks = props.num_data_blocks as usize;
     let (t, file) = open(data, reader_opts()).unwrap();
@@ -1539,7 +1539,8 @@ fn a_forward_scan_reads_blocks_in_windows_and_a_reverse_scan_one_by_one() {
     }
     it.status().unwrap();
     assert_eq!(n, m.entries.len());
-    assert_eq!(file.reads() - before, blocks, "backwards, each block alone");
+    let backward = file.reads() - before;
+    assert!(backward <= blocks / 8, "{backward} reads for {blocks} blocks");
 
     // Seeks elsewhere restart the count: two blocks alone after each.
     let mut it = t.iter(ro());
