@@ -33,12 +33,14 @@
 //! RocksDB on a buffered file hands the same window to the kernel as a
 //! `readahead(2)` hint and still reads each block with its own `pread`;
 //! Talus reads the window itself, so that the reads after it are memory
-//! copies. The bytes read are the same. A window costs its buffer (at most
-//! 256 KiB plus one block, per table an iterator has open, freed with the
-//! iterator), and a window read that fails is not an error: the block is
+//! copies. The bytes read are the same. A window costs its buffer: at most
+//! 256 KiB plus one block per table an iterator has open, and, after the
+//! iterator is dropped, one such buffer per thread kept for the next
+//! ([`SPARE`]). A window read that fails is not an error: the block is
 //! then read alone, and that read reports what is wrong.
 //!
-//! Thread-safety: one per [`super::TableIter`], used by its thread only.
+//! Thread-safety: one per [`super::TableIter`], used by one thread at a
+//! time; the spare buffer is thread-local.
 
 /// Sequential visits before a miss reads a window (RocksDB's
 /// `num_file_reads_for_auto_readahead`): the window comes with the visit
@@ -61,7 +63,6 @@ thread_local! {
 }
 
 /// Visits, window and buffer of one table iterator (module docs).
-#[derive(Debug)]
 pub(crate) struct Readahead {
     /// The last visited block's offset and end (offset + stored size with
     /// trailer); `None` before the first visit.
@@ -94,6 +95,19 @@ impl Default for Readahead {
             window_len: 0,
             buf: Vec::new(),
         }
+    }
+}
+
+impl std::fmt::Debug for Readahead {
+    // Without the buffer's bytes (up to 256 KiB).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Readahead")
+            .field("last", &self.last)
+            .field("forward", &self.forward)
+            .field("run", &self.run)
+            .field("size", &self.size)
+            .field("window", &(self.window_offset, self.window_len))
+            .finish()
     }
 }
 
