@@ -1206,18 +1206,7 @@ impl TableReader {
             {
                 c.charge(n as u64);
             }
-            let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
-            let read_start = self
-                .stats
-                .as_ref()
-                .filter(|s| s.is_enabled(Histogram::SstReadMicros))
-                .map(|_| std::time::Instant::now());
-            let read = self.file.read_exact_at(start, ra.buffer(start, n));
-            laps.lap(F::block_read_time);
-            if let (Some(st), Some(t)) = (&self.stats, read_start) {
-                st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
-            }
-            if read.is_err() {
+            if self.read_timed(start, ra.buffer(start, n)).is_err() {
                 ra.failed();
                 return self.read_block_from_file(handle, kind, ro.verify_checksums, false);
             }
@@ -1242,18 +1231,26 @@ impl TableReader {
         bad: impl Fn(String) -> Error,
     ) -> Result<Vec<u8>> {
         count_block_read(kind, buf.len());
+        self.read_timed(handle.offset, buf)?;
+        self.decode_stored_block(handle, kind, verify, buf, bad)
+    }
+
+    /// Reads `buf.len()` bytes of the file at `offset`: a block, or an
+    /// iterator's readahead window. A read that succeeds is timed into the
+    /// perf context (`block_read_time`) and the `SstReadMicros` histogram.
+    fn read_timed(&self, offset: u64, buf: &mut [u8]) -> Result<()> {
         let mut laps = Laps::start(PerfLevel::EnableTimeExceptForMutex);
         let read_start = self
             .stats
             .as_ref()
             .filter(|s| s.is_enabled(Histogram::SstReadMicros))
             .map(|_| std::time::Instant::now());
-        self.file.read_exact_at(handle.offset, buf)?;
+        self.file.read_exact_at(offset, buf)?;
         laps.lap(F::block_read_time);
         if let (Some(st), Some(t)) = (&self.stats, read_start) {
             st.record_in_histogram(Histogram::SstReadMicros, t.elapsed().as_micros() as u64);
         }
-        self.decode_stored_block(handle, kind, verify, buf, bad)
+        Ok(())
     }
 
     /// Checksum and decompression of a block's stored bytes with trailer
