@@ -1355,6 +1355,11 @@ pub struct ReadOptions {
     /// (`prev`, `seek_to_last` and `seek_for_prev` end them with
     /// `NotSupported`). Default false.
     pub tailing: bool,
+    /// Bytes an iterator reads beyond a data block it misses in the block
+    /// cache (RocksDB's `readahead_size`). 0 (the default): automatic
+    /// readahead, as RocksDB's with its defaults; above 0, that many bytes
+    /// beyond every block missed, at most 64 MiB (`table/readahead.rs`).
+    pub readahead_size: u64,
 }
 
 impl Default for ReadOptions {
@@ -1371,6 +1376,7 @@ impl Default for ReadOptions {
             auto_prefix_mode: false,
             ignore_range_deletions: false,
             tailing: false,
+            readahead_size: 0,
         }
     }
 }

@@ -203,6 +203,7 @@ pub fn table(data: &[u8]) -> u64 {
             rate_limited: false,
             no_io: false,
             perf_level: None,
+            readahead_size: 0,
         };
         let props = t.properties();
         let probes = vec![

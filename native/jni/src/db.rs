@@ -574,25 +574,32 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeNewIterator<'l>(
     snapshot: jlong,
     lower: JByteArray<'l>,
     upper: JByteArray<'l>,
+    readahead: jlong,
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper)?;
+        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper, readahead)?;
         let it = db(env, handle)?.iter(&ro)?;
         iterator_handle(env, it, &buffer)
     })
 }
 
 /// The read options of a new iterator: `rflags` and `snapshot` as
-/// [`read_options`] decodes them, and its bounds (null: none).
+/// [`read_options`] decodes them, its bounds (null: none) and its
+/// readahead in bytes (`ReadOptions.readaheadSize`, which the Java side
+/// keeps non-negative; a negative one is refused here too).
 pub(crate) fn iterator_read_options(
     env: &mut JNIEnv<'_>,
     rflags: jint,
     snapshot: jlong,
     lower: &JByteArray<'_>,
     upper: &JByteArray<'_>,
+    readahead: jlong,
 ) -> JniResult<ReadOptions> {
     let mut ro = read_options(rflags, snapshot)?;
+    ro.readahead_size = u64::try_from(readahead).map_err(|_| {
+        talus::Error::InvalidArgument(format!("readaheadSize must not be negative: {readahead}"))
+    })?;
     if !lower.is_null() {
         let mut b = Vec::new();
         read_all(env, lower, &mut b)?;

@@ -421,7 +421,7 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfMultiGet<'l>(
 }
 
 /// `static native long nativeCfNewIterator(long h, int rflags, long snapshot, int cf,
-/// byte[] lower, byte[] upper, ByteBuffer buffer)`: as `nativeNewIterator`.
+/// byte[] lower, byte[] upper, long readaheadSize, ByteBuffer buffer)`: as `nativeNewIterator`.
 #[unsafe(no_mangle)]
 pub extern "system" fn Java_dev_talus_TalusDB_nativeCfNewIterator<'l>(
     mut env: JNIEnv<'l>,
@@ -432,10 +432,11 @@ pub extern "system" fn Java_dev_talus_TalusDB_nativeCfNewIterator<'l>(
     cf: jint,
     lower: JByteArray<'l>,
     upper: JByteArray<'l>,
+    readahead: jlong,
     buffer: JByteBuffer<'l>,
 ) -> jlong {
     guard(&mut env, |env| {
-        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper)?;
+        let ro = iterator_read_options(env, rflags, snapshot, &lower, &upper, readahead)?;
         let (d, h) = db_family(env, handle, cf)?;
         let it = d.iter_cf(&ro, &h)?;
         iterator_handle(env, it, &buffer)

@@ -1034,6 +1034,7 @@ impl DbInner {
             rate_limited: true,
             no_io: false,
             perf_level: None,
+            readahead_size: 0,
         };
         let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
         for (level, files) in job.plan.input_levels() {

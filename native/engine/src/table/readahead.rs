@@ -30,6 +30,11 @@
 //! RocksDB reads ahead forwards only; the backward windows are Talus's, so
 //! that a reverse scan reads as few times as a forward one.
 //!
+//! With a `readahead_size` in the read options (RocksDB's explicit
+//! readahead), every block missed is read with that many bytes beside it,
+//! from the first, in the run's direction (forwards until a run goes
+//! backwards); the size does not grow. It is capped at [`MAX_FIXED_SIZE`].
+//!
 //! RocksDB on a buffered file hands the same window to the kernel as a
 //! `readahead(2)` hint and still reads each block with its own `pread`;
 //! Talus reads the window itself, so that the reads after it are memory
@@ -52,6 +57,12 @@ pub(crate) const INITIAL_SIZE: usize = 8 << 10;
 /// Largest number of bytes read ahead of a block (RocksDB's
 /// `max_auto_readahead_size`).
 pub(crate) const MAX_SIZE: usize = 256 << 10;
+/// Largest readahead an iterator's `readahead_size` gets: a window is one
+/// buffer per table the iterator has open, and RocksDB sets no bound.
+pub(crate) const MAX_FIXED_SIZE: usize = 64 << 20;
+/// Largest buffer a thread keeps for its next readahead ([`SPARE`]):
+/// automatic windows fit; those of a large `readahead_size` are freed.
+const MAX_SPARE: usize = 2 * MAX_SIZE;
 
 thread_local! {
     /// The window buffer of the last readahead this thread dropped: a short
@@ -73,6 +84,9 @@ pub(crate) struct Readahead {
     run: u32,
     /// Bytes read beside the block with the next window.
     size: usize,
+    /// The iterator's `readahead_size` (at most [`MAX_FIXED_SIZE`]):
+    /// `size` stays this, and every miss reads a window; `None`: automatic.
+    fixed: Option<usize>,
     /// File bytes `[window_offset, window_offset + window_len)`, in
     /// `buf[..window_len]`.
     window_offset: u64,
@@ -91,6 +105,7 @@ impl Default for Readahead {
             forward: true,
             run: 0,
             size: INITIAL_SIZE,
+            fixed: None,
             window_offset: 0,
             window_len: 0,
             buf: Vec::new(),
@@ -113,7 +128,7 @@ impl std::fmt::Debug for Readahead {
 
 impl Drop for Readahead {
     fn drop(&mut self) {
-        if self.buf.is_empty() {
+        if self.buf.is_empty() || self.buf.len() > MAX_SPARE {
             return;
         }
         let buf = std::mem::take(&mut self.buf);
@@ -127,6 +142,23 @@ impl Drop for Readahead {
 }
 
 impl Readahead {
+    /// Automatic readahead for `readahead_size` 0, else windows of that
+    /// many bytes (at most [`MAX_FIXED_SIZE`]) beside every block missed,
+    /// from the first: RocksDB's `ReadOptions::readahead_size`.
+    pub(crate) fn new(readahead_size: u64) -> Self {
+        let fixed = (readahead_size > 0)
+            .then(|| usize::try_from(readahead_size).unwrap_or(usize::MAX).min(MAX_FIXED_SIZE));
+        let mut r = Readahead::default();
+        r.fixed = fixed;
+        r.size = r.first_size();
+        r
+    }
+
+    /// The window size a new run starts with.
+    fn first_size(&self) -> usize {
+        self.fixed.unwrap_or(INITIAL_SIZE)
+    }
+
     /// Records that the iterator moved to the block at `offset` whose
     /// stored size with trailer is `len`, whether or not it is cached.
     pub(crate) fn visit(&mut self, offset: u64, len: usize) {
@@ -145,11 +177,11 @@ impl Readahead {
                 // Turned around: this block and the last make a run of 2.
                 self.forward = forward;
                 self.run = 2;
-                self.size = INITIAL_SIZE;
+                self.size = self.first_size();
             }
             None => {
                 self.run = 1;
-                self.size = INITIAL_SIZE;
+                self.size = self.first_size();
             }
         }
         self.last = Some((offset, end));
@@ -168,7 +200,7 @@ impl Readahead {
     /// run is too short (read the block alone). Windows stay below `limit`
     /// (the footer's start). Doubles the size for the window after.
     pub(crate) fn plan(&mut self, offset: u64, len: usize, limit: u64) -> Option<(u64, usize)> {
-        if self.run <= SEQUENTIAL_VISITS {
+        if self.fixed.is_none() && self.run <= SEQUENTIAL_VISITS {
             return None;
         }
         let want = (len as u64).saturating_add(self.size as u64);
@@ -179,7 +211,9 @@ impl Readahead {
             let start = end.saturating_sub(want);
             (start, end - start)
         };
-        self.size = (self.size * 2).min(MAX_SIZE);
+        if self.fixed.is_none() {
+            self.size = (self.size * 2).min(MAX_SIZE);
+        }
         let n = usize::try_from(n).ok()?;
         (n > len).then_some((start, n))
     }
@@ -326,6 +360,29 @@ mod tests {
             ra.visit(i * len as u64, len);
         }
         assert_eq!(ra.plan(0, len, u64::MAX), None);
+    }
+
+    #[test]
+    fn an_explicit_size_reads_a_window_at_every_miss_from_the_first() {
+        let len = 4096;
+        let mut ra = Readahead::new(100_000);
+        let got = walk(&mut ra, 0, len, 100, u64::MAX);
+        // Every window is the block and 100,000 bytes; blocks inside a
+        // window need no read.
+        let windows: Vec<usize> = got.iter().copied().filter(|&n| n > 0).collect();
+        assert_eq!(got[0], len + 100_000, "the first block starts one");
+        assert!(windows.iter().all(|&n| n == len + 100_000), "{windows:?}");
+        assert_eq!(windows.len(), 100usize.div_ceil(1 + 100_000 / len));
+        // A jump keeps the size.
+        ra.visit(10_000_000, len);
+        assert_eq!(ra.plan(10_000_000, len, u64::MAX), Some((10_000_000, len + 100_000)));
+        // Sizes above the cap read the cap.
+        let mut ra = Readahead::new(u64::MAX);
+        ra.visit(0, len);
+        assert_eq!(ra.plan(0, len, u64::MAX), Some((0, len + MAX_FIXED_SIZE)));
+        // 0 is automatic: nothing for the first two blocks.
+        let mut ra = Readahead::new(0);
+        assert_eq!(walk(&mut ra, 0, len, 3, u64::MAX)[..2], [0, 0]);
     }
 
     #[test]

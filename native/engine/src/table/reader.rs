@@ -146,6 +146,9 @@ pub struct TableReadOptions {
     /// read the thread-local again; `None` (the default): read it at each
     /// point, for readers that outlive one operation (iterators).
     pub perf_level: Option<PerfLevel>,
+    /// An iterator's readahead in bytes ([`ReadOptions::readahead_size`]):
+    /// 0 automatic.
+    pub readahead_size: u64,
 }
 
 impl TableReadOptions {
@@ -167,6 +170,7 @@ impl Default for TableReadOptions {
             rate_limited: false,
             no_io: false,
             perf_level: None,
+            readahead_size: 0,
         }
     }
 }
@@ -179,6 +183,7 @@ impl From<&ReadOptions> for TableReadOptions {
             rate_limited: false,
             no_io: ro.read_tier == ReadTier::BlockCache,
             perf_level: None,
+            readahead_size: ro.readahead_size,
         }
     }
 }
@@ -350,6 +355,7 @@ impl TableReader {
             rate_limited: false,
             no_io: false,
             perf_level: None,
+            readahead_size: 0,
         };
         let index = t.index_block(ro)?;
         let filter = t.filter_block(ro)?;
@@ -1431,7 +1437,7 @@ impl TableIter {
             err,
             global_seqno,
             key_buf: Vec::new(),
-            readahead: Readahead::default(),
+            readahead: Readahead::new(ro.readahead_size),
         }
     }
 

@@ -1129,6 +1129,7 @@ fn flipped_data_byte_is_corruption_naming_file_and_block() {
         rate_limited: false,
         no_io: false,
         perf_level: None,
+        readahead_size: 0,
     };
     let mut v = Vec::new();
     if let Err(e) = t.get(uk, MAX_SEQUENCE, &unverified, &mut v) {
@@ -1169,6 +1170,7 @@ fn check_flips_and_truncations((m, good): (Model, Vec<u8>)) {
         rate_limited: false,
         no_io: false,
         perf_level: None,
+        readahead_size: 0,
     };
     for i in 0..good.len() {
         let mut bad = good.clone();
@@ -1254,6 +1256,7 @@ fn block_cache_serves_repeated_reads() {
         rate_limited: false,
         no_io: false,
         perf_level: None,
+        readahead_size: 0,
     };
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
     t.get(other, MAX_SEQUENCE, &no_fill, &mut v).unwrap();
@@ -1541,6 +1544,25 @@ fn scans_read_blocks_in_windows_both_ways_and_a_seek_its_block_alone() {
     assert_eq!(n, m.entries.len());
     let backward = file.reads() - before;
     assert!(backward <= blocks / 8, "{backward} reads for {blocks} blocks");
+
+    // An explicit readahead_size reads a window from the first block on:
+    // one read per 16 KiB (and its block) of data.
+    let before = file.reads();
+    let fixed = TableReadOptions {
+        readahead_size: 16 << 10,
+        ..ro()
+    };
+    let (got, status) = scan_forward(&mut t.iter(fixed));
+    status.unwrap();
+    assert!(got == m.entries);
+    let windows = (file.reads() - before) as u64;
+    assert!(windows <= props.data_size / (16 << 10) + 1, "{windows} reads");
+    let mut it = t.iter(fixed);
+    let before = file.reads();
+    it.seek(&m.entries[m.entries.len() / 2].0);
+    it.next();
+    it.next();
+    assert_eq!(file.reads() - before, 1, "a seek's window holds the next blocks");
 
     // Seeks elsewhere restart the count: two blocks alone after each.
     let mut it = t.iter(ro());

@@ -43,6 +43,7 @@ public class ReadOptions extends PlainCloseable {
   private boolean pinData;
   private boolean backgroundPurgeOnIteratorCleanup;
   private ReadTier readTier = ReadTier.READ_ALL_TIER;
+  private long readaheadSize;
 
   /** Default read options: checksums verified, blocks cached, latest state. */
   public ReadOptions() {}
@@ -80,6 +81,7 @@ public class ReadOptions extends PlainCloseable {
     this.pinData = other.pinData;
     this.backgroundPurgeOnIteratorCleanup = other.backgroundPurgeOnIteratorCleanup;
     this.readTier = other.readTier;
+    this.readaheadSize = other.readaheadSize;
   }
 
   /**
@@ -221,6 +223,33 @@ public class ReadOptions extends PlainCloseable {
   public ReadTier readTier() {
     checkOpen();
     return readTier;
+  }
+
+  /**
+   * Bytes an iterator reads beyond a data block it misses in the block cache, in one read, so that
+   * the blocks after it need no read of their own. Default 0: automatic readahead, as RocksDB's
+   * with its defaults (from the third data block in a row, 8 KiB doubling to 256 KiB; reverse
+   * scans too). A positive size reads that many bytes beyond every block missed, from the first,
+   * in the direction the iterator moves; Talus reads at most 64 MiB beyond a block (larger values
+   * are accepted and read 64 MiB). Affects iterators only.
+   *
+   * @param readaheadSize bytes, 0 for automatic readahead; not negative
+   * @return this
+   * @throws IllegalArgumentException if {@code readaheadSize} is negative
+   */
+  public ReadOptions setReadaheadSize(long readaheadSize) {
+    checkOpen();
+    if (readaheadSize < 0) {
+      throw new IllegalArgumentException("readaheadSize must not be negative: " + readaheadSize);
+    }
+    this.readaheadSize = readaheadSize;
+    return this;
+  }
+
+  /** @return the iterators' readahead in bytes, 0 for automatic (default 0) */
+  public long readaheadSize() {
+    checkOpen();
+    return readaheadSize;
   }
 
   /**
@@ -415,6 +444,7 @@ public class ReadOptions extends PlainCloseable {
         + ", upper=" + Arrays.toString(iterateUpperBound) + ", readTier=" + readTier
         + ", totalOrderSeek=" + totalOrderSeek + ", prefixSameAsStart=" + prefixSameAsStart
         + ", autoPrefixMode=" + autoPrefixMode + ", ignoreRangeDeletions="
-        + ignoreRangeDeletions + ", tailing=" + tailing + "}";
+        + ignoreRangeDeletions + ", tailing=" + tailing + ", readaheadSize=" + readaheadSize
+        + "}";
   }
 }

@@ -3513,7 +3513,7 @@ public class TalusDB extends NativeHandle {
       throws TalusException;
 
   static native long nativeCfNewIterator(long h, int flags, long snapshot, int cf, byte[] lower,
-      byte[] upper, ByteBuffer buffer) throws TalusException;
+      byte[] upper, long readaheadSize, ByteBuffer buffer) throws TalusException;
 
   private static native void nativeCfFlush(long h, int cf, boolean wait, boolean allowWriteStall)
       throws TalusException;
@@ -3597,7 +3597,7 @@ public class TalusDB extends NativeHandle {
       throws TalusException;
 
   static native long nativeNewIterator(long h, int flags, long snapshot, byte[] lower,
-      byte[] upper, ByteBuffer buffer) throws TalusException;
+      byte[] upper, long readaheadSize, ByteBuffer buffer) throws TalusException;
 
   private static native long nativeGetSnapshot(long h) throws TalusException;
 

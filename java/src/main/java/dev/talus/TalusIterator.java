@@ -66,7 +66,7 @@ public class TalusIterator extends NativeHandle {
     long h;
     try {
       h = TalusDB.nativeNewIterator(dbHandle, flags, snapshot, ro.lowerBound(), ro.upperBound(),
-          buf);
+          ro.readaheadSize(), buf);
     } catch (TalusException e) {
       db.returnIteratorBuffer(buf);
       throw new IllegalStateException("newIterator: " + e.getMessage(), e);
@@ -83,7 +83,7 @@ public class TalusIterator extends NativeHandle {
     long h;
     try {
       h = TalusDB.nativeCfNewIterator(dbHandle, flags, snapshot, cf, ro.lowerBound(),
-          ro.upperBound(), buf);
+          ro.upperBound(), ro.readaheadSize(), buf);
     } catch (TalusException e) {
       db.returnIteratorBuffer(buf);
       throw new IllegalStateException("newIterator: " + e.getMessage(), e);

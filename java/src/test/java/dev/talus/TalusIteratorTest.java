@@ -154,6 +154,42 @@ class TalusIteratorTest {
   }
 
   @Test
+  void readaheadSizeIsCheckedKeptAndScansWithAnySizeMatchTheModel() throws Exception {
+    try (ReadOptions ro = new ReadOptions()) {
+      assertEquals(0, ro.readaheadSize(), "automatic by default");
+      assertThrows(IllegalArgumentException.class, () -> ro.setReadaheadSize(-1));
+      assertEquals(0, ro.readaheadSize(), "a refused size changes nothing");
+      assertEquals(2 << 20, ro.setReadaheadSize(2 << 20).readaheadSize());
+      try (ReadOptions copy = new ReadOptions(ro)) {
+        assertEquals(2 << 20, copy.readaheadSize());
+      }
+      ro.close();
+      assertThrows(IllegalStateException.class, () -> ro.setReadaheadSize(1));
+    }
+    try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
+      NavigableMap<String, byte[]> model = Lsm.layered(db);
+      db.enableAutoCompaction();
+      db.compactRange();
+      // Automatic, a window of one byte, of a block, of a MiB, and the largest
+      // long (read as the cap): forward and backward scans, and through a
+      // family handle (the other native entry point), see every entry.
+      for (long size : new long[] {0, 1, 4096, 1 << 20, Long.MAX_VALUE}) {
+        try (ReadOptions ro = new ReadOptions().setReadaheadSize(size)) {
+          Lsm.assertScansMatch(db, ro, model);
+          try (TalusIterator it = db.newIterator(db.getDefaultColumnFamily(), ro)) {
+            int n = 0;
+            for (it.seekToFirst(); it.isValid(); it.next()) {
+              n++;
+            }
+            it.status();
+            assertEquals(model.size(), n, "readaheadSize " + size);
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void boundsLimitEveryMoveAndSeekClampsToThem() throws Exception {
     try (Options o = Lsm.smallOptions(); TalusDB db = TalusDB.open(o, dir.toString())) {
       NavigableMap<String, byte[]> model = Lsm.layered(db);
