@@ -114,7 +114,7 @@ impl Default for Readahead {
 }
 
 impl std::fmt::Debug for Readahead {
-    // Without the buffer's bytes (up to 256 KiB).
+    // Without the buffer's bytes (a window's worth).
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Readahead")
             .field("last", &self.last)
@@ -198,7 +198,8 @@ impl Readahead {
     /// (`offset`, `len` bytes with trailer), the window to read next, as
     /// its file offset and length (it holds the block): `None` while the
     /// run is too short (read the block alone). Windows stay below `limit`
-    /// (the footer's start). Doubles the size for the window after.
+    /// (the footer's start). Automatic readahead doubles the size for the
+    /// window after.
     pub(crate) fn plan(&mut self, offset: u64, len: usize, limit: u64) -> Option<(u64, usize)> {
         if self.fixed.is_none() && self.run <= SEQUENTIAL_VISITS {
             return None;
