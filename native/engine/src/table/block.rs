@@ -868,6 +868,15 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
         }
     }
 
+    /// Decodes the entry at `at`, one the directory marks rebuildable
+    /// alone, on top of its own user-key prefix `prefix` (module docs): the
+    /// directory's seek start and step back.
+    fn decode_on_prefix(&mut self, at: usize, prefix: &[u8; 8]) {
+        self.key.clear();
+        self.key.extend_from_slice(prefix);
+        self.decode_at(at);
+    }
+
     /// Decodes the entry at `at` on top of the key in `self.key`.
     fn decode_at(&mut self, at: usize) {
         if at >= self.block.restarts_offset {
@@ -942,11 +951,7 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
         // from a restart point (profile of seek + 50 `next` over cached
         // blocks: the data block's search about a third of the seek).
         match self.block.directory_seek_start(target) {
-            Some(Some((at, prefix))) => {
-                self.key.clear();
-                self.key.extend_from_slice(&prefix);
-                self.decode_at(at);
-            }
+            Some(Some((at, prefix))) => self.decode_on_prefix(at, &prefix),
             Some(None) => {
                 self.valid = false;
                 return;
@@ -1047,10 +1052,7 @@ impl<B: Deref<Target = Block> + Send> InternalIterator for BlockIter<B> {
         // `decode_at` on top of the prefix rebuilds it, instead of decoding
         // forward from the restart point (half an interval per step).
         if let Some((at, prefix)) = self.block.directory_prev(original) {
-            self.key.clear();
-            self.key.extend_from_slice(&prefix);
-            self.decode_at(at);
-            return;
+            return self.decode_on_prefix(at, &prefix);
         }
         if self.prev_from_back_steps() {
             return;

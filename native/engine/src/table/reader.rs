@@ -1126,8 +1126,21 @@ impl TableReader {
         verify: bool,
         charged: bool,
     ) -> Result<Vec<u8>> {
-        let bad = |reason: String| self.block_corruption(handle, kind, reason);
         let total = self.stored_len(handle, kind)?;
+        self.read_block_alone(handle, kind, total, verify, charged)
+    }
+
+    /// [`Self::read_block_from_file`] once the handle is checked: `total`
+    /// is its [`Self::stored_len`].
+    fn read_block_alone(
+        &self,
+        handle: BlockHandle,
+        kind: BlockKind,
+        total: usize,
+        verify: bool,
+        charged: bool,
+    ) -> Result<Vec<u8>> {
+        let bad = |reason: String| self.block_corruption(handle, kind, reason);
         if charged && let Some(c) = &self.read_charger {
             c.charge(total as u64);
         }
@@ -1200,9 +1213,10 @@ impl TableReader {
         if ra.get(handle.offset, total).is_none() {
             let limit = self.file_size - FOOTER_LEN as u64;
             let Some((start, n)) = ra.plan(handle.offset, total, limit) else {
-                return self.read_block_from_file(
+                return self.read_block_alone(
                     handle,
                     kind,
+                    total,
                     ro.verify_checksums,
                     ro.rate_limited,
                 );
@@ -1214,12 +1228,12 @@ impl TableReader {
             }
             if self.read_timed(start, ra.buffer(start, n)).is_err() {
                 ra.failed();
-                return self.read_block_from_file(handle, kind, ro.verify_checksums, false);
+                return self.read_block_alone(handle, kind, total, ro.verify_checksums, false);
             }
         }
         let Some(stored) = ra.get(handle.offset, total) else {
             // The window was just read to hold the block; never reached.
-            return self.read_block_from_file(handle, kind, ro.verify_checksums, false);
+            return self.read_block_alone(handle, kind, total, ro.verify_checksums, false);
         };
         let bad = |reason: String| self.block_corruption(handle, kind, reason);
         count_block_read(kind, total);
