@@ -592,6 +592,17 @@ impl TableCache {
         })
     }
 
+    /// The reader of `f` when it lives in `f` (`max_open_files = -1`) and
+    /// is open; `None` otherwise. Opens nothing: for hints
+    /// ([`DbInner::prefetch_filters`](super::DbInner)).
+    pub(crate) fn held_reader<'a>(&self, f: &'a FileMetaData) -> Option<&'a TableReader> {
+        if self.lru.is_none() {
+            f.table_reader.0.get().map(|r| &**r)
+        } else {
+            None
+        }
+    }
+
     /// The reader of `f` for one point lookup: borrowed from `f` when the
     /// reader lives there (`max_open_files = -1`, the default) and is open,
     /// else [`Self::reader_for`]'s. The caller's super version keeps `f`,

@@ -2561,3 +2561,71 @@ fn each_familys_tables_are_built_with_its_own_table_options() {
         Some("rocksdb.FixedPrefix.2")
     );
 }
+
+/// A lookup with empty memtables prefetches the filter lines of the tables
+/// it will visit and hands the key's hash to their probes
+/// (`DbInner::prefetch_filters`): with the data spread over L0 and several
+/// levels, whole-key and prefix filters, every present key is found with its
+/// newest value and every absent one missed, as the model says.
+#[test]
+fn lookups_with_empty_memtables_match_the_model_over_l0_and_levels() {
+    use std::collections::BTreeMap;
+    for prefix in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut o = opts();
+        o.table.filter_bits_per_key = Some(10.0);
+        o.write_buffer_size = 64 << 10;
+        o.target_file_size_base = 32 << 10;
+        o.max_bytes_for_level_base = 128 << 10;
+        o.level0_file_num_compaction_trigger = 4;
+        if prefix {
+            o.prefix_extractor = Some(crate::options::PrefixExtractor::Fixed(3));
+            o.table.whole_key_filtering = false;
+        }
+        let wo = WriteOptions::default();
+        let ro = ReadOptions::default();
+        let mut model = BTreeMap::new();
+        {
+            let db = Db::open(o.clone(), dir.path()).unwrap();
+            for round in 0..6u32 {
+                for i in (round..6000).step_by(3) {
+                    let k = format!("k{:02}-{i:06}", i % 37).into_bytes();
+                    let v = format!("v{round}-{i}")
+                        .repeat(1 + (i % 5) as usize)
+                        .into_bytes();
+                    db.put(&wo, &k, &v).unwrap();
+                    model.insert(k, v);
+                }
+                db.flush(&FlushOptions::default()).unwrap();
+            }
+            db.wait_for_compactions().unwrap();
+            db.close().unwrap();
+        }
+        // Reopened: the memtables are empty, the tables in L0 and below.
+        let db = Db::open(o, dir.path()).unwrap();
+        let levels = db.property("rocksdb.levelstats").unwrap();
+        let with_files = levels
+            .lines()
+            .skip(2)
+            .filter(|l| l.split_whitespace().nth(1).is_some_and(|n| n != "0"))
+            .count();
+        assert!(with_files >= 2, "data on one level only:\n{levels}");
+        let mut v = Vec::new();
+        for i in 0..6100u32 {
+            for k in [
+                format!("k{:02}-{i:06}", i % 37),
+                format!("k{:02}-{i:06}x", i % 37),
+                format!("q{:02}-{i:06}", i % 37),
+            ] {
+                let found = db.get_into(&ro, k.as_bytes(), &mut v).unwrap();
+                match model.get(k.as_bytes()) {
+                    Some(want) => {
+                        assert!(found, "{k} missing (prefix filters: {prefix})");
+                        assert_eq!(&v, want, "{k}");
+                    }
+                    None => assert!(!found, "{k} found (prefix filters: {prefix})"),
+                }
+            }
+        }
+    }
+}
