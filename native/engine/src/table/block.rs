@@ -192,6 +192,42 @@ impl BlockBuilder {
 /// Restart points per search sample (module docs).
 pub const SAMPLE_EVERY: usize = 16;
 
+/// The search samples of an index block (module docs).
+struct Samples {
+    /// `all[j]` is the key prefix of restart key `j * SAMPLE_EVERY`.
+    all: Box<[u64]>,
+    /// `tops[t]` is `all[t * SAMPLE_EVERY]`.
+    tops: Box<[u64]>,
+}
+
+impl Samples {
+    /// How many samples sort strictly below prefix `p`, as
+    /// `all.partition_point(|&s| s < p)`, through the top samples (module
+    /// docs). Pinned by
+    /// `search_samples_land_every_seek_where_the_plain_search_does`.
+    #[inline]
+    fn below(&self, p: u64) -> usize {
+        let t = self.tops.partition_point(|&s| s < p);
+        if t == 0 {
+            // The first sample is not below `p`, so none is.
+            return 0;
+        }
+        // all[(t - 1) * SAMPLE_EVERY] < p, and all[t * SAMPLE_EVERY] (when
+        // there is one) is not: the answer lies in between.
+        let from = (t - 1) * SAMPLE_EVERY + 1;
+        let to = (t * SAMPLE_EVERY).min(self.all.len());
+        // A count rather than a binary search: its loads do not depend on
+        // each other, so the run's cache misses overlap (and it vectorizes).
+        let run = &self.all[from..to];
+        from + run.iter().filter(|&&s| s < p).count()
+    }
+
+    /// Bytes of both arrays and their box.
+    fn bytes(&self) -> usize {
+        std::mem::size_of::<Samples>() + 8 * (self.all.len() + self.tops.len())
+    }
+}
+
 /// Bit of [`Directory::entries`] marking an entry whose key its prefix and
 /// delta rebuild (module docs); the other 31 bits are its offset.
 const REBUILDABLE: u32 = 1 << 31;
@@ -262,11 +298,10 @@ pub enum BlockGet {
 /// Immutable; shared through `Arc` by the cache and iterators.
 pub struct Block {
     data: Vec<u8>,
-    /// `samples[j]` is the key prefix of restart key `j * SAMPLE_EVERY`;
-    /// empty unless built by [`Block::with_search_samples`].
-    samples: Box<[u64]>,
-    /// `sample_tops[t]` is `samples[t * SAMPLE_EVERY]` (module docs).
-    sample_tops: Box<[u64]>,
+    /// `None` unless built by [`Block::with_search_samples`]: boxed, so
+    /// that data blocks, which never have them, are charged one word for
+    /// them.
+    samples: Option<Box<Samples>>,
     /// Unset until built by [`Block::ensure_entry_directory`]; set to an
     /// empty directory when the block is outside the directory's limits.
     dir: OnceLock<Directory>,
@@ -336,8 +371,7 @@ impl Block {
         }
         Ok(Block {
             data,
-            samples: Box::default(),
-            sample_tops: Box::default(),
+            samples: None,
             dir: OnceLock::new(),
             restarts_offset,
             num_restarts,
@@ -355,8 +389,8 @@ impl Block {
                 .step_by(SAMPLE_EVERY)
                 .map(|i| Ok(key::internal_key_prefix(self.restart_key(i)?)))
                 .collect::<Result<Box<[u64]>>>()?;
-            self.sample_tops = samples.iter().step_by(SAMPLE_EVERY).copied().collect();
-            self.samples = samples;
+            let tops = samples.iter().step_by(SAMPLE_EVERY).copied().collect();
+            self.samples = Some(Box::new(Samples { all: samples, tops }));
         }
         Ok(self)
     }
@@ -597,7 +631,7 @@ impl Block {
     /// Memory charged for this block in the block cache.
     pub fn size_in_bytes(&self) -> usize {
         self.data.capacity()
-            + 8 * (self.samples.len() + self.sample_tops.len())
+            + self.samples.as_ref().map_or(0, |s| s.bytes())
             + self.directory_bytes()
             + std::mem::size_of::<Block>()
     }
@@ -607,42 +641,21 @@ impl Block {
     /// the window the samples leave (module docs).
     fn restart_window(&self, target: &[u8]) -> (usize, usize) {
         let last = self.num_restarts - 1;
-        if self.samples.is_empty() {
+        let Some(samples) = &self.samples else {
             return (0, last);
-        }
+        };
         let p = key::internal_key_prefix(target);
         // Samples before `below` sort before `target`; samples from
         // `above` on sort after it.
-        let below = self.samples_below(p);
-        let above = below + equal_run(&self.samples[below..], p);
+        let below = samples.below(p);
+        let above = below + equal_run(&samples.all[below..], p);
         let lo = below.saturating_sub(1) * SAMPLE_EVERY;
-        let hi = if above < self.samples.len() {
+        let hi = if above < samples.all.len() {
             (above * SAMPLE_EVERY).saturating_sub(1)
         } else {
             last
         };
         (lo, hi)
-    }
-
-    /// How many samples sort strictly below prefix `p`, as
-    /// `samples.partition_point(|&s| s < p)`, through the top samples
-    /// (module docs). Pinned by
-    /// `search_samples_land_every_seek_where_the_plain_search_does`.
-    #[inline]
-    fn samples_below(&self, p: u64) -> usize {
-        let t = self.sample_tops.partition_point(|&s| s < p);
-        if t == 0 {
-            // The first sample is not below `p`, so none is.
-            return 0;
-        }
-        // samples[(t - 1) * SAMPLE_EVERY] < p, and samples[t * SAMPLE_EVERY]
-        // (when there is one) is not: the answer lies in between.
-        let from = (t - 1) * SAMPLE_EVERY + 1;
-        let to = (t * SAMPLE_EVERY).min(self.samples.len());
-        // A count rather than a binary search: its loads do not depend on
-        // each other, so the run's cache misses overlap (and it vectorizes).
-        let run = &self.samples[from..to];
-        from + run.iter().filter(|&&s| s < p).count()
     }
 
     /// Reads the first byte of restart entries `lo..=hi`, which the binary
@@ -1017,7 +1030,7 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
     #[inline(always)]
     fn find_restart(&mut self, target: &[u8]) -> Option<usize> {
         let (mut lo, mut hi) = self.block.restart_window(target);
-        if !self.block.samples.is_empty() {
+        if self.block.samples.is_some() {
             self.block.warm_window(lo, hi);
         }
         while lo < hi {
@@ -1544,9 +1557,10 @@ mod tests {
                 .with_search_samples()
                 .unwrap(),
         );
-        assert_eq!(sampled.samples.len(), entries.len().div_ceil(SAMPLE_EVERY));
+        let samples = sampled.samples.as_ref().unwrap();
+        assert_eq!(samples.all.len(), entries.len().div_ceil(SAMPLE_EVERY));
         assert!(
-            sampled.sample_tops.len() > 2,
+            samples.tops.len() > 2,
             "the two-step search needs several top samples"
         );
         assert!(sampled.size_in_bytes() > plain.size_in_bytes());
@@ -1561,8 +1575,8 @@ mod tests {
             let (lo, hi) = sampled.restart_window(t);
             let p = key::internal_key_prefix(t);
             assert_eq!(
-                sampled.samples_below(p),
-                sampled.samples.partition_point(|&s| s < p),
+                samples.below(p),
+                samples.all.partition_point(|&s| s < p),
                 "samples below {t:?}"
             );
             let r = a.find_restart(t).unwrap();
@@ -1595,8 +1609,8 @@ mod tests {
             .unwrap()
             .with_search_samples()
             .unwrap();
-        assert!(b.samples.is_empty(), "one window: nothing to narrow");
-        assert!(build(&entries, 1).samples.is_empty(), "only asked for");
+        assert!(b.samples.is_none(), "one window: nothing to narrow");
+        assert!(build(&entries, 1).samples.is_none(), "only asked for");
     }
 
     #[test]
