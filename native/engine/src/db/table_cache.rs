@@ -595,6 +595,7 @@ impl TableCache {
     /// The reader of `f` when it lives in `f` (`max_open_files = -1`) and
     /// is open; `None` otherwise. Opens nothing: for hints
     /// ([`DbInner::prefetch_filters`](super::DbInner)).
+    #[inline]
     pub(crate) fn held_reader<'a>(&self, f: &'a FileMetaData) -> Option<&'a TableReader> {
         if self.lru.is_none() {
             f.table_reader.0.get().map(|r| &**r)
@@ -617,9 +618,7 @@ impl TableCache {
         no_io: bool,
         fam: &FamilyTables,
     ) -> Result<Held<'a, TableReader>> {
-        if self.lru.is_none()
-            && let Some(r) = f.table_reader.0.get()
-        {
+        if let Some(r) = self.held_reader(f) {
             return Ok(Held::Borrowed(r));
         }
         self.reader_for(f, level, no_io, fam).map(Held::Owned)
