@@ -27,15 +27,36 @@ use crate::statistics::{Histogram, Statistics, Ticker};
 use crate::table::{
     BlockHint, Located, LocatedBlock, TableGet, TableReadOptions, TableReader, filter_hash,
 };
+use crate::version::FileMetaData;
 
 /// How many tables' filter lines a point lookup prefetches at its start
 /// ([`DbInner::prefetch_filters`]): enough for a few L0 files or levels,
 /// few enough that a key found early wastes little.
 const PREFETCHED_FILTERS: usize = 4;
 
+/// What [`DbInner::prefetch_filters`] found for one lookup: the key's
+/// filter hash, for the probes to reuse, and the key's files in each level
+/// below L0 it searched, so that the lookup does not search those levels
+/// again.
+struct Prefetched<'a> {
+    hash: u64,
+    levels: [(usize, &'a [Arc<FileMetaData>]); PREFETCHED_FILTERS],
+    searched: usize,
+}
+
+impl<'a> Prefetched<'a> {
+    /// The key's files in `level` (≥ 1), when the prefetch searched it.
+    fn files(&self, level: usize) -> Option<&'a [Arc<FileMetaData>]> {
+        self.levels[..self.searched]
+            .iter()
+            .find(|(l, _)| *l == level)
+            .map(|&(_, files)| files)
+    }
+}
+
 /// Looks `key` up in table `t` at `level`; `tomb` already includes the
 /// table's range tombstones; `key_hash` is the key's filter hash when the
-/// lookup computed it ([`DbInner::prefetch_filters`]). Records the
+/// lookup computed it ([`Prefetched`]). Records the
 /// per-level breakdown when the thread asks for it.
 #[expect(
     clippy::too_many_arguments,
@@ -395,7 +416,7 @@ impl DbInner {
         // fetch of their filter lines now, so that it overlaps the memtable
         // and tombstone checks (`prefetch_filters`). With data, a lookup may
         // end in a memtable and the prefetch would be wasted work.
-        let key_hash = if sv.imm.is_empty() && sv.mem.first_sequence().is_none() {
+        let prefetched = if sv.imm.is_empty() && sv.mem.first_sequence().is_none() {
             Some(self.prefetch_filters(sv, key))
         } else {
             None
@@ -425,15 +446,25 @@ impl DbInner {
         }
         self.stats.tick(Ticker::MemtableMiss, 1);
         laps.lap(F::get_from_memtable_time);
-        let found = self.get_from_tables(sv, ro, snapshot, key, value_out, tomb, level, key_hash);
+        let found = self.get_from_tables(
+            sv,
+            ro,
+            snapshot,
+            key,
+            value_out,
+            tomb,
+            level,
+            prefetched.as_ref(),
+        );
         laps.lap(F::get_from_output_files_time);
         found
     }
 
     /// Prefetches the filter lines that a lookup of `key` probes in the
     /// first [`PREFETCHED_FILTERS`] tables it may visit (L0 files holding
-    /// the key's range newest first, then one file per level), and returns
-    /// the key's filter hash for those probes to reuse. Only readers that
+    /// the key's range newest first, then the key's files level by level),
+    /// and returns the key's filter hash and the levels' files it found
+    /// for the lookup to reuse ([`Prefetched`]). Only readers that
     /// live in their file's metadata (`max_open_files = -1`, the default)
     /// and are open; a hint: no result depends on it.
     ///
@@ -445,34 +476,43 @@ impl DbInner {
     /// one process (docs/results/reads.md). Started before the memtables
     /// whatever they hold, it made lookups that end in a memtable 17%
     /// slower, hence only with empty memtables (`get_in`).
-    fn prefetch_filters(&self, sv: &SuperVersion, key: &[u8]) -> u64 {
+    fn prefetch_filters<'a>(&self, sv: &'a SuperVersion, key: &[u8]) -> Prefetched<'a> {
         let v = &sv.version;
-        let h = filter_hash(key);
+        let hash = filter_hash(key);
+        let mut out = Prefetched {
+            hash,
+            levels: [(0, &[]); PREFETCHED_FILTERS],
+            searched: 0,
+        };
+        // Prefetches one table's line; false once the budget is spent.
         let mut budget = PREFETCHED_FILTERS;
-        for f in v.l0_files_for_key(key) {
+        let mut prefetch = |f: &FileMetaData| {
             if let Some(t) = self.table_cache.held_reader(f) {
-                t.prefetch_filter(h);
+                t.prefetch_filter(hash);
             }
             budget -= 1;
-            if budget == 0 {
-                return h;
+            budget > 0
+        };
+        for f in v.l0_files_for_key(key) {
+            if !prefetch(f) {
+                return out;
             }
         }
         for level in 1..v.num_levels() {
+            if out.searched == PREFETCHED_FILTERS {
+                break;
+            }
             if v.files(level).is_empty() {
                 continue;
             }
-            if let Some(f) = v.file_for_key(level, key) {
-                if let Some(t) = self.table_cache.held_reader(f) {
-                    t.prefetch_filter(h);
-                }
-                budget -= 1;
-                if budget == 0 {
-                    break;
-                }
+            let files = v.files_for_key(level, key);
+            out.levels[out.searched] = (level, files);
+            out.searched += 1;
+            if !files.iter().all(|f| prefetch(f)) {
+                break;
             }
         }
-        h
+        out
     }
 
     #[expect(
@@ -488,7 +528,7 @@ impl DbInner {
         value_out: &mut Vec<u8>,
         mut tomb: Option<SequenceNumber>,
         level: u8,
-        key_hash: Option<u64>,
+        prefetched: Option<&Prefetched<'_>>,
     ) -> Result<bool> {
         let counting = level >= PerfLevel::EnableCount as u8;
         let tro = TableReadOptions {
@@ -498,6 +538,7 @@ impl DbInner {
         let tombstones = !ro.ignore_range_deletions;
         let stats = self.stats.statistics.as_deref();
         let v = &sv.version;
+        let key_hash = prefetched.map(|p| p.hash);
         for f in v.l0_files_for_key(key) {
             let t = self.table_cache.reader_ref(f, 0, tro.no_io, &sv.tables)?;
             if tombstones {
@@ -517,7 +558,10 @@ impl DbInner {
             if v.files(level).is_empty() {
                 continue;
             }
-            for f in v.files_for_key(level, key) {
+            let files = prefetched
+                .and_then(|p| p.files(level))
+                .unwrap_or_else(|| v.files_for_key(level, key));
+            for f in files {
                 let t = self
                     .table_cache
                     .reader_ref(f, level, tro.no_io, &sv.tables)?;

@@ -1182,14 +1182,13 @@ mod tests {
             for start in 0..=len {
                 for run in 0..=(len - start) {
                     // `start` values below 5, `run` fives, the rest above.
-                    let v: Vec<u64> = (0..len)
+                    let mut sorted: Vec<u64> = (0..len)
                         .map(|i| match i {
                             i if i < start => i as u64 % 5,
                             i if i < start + run => 5,
                             i => 6 + i as u64,
                         })
                         .collect();
-                    let mut sorted = v.clone();
                     sorted.sort_unstable();
                     let below = sorted.partition_point(|&s| s < 5);
                     let want = sorted[below..].iter().take_while(|&&s| s == 5).count();

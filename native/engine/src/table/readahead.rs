@@ -39,9 +39,9 @@
 //! `readahead(2)` hint and still reads each block with its own `pread`;
 //! Talus reads the window itself, so that the reads after it are memory
 //! copies. The bytes read are the same. A window costs its buffer: at most
-//! 256 KiB plus one block per table an iterator has open, and, after the
-//! iterator is dropped, one such buffer per thread kept for the next
-//! ([`SPARE`]). A window read that fails is not an error: the block is
+//! 256 KiB plus one block per table an iterator has open (automatic
+//! readahead), and, after the iterator is dropped, one buffer of at most
+//! 512 KiB per thread kept for the next ([`SPARE`]). A window read that fails is not an error: the block is
 //! then read alone, and that read reports what is wrong.
 //!
 //! Thread-safety: one per [`super::TableIter`], used by one thread at a
@@ -69,7 +69,7 @@ thread_local! {
     /// scan opens an iterator per call (seek + 50 `next`), and each would
     /// otherwise allocate and zero its window afresh (profile of seek + 50
     /// `next` over 20,000,000 rows: allocation and `memset` about 5% of
-    /// samples). One per thread, at most [`MAX_SIZE`] plus a block.
+    /// samples). One per thread, at most [`MAX_SPARE`] bytes.
     static SPARE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
