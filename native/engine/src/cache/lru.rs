@@ -362,12 +362,23 @@ impl Hasher for KeyHasher {
 /// Values evicted under a shard lock, dropped after it is released (their
 /// destructors may free whole blocks). Fixed size so that burying never
 /// allocates; values beyond [`GRAVE_SLOTS`] are dropped on the spot.
-struct Graveyard<V> {
+struct Graveyard<V: CacheValue> {
     buried: [Option<V>; GRAVE_SLOTS],
     len: usize,
 }
 
-impl<V> Graveyard<V> {
+/// Hands each buried value to [`CacheValue::retire`].
+impl<V: CacheValue> Drop for Graveyard<V> {
+    fn drop(&mut self) {
+        for v in self.buried.iter_mut().take(self.len) {
+            if let Some(v) = v.take() {
+                v.retire();
+            }
+        }
+    }
+}
+
+impl<V: CacheValue> Graveyard<V> {
     fn new() -> Self {
         Graveyard {
             buried: std::array::from_fn(|_| None),
@@ -790,6 +801,32 @@ mod tests {
             .iter()
             .map(|k| k.offset)
             .collect()
+    }
+
+    /// A value that records its id when the cache retires it.
+    #[derive(Clone, Debug)]
+    struct Retiring(u64, Arc<std::sync::Mutex<Vec<u64>>>);
+    impl CacheValue for Retiring {
+        fn retire(self) {
+            self.1.lock().unwrap().push(self.0);
+        }
+    }
+
+    #[test]
+    fn values_let_go_of_are_retired_once_each() {
+        let retired = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let v = |id| Retiring(id, retired.clone());
+        let c = single::<Retiring>(3, false, 0.0);
+        for i in 1..=3 {
+            c.insert(k(i), v(i), 1, Priority::Low).unwrap();
+        }
+        assert!(retired.lock().unwrap().is_empty());
+        c.insert(k(4), v(4), 1, Priority::Low).unwrap(); // evicts 1
+        c.insert(k(2), v(20), 1, Priority::Low).unwrap(); // replaces 2
+        c.erase(&k(3));
+        c.set_capacity(1); // evicts the older of 4 and 20
+        assert_eq!(*retired.lock().unwrap(), vec![1, 2, 3, 4]);
+        assert_eq!(c.lookup(&k(2)).map(|r| r.0), Some(20));
     }
 
     #[test]

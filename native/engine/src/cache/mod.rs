@@ -59,6 +59,11 @@ pub trait CacheValue: Clone + Send + Sync + 'static {
         let _ = cache_clones;
         false
     }
+
+    /// Disposes of a value the cache let go of (evicted, erased or
+    /// replaced), after the shard's lock is released. Dropping it is the
+    /// default; a value may instead keep its memory for reuse.
+    fn retire(self) {}
 }
 
 impl<T: ?Sized + Send + Sync + 'static> CacheValue for Arc<T> {

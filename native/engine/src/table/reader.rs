@@ -84,6 +84,15 @@ impl CacheValue for CachedBlock {
             CachedBlock::Filter(f) => f.is_pinned(cache_clones),
         }
     }
+
+    /// A block no one else holds keeps its allocation for this thread's
+    /// next block read ([`Block::recycle`]).
+    fn retire(self) {
+        match self {
+            CachedBlock::Data(b) | CachedBlock::Index(b) => Block::recycle(b),
+            CachedBlock::Filter(_) => {}
+        }
+    }
 }
 
 /// How a table is opened.
@@ -1066,11 +1075,11 @@ impl TableReader {
             _ => {
                 let b = Block::new(raw, self.file_name.clone(), handle.offset)?;
                 if kind == BlockKind::Index {
-                    CachedBlock::Index(Arc::new(b.with_search_samples()?))
+                    CachedBlock::Index(b.with_search_samples()?.into_shared())
                 } else {
                     // A data block gets its entry directory when a lookup
                     // finds it in the cache (`data_block_for_get`).
-                    CachedBlock::Data(Arc::new(b))
+                    CachedBlock::Data(b.into_shared())
                 }
             }
         };
