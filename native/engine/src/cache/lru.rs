@@ -359,8 +359,9 @@ impl Hasher for KeyHasher {
     }
 }
 
-/// Values evicted under a shard lock, dropped after it is released (their
-/// destructors may free whole blocks). Fixed size so that burying never
+/// Values evicted under a shard lock, handed to [`CacheValue::retire`]
+/// after it is released (which drops them by default: their destructors may
+/// free whole blocks). Fixed size so that burying never
 /// allocates; values beyond [`GRAVE_SLOTS`] are dropped on the spot.
 struct Graveyard<V: CacheValue> {
     buried: [Option<V>; GRAVE_SLOTS],

@@ -906,7 +906,7 @@ struct BackEntry {
 }
 
 impl<B: Deref<Target = Block>> Drop for BlockIter<B> {
-    /// Leaves the key buffer to the thread's next iterator ([`SPARE_KEY`]).
+    /// Leaves the key buffer to the thread's next iterator (`SPARE_KEY`).
     fn drop(&mut self) {
         if self.key.capacity() <= MAX_SPARE_KEY {
             let mut key = std::mem::take(&mut self.key);
