@@ -4,7 +4,7 @@
 use std::collections::HashSet;
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileExt, OpenOptionsExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
@@ -273,47 +273,6 @@ impl Drop for StdFileLock {
     }
 }
 
-/// `O_NOATIME` of Linux's `fcntl.h` where it has this value (every Linux
-/// architecture but alpha, parisc and sparc; the others listed here are the
-/// ones Talus builds for); `None` elsewhere.
-#[cfg(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "riscv64"
-    )
-))]
-const O_NOATIME: Option<i32> = Some(0o1_000_000);
-#[cfg(not(all(
-    target_os = "linux",
-    any(
-        target_arch = "x86_64",
-        target_arch = "aarch64",
-        target_arch = "riscv64"
-    )
-)))]
-const O_NOATIME: Option<i32> = None;
-
-/// Opens `path` for reading, without access-time updates where the system
-/// has `O_NOATIME` and the process may ask for it (it owns the file): each
-/// `pread` of a table file otherwise checked whether the inode's access time
-/// was due (the kernel's `touch_atime`, `atime_needs_update` and
-/// `current_time`: about 1.3% of a point lookup's samples over 20,000,000
-/// rows), and under `strictatime` would dirty the inode on every read. A file
-/// the process does not own is opened plainly (the kernel refuses
-/// `O_NOATIME` to others with `EPERM`). Pinned by
-/// `random_access_reads_leave_the_access_time_alone`.
-fn open_for_reads(path: &Path) -> std::io::Result<File> {
-    if let Some(flag) = O_NOATIME {
-        match OpenOptions::new().read(true).custom_flags(flag).open(path) {
-            Err(e) if e.kind() == std::io::ErrorKind::PermissionDenied => {}
-            r => return r,
-        }
-    }
-    File::open(path)
-}
-
 impl FileSystem for StdFileSystem {
     fn create_dir_all(&self, path: &Path) -> Result<()> {
         perf_timer!(env_create_dir_if_missing_nanos);
@@ -372,7 +331,12 @@ impl FileSystem for StdFileSystem {
 
     fn new_random_access(&self, path: &Path) -> Result<Arc<dyn RandomAccessFile>> {
         perf_timer!(env_new_random_access_file_nanos);
-        let file = open_for_reads(path).map_err(|e| Error::io_path("open", path, &e))?;
+        // Not with O_NOATIME, though the kernel's access-time check costs
+        // each pread a little: cleaners of temporary directories
+        // (systemd-tmpfiles, tmpwatch) age files by their access time too,
+        // and a store under /tmp whose table files are read but not
+        // rewritten for days would lose them.
+        let file = File::open(path).map_err(|e| Error::io_path("open", path, &e))?;
         Ok(Arc::new(StdRandomAccess {
             path: path.to_path_buf(),
             file,
@@ -518,40 +482,6 @@ mod tests {
     fn allocated(p: &Path) -> u64 {
         use std::os::unix::fs::MetadataExt;
         std::fs::metadata(p).unwrap().blocks() * 512
-    }
-
-    /// Reads through `new_random_access` leave a file's access time alone
-    /// where the system has `O_NOATIME`: the file's access time is set
-    /// before its modification time, which `relatime` (the usual mount
-    /// option) would update on the first read, and `strictatime` on every
-    /// read.
-    #[test]
-    fn random_access_reads_leave_the_access_time_alone() {
-        use std::time::{Duration, SystemTime};
-        if O_NOATIME.is_none() {
-            return;
-        }
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("000007.sst");
-        std::fs::write(&p, vec![7u8; 8192]).unwrap();
-        let then = SystemTime::now() - Duration::from_secs(3 * 86_400);
-        let f = std::fs::File::options().write(true).open(&p).unwrap();
-        f.set_times(
-            std::fs::FileTimes::new()
-                .set_accessed(then)
-                .set_modified(then + Duration::from_secs(60)),
-        )
-        .unwrap();
-        drop(f);
-        let file = StdFileSystem.new_random_access(&p).unwrap();
-        let mut buf = [0u8; 4096];
-        for offset in [0, 4096, 0] {
-            file.read_exact_at(offset, &mut buf).unwrap();
-            assert_eq!(buf, [7u8; 4096]);
-        }
-        drop(file);
-        let accessed = std::fs::metadata(&p).unwrap().accessed().unwrap();
-        assert_eq!(accessed, then);
     }
 
     #[test]
