@@ -1250,13 +1250,17 @@ mod tests {
         make_internal_key(k.as_bytes(), seq, ValueKind::Value)
     }
 
-    fn build(entries: &[(Vec<u8>, Vec<u8>)], interval: usize) -> Arc<Block> {
+    /// `entries` as a block with restart interval `interval`.
+    fn unshared(entries: &[(Vec<u8>, Vec<u8>)], interval: usize) -> Block {
         let mut b = BlockBuilder::new(interval);
         for (k, v) in entries {
             b.add(k, v);
         }
-        let data = b.finish().to_vec();
-        Arc::new(Block::new(data, Arc::from("t.sst"), 0).unwrap())
+        Block::new(b.finish().to_vec(), Arc::from("t.sst"), 0).unwrap()
+    }
+
+    fn build(entries: &[(Vec<u8>, Vec<u8>)], interval: usize) -> Arc<Block> {
+        Arc::new(unshared(entries, interval))
     }
 
     #[test]
@@ -1901,13 +1905,7 @@ mod tests {
         assert!(first.directory_bytes() > 0);
         let at = Arc::as_ptr(&first);
         Block::recycle(first);
-        let mut builder = BlockBuilder::new(4);
-        for (k, v) in &b {
-            builder.add(k, v);
-        }
-        let second = Block::new(builder.finish().to_vec(), Arc::from("u.sst"), 9)
-            .unwrap()
-            .into_shared();
+        let second = unshared(&b, 4).into_shared();
         assert_eq!(Arc::as_ptr(&second), at, "the kept allocation is reused");
         assert_eq!(second.directory_bytes(), 0, "no directory of the old block");
         assert_forward_scan(&mut BlockIter::new(second), &b);
@@ -1916,8 +1914,7 @@ mod tests {
         let held = build(&a, 4);
         let at = Arc::as_ptr(&held);
         Block::recycle(held.clone());
-        let third = build(&b, 4).as_ref().data.clone();
-        let third = Block::new(third, Arc::from("v.sst"), 0).unwrap().into_shared();
+        let third = unshared(&b, 4).into_shared();
         assert_ne!(Arc::as_ptr(&third), at);
         assert_forward_scan(&mut BlockIter::new(held), &a);
     }

@@ -41,8 +41,9 @@
 //! copies. The bytes read are the same. A window costs its buffer: at most
 //! 256 KiB plus one block per table an iterator has open (automatic
 //! readahead), and, after the iterator is dropped, one buffer of at most
-//! 512 KiB per thread kept for the next ([`SPARE`]). A window read that fails is not an error: the block is
-//! then read alone, and that read reports what is wrong.
+//! 512 KiB per thread kept for the next ([`SPARE`]). A window read that
+//! fails is not an error: the block is then read alone, and that read
+//! reports what is wrong.
 //!
 //! Thread-safety: one per [`super::TableIter`], used by one thread at a
 //! time; the spare buffer is thread-local.
