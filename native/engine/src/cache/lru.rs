@@ -4,7 +4,8 @@
 //!
 //! The cache is split into 2^`num_shard_bits` shards chosen by a hash of the
 //! key; each shard is a `parking_lot::Mutex<Shard>` holding a hash map from
-//! key to its value and slot index, and a slab (`Vec`) of slots, each with a
+//! key to its value and slot index (a `KeyTable`, `cache/table.rs`: key and
+//! value in one bucket), and a slab (`Vec`) of slots, each with a
 //! second clone of its value ([`Live`] says why), threaded on two intrusive
 //! doubly-linked lists, hottest first:
 //!
@@ -76,12 +77,11 @@
 //!    or the last insert was larger than what eviction could free (possible
 //!    only without `strict_capacity_limit`).
 
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use parking_lot::Mutex;
 
+use super::table::KeyTable;
 use super::{CacheKey, CacheValue, Priority};
 use crate::error::{Error, Result};
 
@@ -325,38 +325,11 @@ fn fmix64(mut h: u64) -> u64 {
 }
 
 /// Hash choosing the shard (top bits). Deliberately unrelated to the map's
-/// hasher: the map would degrade if all keys of a shard shared hash bits.
+/// hash (`table::bucket_hash`): the map would degrade if all keys of a
+/// shard shared hash bits.
 #[inline]
 fn shard_hash(k: &CacheKey) -> u64 {
     fmix64(k.owner.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ k.offset)
-}
-
-/// Hasher of the per-shard map: keys are two integers, SipHash would be
-/// wasted work.
-#[derive(Default, Clone, Copy)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
-        }
-    }
-
-    #[inline]
-    fn write_u64(&mut self, x: u64) {
-        self.0 = (self.0 ^ x)
-            .wrapping_mul(0xd6e8_feb8_6659_fd93)
-            .rotate_left(29);
-    }
-
-    #[inline]
-    fn finish(&self) -> u64 {
-        let mut h = self.0;
-        h ^= h >> 31;
-        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        h ^ (h >> 30)
-    }
 }
 
 /// Values evicted under a shard lock, handed to [`CacheValue::retire`]
@@ -449,7 +422,7 @@ impl List {
 }
 
 struct Shard<V> {
-    map: HashMap<CacheKey, Live<V>, BuildHasherDefault<KeyHasher>>,
+    map: KeyTable<Live<V>>,
     slots: Vec<Slot<V>>,
     free_head: u32,
     lists: [List; 2],
@@ -462,7 +435,7 @@ struct Shard<V> {
 impl<V: CacheValue> Shard<V> {
     fn new(capacity: usize, high_capacity: usize) -> Self {
         Shard {
-            map: HashMap::default(),
+            map: KeyTable::new(),
             slots: Vec::new(),
             free_head: NIL,
             lists: [List::EMPTY; 2],
@@ -722,6 +695,7 @@ impl<V: CacheValue> Shard<V> {
     /// Asserts the invariants of the module docs.
     #[cfg(test)]
     fn check(&self) {
+        self.map.check();
         let mut seen = 0;
         let mut usage = 0;
         for list in [HIGH, LOW] {
@@ -968,7 +942,8 @@ mod tests {
         let c = single::<Arc<u64>>(8, false, 0.0);
         let mut order: Vec<u64> = Vec::new();
         let mut used: std::collections::HashSet<u64> = std::collections::HashSet::new();
-        let mut values: HashMap<u64, std::sync::Weak<u64>> = HashMap::new();
+        let mut values: std::collections::HashMap<u64, std::sync::Weak<u64>> =
+            std::collections::HashMap::new();
         let mut gone: Vec<std::sync::Weak<u64>> = Vec::new();
         let mut x = 0x2545_f491_4f6c_dd1du64;
         for step in 0..20_000u64 {

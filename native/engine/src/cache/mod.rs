@@ -15,6 +15,7 @@
 //! above one.
 
 mod lru;
+mod table;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
