@@ -220,6 +220,25 @@ impl<V: CacheValue> LruCache<V> {
         self.shard_of(key).lock().lookup(key)
     }
 
+    /// Prefetches the bucket of this cache's map where a lookup of `key`
+    /// starts, without waiting for it or searching: the first half of a
+    /// lookup's cache misses, for a key looked up soon after (the next
+    /// blocks of a scan). A hint: changes nothing.
+    pub fn prefetch_bucket(&self, key: &CacheKey) {
+        self.shard_of(key).lock().map.prefetch_home(key);
+    }
+
+    /// Finds `key` without cloning or marking it and prefetches what its
+    /// value's user reads first ([`CacheValue::prefetch`]): the second
+    /// half of a lookup's misses, which waits for the bucket (prefetched
+    /// earlier with [`Self::prefetch_bucket`]) but not for the value. A
+    /// hint: changes nothing, eviction order included.
+    pub fn prefetch_value(&self, key: &CacheKey) {
+        if let Some(live) = self.shard_of(key).lock().map.get(key) {
+            live.value.prefetch();
+        }
+    }
+
     /// Sets the charge of `key`'s entry, if present, to `charge` bytes (a
     /// cached value that grew, such as a block given its entry directory),
     /// then evicts as an insert would until the shard fits. The entry
@@ -817,6 +836,25 @@ mod tests {
         c.insert(k(5), Plain(5), 2, Priority::Low).unwrap();
         assert_eq!(low_keys(&c), [5, 4]);
         assert_eq!((c.usage(), c.len()), (3, 2));
+        c.shards[0].lock().check();
+    }
+
+    #[test]
+    fn prefetches_neither_mark_nor_move_an_entry() {
+        let c = single::<Plain>(2, false, 0.0);
+        for i in 1..=2 {
+            c.insert(k(i), Plain(i), 1, Priority::Low).unwrap();
+        }
+        for i in 1..=3 {
+            c.prefetch_bucket(&k(i));
+            c.prefetch_value(&k(i));
+        }
+        c.shards[0].lock().check();
+        // Had the prefetch of 1 marked it used, the insert would have given
+        // it a second chance and evicted 2.
+        c.insert(k(3), Plain(3), 1, Priority::Low).unwrap();
+        assert_eq!(c.lookup(&k(1)), None, "1 was the least recently used");
+        assert_eq!(low_keys(&c), [3, 2]);
         c.shards[0].lock().check();
     }
 

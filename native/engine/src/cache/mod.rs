@@ -65,6 +65,12 @@ pub trait CacheValue: Clone + Send + Sync + 'static {
     /// replaced), after the shard's lock is released. Dropping it is the
     /// default; a value may instead keep its memory for reuse.
     fn retire(self) {}
+
+    /// Asks the CPU to bring what a lookup's caller reads first (for a
+    /// block, its reference count and fields) toward its caches, without
+    /// waiting ([`LruCache::prefetch_value`]). A hint: does nothing by
+    /// default. Called under a shard lock: must not touch the cache.
+    fn prefetch(&self) {}
 }
 
 impl<T: ?Sized + Send + Sync + 'static> CacheValue for Arc<T> {

@@ -94,6 +94,16 @@ impl<T> KeyTable<T> {
         }
     }
 
+    /// Prefetches the bucket a search for `key` starts at (both lines of
+    /// it, when it straddles two), without waiting for it.
+    #[inline]
+    pub(super) fn prefetch_home(&self, key: &CacheKey) {
+        let home = &self.buckets[bucket_hash(key) as usize & self.mask];
+        let p: *const Option<(CacheKey, T)> = home;
+        crate::prefetch::line(p);
+        crate::prefetch::line(p.cast::<u8>().wrapping_add(size_of_val(home) - 1));
+    }
+
     pub(super) fn get(&self, key: &CacheKey) -> Option<&T> {
         let i = self.find(key)?;
         self.buckets[i].as_ref().map(|(_, v)| v)

@@ -988,6 +988,29 @@ impl<B: Deref<Target = Block>> BlockIter<B> {
         true
     }
 
+    /// The values of up to `N` entries after the current one, decoded
+    /// without moving (an index cursor's next block handles, which a scan
+    /// prefetches). Fewer at the block's end or at a malformed entry, which
+    /// the move itself will report. All `None` when unpositioned.
+    pub fn peek_values<const N: usize>(&self) -> [Option<&[u8]>; N] {
+        let mut out = [None; N];
+        if !self.valid {
+            return out;
+        }
+        let mut at = self.next;
+        for v in &mut out {
+            if at >= self.block.restarts_offset {
+                break;
+            }
+            let Ok(e) = self.block.entry_at(at) else {
+                break;
+            };
+            *v = self.block.data.get(e.value_start..e.end);
+            at = e.end;
+        }
+        out
+    }
+
     /// The block iterated.
     pub fn block(&self) -> &B {
         &self.block
@@ -1338,6 +1361,27 @@ mod tests {
 
     /// One to three versions (sequence numbers 90, 50, 10) of each user
     /// key, in internal-key order, the `i`-th key's values `value(i)`.
+    #[test]
+    fn peek_values_shows_the_next_entries_without_moving() {
+        let uks: Vec<Vec<u8>> = (0u8..30).map(|i| vec![b'k', i]).collect();
+        let entries = versioned_entries(&uks, |i| vec![i as u8; 1 + i % 5]);
+        for interval in [1, 3, 16] {
+            let mut it = BlockIter::new(build(&entries, interval));
+            assert_eq!(it.peek_values::<2>(), [None, None], "unpositioned");
+            it.seek_to_first();
+            for i in 0..entries.len() {
+                let want: Vec<Option<&[u8]>> = (1..=3)
+                    .map(|d| entries.get(i + d).map(|e| e.1.as_slice()))
+                    .collect();
+                assert_eq!(it.peek_values::<3>().to_vec(), want, "entry {i}");
+                assert_eq!(it.key(), entries[i].0.as_slice(), "peeking moved it");
+                it.next();
+            }
+            assert!(!it.valid());
+            assert_eq!(it.peek_values::<1>(), [None]);
+        }
+    }
+
     fn versioned_entries(uks: &[Vec<u8>], value: impl Fn(usize) -> Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
         let mut entries = Vec::new();
         for (i, uk) in uks.iter().enumerate() {

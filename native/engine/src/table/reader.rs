@@ -93,6 +93,18 @@ impl CacheValue for CachedBlock {
             CachedBlock::Filter(_) => {}
         }
     }
+
+    /// The block's reference count and fields: the lines a lookup's
+    /// caller touches first (the count when it clones, the fields when it
+    /// reads the block).
+    fn prefetch(&self) {
+        if let CachedBlock::Data(b) | CachedBlock::Index(b) = self {
+            // `Arc::as_ptr` points at the block, after the two counts.
+            let block = Arc::as_ptr(b).cast::<u8>();
+            crate::prefetch::line(block.wrapping_sub(2 * size_of::<usize>()));
+            crate::prefetch::line(block.wrapping_add(size_of::<Block>() - 1));
+        }
+    }
 }
 
 /// How a table is opened.
@@ -1553,6 +1565,36 @@ impl TableIter {
             if let Some(d) = &mut self.data {
                 d.seek_to_first();
             }
+            self.prefetch_next_blocks();
+        }
+    }
+
+    /// A forward scan entering a block will likely look up the next blocks
+    /// in the block cache. Each lookup is two cache misses, one waiting
+    /// for the other: the map's bucket, then the block's count (profile of
+    /// full scans over a cached database: `LruCache::lookup` 12% of
+    /// samples, nearly all on those two loads). So entering block `n`
+    /// prefetches the bucket of block `n + 2` and, through the bucket
+    /// prefetched when it entered `n - 1`, the count of block `n + 1`: by
+    /// the time the scan gets there, a block's lookup finds both in the CPU
+    /// caches. Hints only; nothing here changes the cache or what the scan
+    /// reads.
+    fn prefetch_next_blocks(&self) {
+        let (Some(cache), Some(index)) = (&self.table.cache, &self.index) else {
+            return;
+        };
+        let key = |v: &[u8]| {
+            BlockHandle::decode(v).map(|h| CacheKey {
+                owner: self.table.cache_owner,
+                offset: h.offset,
+            })
+        };
+        let [next, after] = index.peek_values::<2>();
+        if let Some(k) = after.and_then(key) {
+            cache.prefetch_bucket(&k);
+        }
+        if let Some(k) = next.and_then(key) {
+            cache.prefetch_value(&k);
         }
     }
 
