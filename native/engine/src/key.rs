@@ -167,10 +167,23 @@ pub fn kind_byte(ikey: &[u8]) -> u8 {
     trailer(ikey) as u8
 }
 
+/// Compares two user keys bytewise, as `a.cmp(b)`, deciding most
+/// comparisons by their [`user_key_prefix`]es: two integer loads instead of
+/// a call to `memcmp` (profile of forward scans over a cached database:
+/// `memcmp` about 4.5% of samples, nearly all from comparing each entry's
+/// user key with the previous one's).
+#[inline]
+pub fn compare_user(a: &[u8], b: &[u8]) -> Ordering {
+    match user_key_prefix(a).cmp(&user_key_prefix(b)) {
+        Ordering::Equal => a.cmp(b),
+        o => o,
+    }
+}
+
 /// Compares two internal keys in internal-key order.
 #[inline]
 pub fn compare_internal(a: &[u8], b: &[u8]) -> Ordering {
-    match user_key(a).cmp(user_key(b)) {
+    match compare_user(user_key(a), user_key(b)) {
         Ordering::Equal => trailer(b).cmp(&trailer(a)),
         o => o,
     }
@@ -203,6 +216,25 @@ pub fn parse_internal_key(ikey: &[u8]) -> Option<ParsedKey<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compare_user_orders_as_bytewise_comparison_does() {
+        // Short keys, zero bytes (the prefix pads with them), keys that
+        // are prefixes of others, and keys equal in their first 8 bytes.
+        let mut keys: Vec<Vec<u8>> = vec![vec![]];
+        for stem in [&b""[..], b"\0", b"a", b"a\0", b"abcdefg", b"abcdefgh", b"abcdefgh\0"] {
+            for tail in [&b""[..], b"\0", b"\x01", b"x", b"\xff", b"\0\0\0\0\0\0\0\0z"] {
+                let mut k = stem.to_vec();
+                k.extend_from_slice(tail);
+                keys.push(k);
+            }
+        }
+        for a in &keys {
+            for b in &keys {
+                assert_eq!(compare_user(a, b), a.cmp(b), "{a:?} against {b:?}");
+            }
+        }
+    }
 
     #[test]
     fn golden_bytes() {

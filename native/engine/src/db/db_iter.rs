@@ -250,11 +250,15 @@ impl<I: InternalIterator> DbIter<I> {
     }
 
     fn above_upper(&self, user_key: &[u8]) -> bool {
-        self.upper.as_deref().is_some_and(|u| user_key >= u)
+        self.upper
+            .as_deref()
+            .is_some_and(|u| key::compare_user(user_key, u).is_ge())
     }
 
     fn below_lower(&self, user_key: &[u8]) -> bool {
-        self.lower.as_deref().is_some_and(|l| user_key < l)
+        self.lower
+            .as_deref()
+            .is_some_and(|l| key::compare_user(user_key, l).is_lt())
     }
 
     /// Moves to the first entry.
@@ -450,7 +454,7 @@ impl<I: InternalIterator> DbIter<I> {
             }
             if p.seq > self.snapshot {
                 self.counters.internal_recent_skipped += 1;
-            } else if skipping && p.user_key <= self.saved_key.as_slice() {
+            } else if skipping && key::compare_user(p.user_key, &self.saved_key).is_le() {
                 self.counters.internal_key_skipped += 1;
             } else {
                 match p.kind {
