@@ -160,6 +160,12 @@ impl Readahead {
         self.fixed.unwrap_or(INITIAL_SIZE)
     }
 
+    /// Blocks visited in a row in file order, in either direction, the
+    /// last included (1 after a seek).
+    pub(crate) fn run(&self) -> u32 {
+        self.run
+    }
+
     /// Records that the iterator moved to the block at `offset` whose
     /// stored size with trailer is `len`, whether or not it is cached.
     pub(crate) fn visit(&mut self, offset: u64, len: usize) {
