@@ -779,7 +779,7 @@ impl Block {
             return;
         }
         let mut touched = 0u8;
-        for i in lo..=hi.min(self.num_restarts - 1) {
+        for i in lo..=hi {
             // Restart offsets were checked at load (`Block::new`) to lie
             // within the block; `get` keeps a bad one harmless anyway.
             touched ^= self.data.get(self.restart_point(i)).copied().unwrap_or(0);
@@ -789,8 +789,8 @@ impl Block {
 
     /// The bytes `[a, b)` holding the entries of restart points `lo..=hi`,
     /// when the search samples give both ends: `lo` and `hi + 1` sampled
-    /// (or `hi` the last), which every window [`Self::restart_window`]
-    /// leaves is, but for the first window of a target below every sample.
+    /// (or `hi` the last). Every window [`Self::restart_window`] leaves is
+    /// such a window, but `[0, 0]`, that of a target below every sample.
     fn window_bytes(&self, lo: usize, hi: usize) -> Option<(usize, usize)> {
         let s = self.samples.as_ref()?;
         if !lo.is_multiple_of(SAMPLE_EVERY) {
@@ -1419,8 +1419,6 @@ mod tests {
         uks
     }
 
-    /// One to three versions (sequence numbers 90, 50, 10) of each user
-    /// key, in internal-key order, the `i`-th key's values `value(i)`.
     #[test]
     fn peek_values_shows_the_next_entries_without_moving() {
         let uks: Vec<Vec<u8>> = (0u8..30).map(|i| vec![b'k', i]).collect();
@@ -1442,6 +1440,8 @@ mod tests {
         }
     }
 
+    /// One to three versions (sequence numbers 90, 50, 10) of each user
+    /// key, in internal-key order, the `i`-th key's values `value(i)`.
     fn versioned_entries(uks: &[Vec<u8>], value: impl Fn(usize) -> Vec<u8>) -> Vec<(Vec<u8>, Vec<u8>)> {
         let mut entries = Vec::new();
         for (i, uk) in uks.iter().enumerate() {
