@@ -121,22 +121,29 @@ impl<T> KeyTable<T> {
         self.buckets[i].as_mut().map(|(_, v)| v)
     }
 
-    /// Inserts `key`, returning the value it replaces.
+    /// Inserts `key`, returning the value it replaces. One walk of the run:
+    /// it ends at the key or at the empty bucket the key then takes. The
+    /// table grows first when one more key would break invariant 2 (also
+    /// when the key turns out to be present: a doubling a step early).
     pub(super) fn insert(&mut self, key: CacheKey, value: T) -> Option<T> {
-        if let Some(i) = self.find(&key) {
-            return self.buckets[i]
-                .as_mut()
-                .map(|(_, v)| std::mem::replace(v, value));
-        }
         if 2 * (self.len + 1) > self.buckets.len() {
             self.grow();
         }
-        self.place(key, value);
+        let mut i = bucket_hash(&key) as usize & self.mask;
+        loop {
+            match &mut self.buckets[i] {
+                None => break,
+                Some((k, v)) if *k == key => return Some(std::mem::replace(v, value)),
+                Some(_) => i = (i + 1) & self.mask,
+            }
+        }
+        self.buckets[i] = Some((key, value));
         self.len += 1;
         None
     }
 
-    /// Puts an absent key in the first empty bucket from its home.
+    /// Puts an absent key in the first empty bucket from its home (growth's
+    /// re-placing).
     fn place(&mut self, key: CacheKey, value: T) {
         let mut i = bucket_hash(&key) as usize & self.mask;
         while self.buckets[i].is_some() {

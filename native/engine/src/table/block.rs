@@ -470,21 +470,19 @@ impl Block {
     /// a damaged one fails here, at load.
     pub fn with_search_samples(mut self) -> Result<Block> {
         if self.num_restarts > SAMPLE_EVERY {
-            let samples = (0..self.num_restarts)
-                .step_by(SAMPLE_EVERY)
-                .map(|i| Ok(key::internal_key_prefix(self.restart_key(i)?)))
-                .collect::<Result<Box<[u64]>>>()?;
-            let tops = samples.iter().step_by(SAMPLE_EVERY).copied().collect();
-            // Restart offsets lie within the block (checked by `Block::new`),
-            // so below 4 GiB.
-            let at = (0..self.num_restarts)
-                .step_by(SAMPLE_EVERY)
-                .map(|i| self.restart_point(i) as u32)
-                .collect();
+            let n = self.num_restarts.div_ceil(SAMPLE_EVERY);
+            let (mut all, mut at) = (Vec::with_capacity(n), Vec::with_capacity(n));
+            for i in (0..self.num_restarts).step_by(SAMPLE_EVERY) {
+                all.push(key::internal_key_prefix(self.restart_key(i)?));
+                // Restart offsets lie within the block (checked by
+                // `Block::new`), so below 4 GiB.
+                at.push(self.restart_point(i) as u32);
+            }
+            let tops = all.iter().step_by(SAMPLE_EVERY).copied().collect();
             self.samples = Some(Box::new(Samples {
-                all: samples,
+                all: all.into_boxed_slice(),
                 tops,
-                at,
+                at: at.into_boxed_slice(),
             }));
         }
         Ok(self)
