@@ -216,8 +216,17 @@ impl<V: CacheValue> LruCache<V> {
 
     /// A clone of the value cached for `key`, marking it used (the module
     /// docs say what eviction makes of the mark).
+    ///
+    /// A miss in a full shard also prefetches what an insert's eviction
+    /// will read ([`Shard::prefetch_victim`]): the caller is about to read
+    /// the block and insert it into this shard.
     pub fn lookup(&self, key: &CacheKey) -> Option<V> {
-        self.shard_of(key).lock().lookup(key)
+        let mut shard = self.shard_of(key).lock();
+        let found = shard.lookup(key);
+        if found.is_none() {
+            shard.prefetch_victim();
+        }
+        found
     }
 
     /// Prefetches the bucket of this cache's map where a lookup of `key`
@@ -662,6 +671,39 @@ impl<V: CacheValue> Shard<V> {
         Some(live.value.clone())
     }
 
+    /// When an insert of an entry of the average charge would evict: loads
+    /// the slot eviction meets first (the tail of LOW, else of HIGH) and
+    /// prefetches what `evict_one` then waits for, one miss after the
+    /// other: its value's first lines ([`CacheValue::prefetch`]: the
+    /// pinned check reads the count), its map bucket (the used mark, the
+    /// removal) and its neighbour on the list (the unlink). Profile of
+    /// 8-thread gets over 20,000,000 rows, a block evicted per lookup:
+    /// `evict_one` 4.4% of samples, 73% of it on the value's count and 15%
+    /// on the slot; the map's removal another 1.8%. After a lookup's miss
+    /// the caller reads the block from the file, so these arrive
+    /// meanwhile. A hint: reads, never writes
+    /// (`prefetches_neither_mark_nor_move_an_entry`).
+    fn prefetch_victim(&self) {
+        let n = self.map.len();
+        if n == 0 || self.usage.saturating_add(self.usage / n) <= self.capacity {
+            return;
+        }
+        let list = if self.lists[LOW].tail != NIL { LOW } else { HIGH };
+        let t = self.lists[list].tail;
+        if t == NIL {
+            return;
+        }
+        let s = self.slot(t);
+        if let Some(v) = &s.value {
+            v.prefetch();
+        }
+        self.map.prefetch_home(&s.key);
+        if s.prev != NIL {
+            // Unlinking the victim writes its neighbour on the list.
+            crate::prefetch::line(&raw const self.slots[s.prev as usize]);
+        }
+    }
+
     fn set_charge(&mut self, key: &CacheKey, charge: usize, grave: &mut Graveyard<V>) {
         let Some(i) = self.map.get(key).map(|live| live.slot) else {
             return;
@@ -849,6 +891,8 @@ mod tests {
             c.prefetch_bucket(&k(i));
             c.prefetch_value(&k(i));
         }
+        // A miss in the full shard prefetches the victim, 1.
+        assert_eq!(c.lookup(&k(3)), None);
         c.shards[0].lock().check();
         // Had the prefetch of 1 marked it used, the insert would have given
         // it a second chance and evicted 2.
