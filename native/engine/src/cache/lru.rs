@@ -218,7 +218,7 @@ impl<V: CacheValue> LruCache<V> {
     /// docs say what eviction makes of the mark).
     ///
     /// A miss in a full shard also prefetches what an insert's eviction
-    /// will read ([`Shard::prefetch_victim`]): the caller is about to read
+    /// will read (`Shard::prefetch_victim`): the caller is about to read
     /// the block and insert it into this shard.
     pub fn lookup(&self, key: &CacheKey) -> Option<V> {
         let mut shard = self.shard_of(key).lock();
