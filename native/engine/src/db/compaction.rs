@@ -15,7 +15,7 @@ use std::sync::atomic::Ordering;
 
 use super::compaction_iter::{Below, CompactionIter, keep_range_tombstone};
 use super::family::ColumnFamilyData;
-use super::level_iter::LevelIter;
+use super::level_iter::{LevelFiles, LevelIter};
 use super::stats::LevelStats;
 use super::{BottommostLevelCompaction, CompactRangeOptions};
 use super::{DbInner, DbState};
@@ -1053,7 +1053,7 @@ impl DbInner {
                 let files: Vec<Arc<FileMetaData>> = files.iter().filter(inside).cloned().collect();
                 if !files.is_empty() {
                     children.push(Box::new(LevelIter::new(
-                        files,
+                        LevelFiles::Listed(files),
                         self.file_opener(level, tro, &job.cfd.tables),
                     )));
                 }

@@ -8,14 +8,34 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::iterator::InternalIterator;
 use crate::key::compare_internal;
-use crate::version::FileMetaData;
+use crate::version::{FileMetaData, Version};
 
 /// Opens the iterator of one file.
 pub(crate) type FileOpener =
     Arc<dyn Fn(&FileMetaData) -> Result<Box<dyn InternalIterator>> + Send + Sync>;
 
+/// The files a [`LevelIter`] walks.
+pub(crate) enum LevelFiles {
+    /// A list of its own (a compaction's inputs in one level).
+    Listed(Vec<Arc<FileMetaData>>),
+    /// One level of a version, shared: a user iterator is made per short
+    /// scan, and cloning the level's list cost an atomic increment and a
+    /// decrement on each file's count (shared by every reader thread), an
+    /// allocation besides. A version's file lists never change.
+    Level(Arc<Version>, usize),
+}
+
+impl LevelFiles {
+    fn get(&self) -> &[Arc<FileMetaData>] {
+        match self {
+            LevelFiles::Listed(files) => files,
+            LevelFiles::Level(version, level) => version.files(*level),
+        }
+    }
+}
+
 pub(crate) struct LevelIter {
-    files: Vec<Arc<FileMetaData>>,
+    files: LevelFiles,
     opener: FileOpener,
     index: usize,
     cur: Option<Box<dyn InternalIterator>>,
@@ -24,7 +44,7 @@ pub(crate) struct LevelIter {
 
 impl LevelIter {
     /// Iterates `files` (in level order).
-    pub(crate) fn new(files: Vec<Arc<FileMetaData>>, opener: FileOpener) -> Self {
+    pub(crate) fn new(files: LevelFiles, opener: FileOpener) -> Self {
         LevelIter {
             files,
             opener,
@@ -37,10 +57,10 @@ impl LevelIter {
     fn open(&mut self, index: usize) -> bool {
         self.cur = None;
         self.index = index;
-        if index >= self.files.len() {
+        if index >= self.files.get().len() {
             return false;
         }
-        match (self.opener)(&self.files[index]) {
+        match (self.opener)(&self.files.get()[index]) {
             Ok(it) => {
                 self.cur = Some(it);
                 true
@@ -116,7 +136,7 @@ impl InternalIterator for LevelIter {
 
     fn seek_to_last(&mut self) {
         self.err = None;
-        if let Some(last) = self.files.len().checked_sub(1)
+        if let Some(last) = self.files.get().len().checked_sub(1)
             && self.open(last)
             && let Some(c) = self.cur.as_mut()
         {
@@ -129,6 +149,7 @@ impl InternalIterator for LevelIter {
         self.err = None;
         let i = self
             .files
+            .get()
             .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
         if self.open(i)
             && let Some(c) = self.cur.as_mut()
@@ -142,6 +163,7 @@ impl InternalIterator for LevelIter {
         self.err = None;
         let i = self
             .files
+            .get()
             .partition_point(|f| compare_internal(&f.largest, target) == Ordering::Less);
         if self.open(i)
             && let Some(c) = self.cur.as_mut()
@@ -162,6 +184,7 @@ impl InternalIterator for LevelIter {
         self.err = None;
         let i = self
             .files
+            .get()
             .partition_point(|f| compare_internal(&f.smallest, target) != Ordering::Greater);
         let Some(i) = i.checked_sub(1) else {
             self.cur = None;
@@ -184,6 +207,7 @@ impl InternalIterator for LevelIter {
         self.err = None;
         let i = self
             .files
+            .get()
             .partition_point(|f| compare_internal(&f.smallest, target) != Ordering::Greater);
         match i.checked_sub(1) {
             Some(i) => {

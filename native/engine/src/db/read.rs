@@ -12,7 +12,7 @@ use std::sync::{Arc, Weak};
 
 use super::db_iter::{DbIter, IterCounters, PrefixSeek};
 use super::family::ColumnFamilyData;
-use super::level_iter::{FileOpener, LevelIter};
+use super::level_iter::{FileOpener, LevelFiles, LevelIter};
 use super::table_cache::FamilyTables;
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
@@ -1130,7 +1130,7 @@ impl DbInner {
             }
             tombstones.add_level(lists);
             children.push(Box::new(LevelIter::new(
-                files.to_vec(),
+                LevelFiles::Level(v.clone(), level),
                 self.file_opener(level, tro, &sv.tables),
             )));
         }
