@@ -87,18 +87,26 @@ impl<T> KeyTable<T> {
         self.len
     }
 
-    /// The bucket holding `key`, if any.
+    /// The walk of `key`'s run from its home: `Ok` with the bucket holding
+    /// `key`, or `Err` with the empty bucket that ends the run (where the
+    /// key would go).
     #[inline]
-    fn find(&self, key: &CacheKey) -> Option<usize> {
+    fn probe(&self, key: &CacheKey) -> Result<usize, usize> {
         let mut i = bucket_hash(key) as usize & self.mask;
         // Ends: invariant 2 leaves an empty bucket on every run's way.
         loop {
             match &self.buckets[i] {
-                None => return None,
-                Some((k, _)) if k == key => return Some(i),
+                None => return Err(i),
+                Some((k, _)) if k == key => return Ok(i),
                 Some(_) => i = (i + 1) & self.mask,
             }
         }
+    }
+
+    /// The bucket holding `key`, if any.
+    #[inline]
+    fn find(&self, key: &CacheKey) -> Option<usize> {
+        self.probe(key).ok()
     }
 
     /// Prefetches the bucket a search for `key` starts at (both lines of
@@ -129,27 +137,16 @@ impl<T> KeyTable<T> {
         if 2 * (self.len + 1) > self.buckets.len() {
             self.grow();
         }
-        let mut i = bucket_hash(&key) as usize & self.mask;
-        loop {
-            match &mut self.buckets[i] {
-                None => break,
-                Some((k, v)) if *k == key => return Some(std::mem::replace(v, value)),
-                Some(_) => i = (i + 1) & self.mask,
+        match self.probe(&key) {
+            Ok(i) => self.buckets[i]
+                .as_mut()
+                .map(|(_, v)| std::mem::replace(v, value)),
+            Err(i) => {
+                self.buckets[i] = Some((key, value));
+                self.len += 1;
+                None
             }
         }
-        self.buckets[i] = Some((key, value));
-        self.len += 1;
-        None
-    }
-
-    /// Puts an absent key in the first empty bucket from its home (growth's
-    /// re-placing).
-    fn place(&mut self, key: CacheKey, value: T) {
-        let mut i = bucket_hash(&key) as usize & self.mask;
-        while self.buckets[i].is_some() {
-            i = (i + 1) & self.mask;
-        }
-        self.buckets[i] = Some((key, value));
     }
 
     /// Doubles the buckets and re-places every entry.
@@ -158,7 +155,10 @@ impl<T> KeyTable<T> {
         let old = std::mem::replace(&mut self.buckets, empty_buckets(n));
         self.mask = n - 1;
         for (k, v) in old.into_vec().into_iter().flatten() {
-            self.place(k, v);
+            // Keys are distinct: each walk ends at an empty bucket.
+            if let Err(i) = self.probe(&k) {
+                self.buckets[i] = Some((k, v));
+            }
         }
     }
 

@@ -34,9 +34,8 @@ final class ReadWorkloads {
   /**
    * Every value read is checked by its length and its first 8 bytes (its key's checksum); one value
    * in this many, counted per value read, is also regenerated and compared byte for byte. Counted
-   * per value, not per operation: a full scan is one operation, and keyed on the operation count a
-   * thread's first scan compared every value it read (at 20M rows, a thread's whole timed run; the
-   * comparison was about a third of the 8-thread scan's samples, the same per entry on both engines).
+   * per value, not per operation: a full scan is one operation, so a count of operations would
+   * compare every value of a reader's first scan (at 20M rows, its whole timed run).
    */
   private static final int FULL_CHECK_EVERY = 64;
 
