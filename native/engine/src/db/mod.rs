@@ -86,6 +86,7 @@ mod lifecycle;
 pub(crate) mod merge_model;
 mod properties;
 mod read;
+mod read_source;
 mod readonly;
 mod recovery;
 mod resume;

@@ -13,6 +13,7 @@ use std::sync::{Arc, Weak};
 use super::db_iter::{DbIter, IterCounters, PrefixSeek};
 use super::family::ColumnFamilyData;
 use super::level_iter::{FileOpener, LevelFiles, LevelIter};
+use super::read_source::ReadSource;
 use super::table_cache::FamilyTables;
 use super::{DbInner, SuperVersion};
 use crate::error::{Error, Result};
@@ -1064,7 +1065,7 @@ impl DbInner {
         self: &Arc<Self>,
         cfd: &ColumnFamilyData,
         ro: &ReadOptions,
-    ) -> Result<(DbIter<MergingIterator>, Arc<SuperVersion>)> {
+    ) -> Result<(DbIter<MergingIterator<ReadSource>>, Arc<SuperVersion>)> {
         let sv = cfd.super_version.load_full();
         #[cfg(test)]
         super::test_hooks::run(&super::test_hooks::BETWEEN_READ_LOADS);
@@ -1076,7 +1077,7 @@ impl DbInner {
         let tro = TableReadOptions::from(ro);
         let no_io = tro.no_io;
         let with_tombstones = !ro.ignore_range_deletions;
-        let mut children: Vec<Box<dyn InternalIterator>> = Vec::new();
+        let mut children: Vec<ReadSource> = Vec::new();
         // Each source's tombstones were fragmented once, when first read,
         // and are shared here: creating an iterator costs a lookup per
         // source, not a fragmentation of every tombstone.
@@ -1087,7 +1088,7 @@ impl DbInner {
                     tombstones.add(list.clone());
                 }
             }
-            children.push(Box::new(MemTableIter::new(mem.clone())));
+            children.push(ReadSource::Mem(MemTableIter::new(mem.clone())));
         }
         let v = &sv.version;
         for f in v.files(0) {
@@ -1096,10 +1097,10 @@ impl DbInner {
                     if with_tombstones && !t.range_tombstones().is_empty() {
                         tombstones.add(t.fragmented_range_tombstones().clone());
                     }
-                    children.push(Box::new(t.iter(tro)));
+                    children.push(ReadSource::Table(t.iter(tro)));
                 }
                 Err(e @ Error::Incomplete(_)) => {
-                    children.push(Box::new(EmptyIterator::with_error(e)));
+                    children.push(ReadSource::Failed(EmptyIterator::with_error(e)));
                 }
                 Err(e) => return Err(e),
             }
@@ -1122,14 +1123,14 @@ impl DbInner {
                             }
                         }
                         Err(e @ Error::Incomplete(_)) => {
-                            children.push(Box::new(EmptyIterator::with_error(e)));
+                            children.push(ReadSource::Failed(EmptyIterator::with_error(e)));
                         }
                         Err(e) => return Err(e),
                     }
                 }
             }
             tombstones.add_level(lists);
-            children.push(Box::new(LevelIter::new(
+            children.push(ReadSource::Level(LevelIter::new(
                 LevelFiles::Level(v.clone(), level),
                 self.file_opener(level, tro, &sv.tables),
             )));
@@ -1170,7 +1171,7 @@ impl DbInner {
         let tables = tables.clone();
         Arc::new(move |f| {
             let t = tc.reader_for(f, level, tro.no_io, &tables)?;
-            Ok(Box::new(t.iter(tro)) as Box<dyn InternalIterator>)
+            Ok(t.iter(tro))
         })
     }
 }
@@ -1181,7 +1182,7 @@ impl DbInner {
 pub struct DbIterator {
     /// The family iterated (a tailing iterator rebuilds over its latest state).
     cfd: Arc<ColumnFamilyData>,
-    it: DbIter<MergingIterator>,
+    it: DbIter<MergingIterator<ReadSource>>,
     /// The iterator's counters as last reported to the perf context.
     reported: IterCounters,
     /// Pins the memtables and tables `it` reads.

@@ -21,16 +21,18 @@ enum Direction {
     Reverse,
 }
 
-/// Merges children in internal-key order. See the module docs.
-pub struct MergingIterator {
-    children: Vec<Box<dyn InternalIterator>>,
+/// Merges children in internal-key order. See the module docs. The
+/// children are of one type `C`: boxed iterators by default, or an enum of
+/// the source kinds a caller merges, whose calls the compiler can inline.
+pub struct MergingIterator<C = Box<dyn InternalIterator>> {
+    children: Vec<C>,
     heap: Vec<usize>,
     dir: Direction,
 }
 
-impl MergingIterator {
+impl<C: InternalIterator> MergingIterator<C> {
     /// Merges `children` (unpositioned).
-    pub fn new(children: Vec<Box<dyn InternalIterator>>) -> Self {
+    pub fn new(children: Vec<C>) -> Self {
         let n = children.len();
         MergingIterator {
             children,
@@ -108,7 +110,7 @@ impl MergingIterator {
     }
 }
 
-impl InternalIterator for MergingIterator {
+impl<C: InternalIterator> InternalIterator for MergingIterator<C> {
     fn valid(&self) -> bool {
         !self.heap.is_empty()
     }

@@ -50,6 +50,48 @@ pub trait InternalIterator: Send {
     fn status(&self) -> Result<()>;
 }
 
+/// A boxed iterator is an iterator: merges whose sources vary (flushes,
+/// compactions, tests) hold them boxed; the user iterator's merge holds its
+/// sources unboxed (`db::read`), so that its steps are direct calls.
+impl<T: InternalIterator + ?Sized> InternalIterator for Box<T> {
+    fn valid(&self) -> bool {
+        (**self).valid()
+    }
+    fn seek_to_first(&mut self) {
+        (**self).seek_to_first()
+    }
+    fn seek_to_last(&mut self) {
+        (**self).seek_to_last()
+    }
+    fn seek(&mut self, target: &[u8]) {
+        (**self).seek(target)
+    }
+    fn seek_for_prev(&mut self, target: &[u8]) {
+        (**self).seek_for_prev(target)
+    }
+    fn seek_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        (**self).seek_prefix(target, prefix)
+    }
+    fn seek_for_prev_prefix(&mut self, target: &[u8], prefix: &[u8]) -> bool {
+        (**self).seek_for_prev_prefix(target, prefix)
+    }
+    fn next(&mut self) {
+        (**self).next()
+    }
+    fn prev(&mut self) {
+        (**self).prev()
+    }
+    fn key(&self) -> &[u8] {
+        (**self).key()
+    }
+    fn value(&self) -> &[u8] {
+        (**self).value()
+    }
+    fn status(&self) -> Result<()> {
+        (**self).status()
+    }
+}
+
 mod merging;
 
 pub use merging::MergingIterator;
