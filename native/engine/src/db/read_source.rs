@@ -4,11 +4,11 @@
 //!
 //! Why: a scan asks its merge for the current key, value and validity
 //! several times per entry, and each ask of a boxed source is a dynamic
-//! call that cannot be inlined (with the level's own call to its table,
-//! two per ask before the level held its table unboxed). Through the enum
-//! each ask is one predictable branch and direct calls the compiler may
-//! inline. Flushes and compactions merge boxed sources: they copy every
-//! entry into a table, where these calls are a small share.
+//! call that cannot be inlined. Through the enum each ask is one
+//! predictable branch and direct calls the compiler may inline (a level
+//! holds its table iterator unboxed for the same reason, `level_iter.rs`).
+//! Flushes and compactions merge boxed sources: they copy every entry into
+//! a table, where these calls are a small share.
 
 use crate::error::Result;
 use crate::iterator::{EmptyIterator, InternalIterator};
