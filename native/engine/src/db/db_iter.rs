@@ -389,6 +389,9 @@ impl<I: InternalIterator> DbIter<I> {
     /// thread-local again at `Disable`.
     pub fn next_at(&mut self, level: u8) {
         debug_assert!(self.valid);
+        // After a merged entry the inner iterator is past the key's
+        // operands already; after a plain one it is on the entry shown.
+        let mut on_shown = false;
         if self.dir == Direction::Reverse {
             // The inner iterator is before the entries of the shown key: go to them.
             self.dir = Direction::Forward;
@@ -396,34 +399,26 @@ impl<I: InternalIterator> DbIter<I> {
             let ik = self.seek_key(&k, MAX_SEQUENCE, ValueKind::SEEK).to_vec();
             self.inner.seek(&ik);
             self.saved_key = k;
-            self.find_next_user_entry_at(level);
-            return;
+        } else if !self.merged {
+            self.saved_key.clear();
+            self.saved_key
+                .extend_from_slice(key::user_key(self.inner.key()));
+            on_shown = true;
         }
-        if self.merged {
-            // The inner iterator is past the merged key's operands already.
-            self.find_next_user_entry_at(level);
-            return;
+        // Skip the rest of the shown key's entries.
+        let _t = PerfTimer::start_at(level, F::find_next_user_entry_time);
+        if on_shown {
+            // The entry shown is a visible value of `saved_key`, in bounds:
+            // the search below would parse it only to skip it as an entry
+            // of `saved_key`, counting it as skipped. Step past it here
+            // instead, with the same count, as RocksDB's `DBIter` does, so
+            // that a step reads, parses and compares one key, not two.
+            // Pinned by `random_operations_match_the_model_in_both_directions`
+            // and the skip counts of `tests/perf_context.rs`
+            // (`seeks_and_steps_count_memtable_child_and_skipped_entries`).
+            self.inner.next();
+            self.counters.internal_key_skipped += 1;
         }
-        self.saved_key.clear();
-        self.saved_key
-            .extend_from_slice(key::user_key(self.inner.key()));
-        let _t = PerfTimer::start_at(level, F::find_next_user_entry_time);
-        // The inner iterator is on the entry shown: a visible value of
-        // `saved_key`, in bounds. The search below would parse it only to
-        // skip it as an entry of `saved_key`, counting it as skipped; step
-        // past it here instead, with the same count, as RocksDB's `DBIter`
-        // does, so that a step reads, parses and compares one key, not two.
-        // Pinned by `random_operations_match_the_model_in_both_directions`
-        // and the skip counts of `tests/perf_context.rs`
-        // (`seeks_and_steps_count_memtable_child_and_skipped_entries`).
-        self.inner.next();
-        self.counters.internal_key_skipped += 1;
-        self.find_next_user_entry(true);
-    }
-
-    /// Skips the rest of `saved_key`'s entries, timed for the perf context.
-    fn find_next_user_entry_at(&mut self, level: u8) {
-        let _t = PerfTimer::start_at(level, F::find_next_user_entry_time);
         self.find_next_user_entry(true);
     }
 
