@@ -58,6 +58,10 @@ final class ReadSummary {
   long verifyChecked;
   long verifyMissing;
   long verifyWrong;
+  /** Seconds of reading the database's files before the workloads; -1 without. */
+  double warmupFilesSeconds = -1;
+  /** Bytes read by that warm-up. */
+  long warmupFilesBytes;
   /** Seconds of the warm-up full scan (fills the block cache); -1 without. */
   double warmupScanSeconds = -1;
 

@@ -69,13 +69,21 @@ class ReadBenchEndToEndTest {
         "fully compacted into one level: " + s.levelFiles);
     assertEquals(0, s.verifyMissing + s.verifyWrong);
     assertTrue(s.reads.get(0).machine.cpuMicrosPerOp > 0, "CPU per operation measured");
+    // By default the page cache is warmed by reading the files, not by a scan through the
+    // engine (which left RocksJava's next workload slower).
+    assertTrue(s.bytesOnDisk > 0 && s.warmupFilesBytes >= s.bytesOnDisk * 9 / 10,
+        s.warmupFilesBytes + " bytes read for " + s.bytesOnDisk + " on disk");
+    assertEquals(-1, s.warmupScanSeconds, "no warm-up scan unless asked");
 
     Path report2 = dir.resolve("r2");
     String text = runBench(0, "--engine", "talus", "--rows", "20000", "--seconds", "0.1",
         "--warmup-seconds", "0", "--threads", "1", "--workloads", "get-present,scan-range",
-        "--db", db, "--reuse", "--report", report2.toString());
+        "--db", db, "--reuse", "--report", report2.toString(), "--warmup-scan",
+        "--no-warmup-files");
     ReadSummary s2 = ReadSummary.read(report2.resolve(ReadSummary.FILE));
     assertFalse(s2.loaded, text);
+    assertTrue(s2.warmupScanSeconds >= 0, "the scan runs when asked: " + text);
+    assertEquals(-1, s2.warmupFilesSeconds, "no file warm-up with --no-warmup-files");
     assertEquals(List.of("get-present", "scan-range"),
         s2.reads.stream().map(r -> r.workload).toList());
     assertReadsSound(s2);
