@@ -3,8 +3,11 @@ package dev.talus.examples.bulkimport;
 import com.google.gson.Gson;
 import java.io.IOException;
 import java.io.PrintStream;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -644,18 +647,18 @@ public final class ReadBench implements Callable<Integer> {
    */
   static long readFiles(Path dir) throws IOException {
     long total = 0;
-    java.nio.ByteBuffer buf = java.nio.ByteBuffer.allocateDirect(1 << 20);
+    ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
     List<Path> files;
     try (Stream<Path> st = Files.walk(dir)) {
       files = st.filter(Files::isRegularFile).sorted().toList();
     }
     for (Path f : files) {
-      try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(f)) {
+      try (FileChannel ch = FileChannel.open(f)) {
         int n;
         while ((n = ch.read(buf.clear())) >= 0) {
           total += n;
         }
-      } catch (java.nio.file.NoSuchFileException gone) {
+      } catch (NoSuchFileException gone) {
         // Deleted since the listing (an obsolete file the engine removed): nothing to warm.
       }
     }
