@@ -7,6 +7,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -577,18 +578,29 @@ public final class BulkImport implements Callable<Integer> {
   }
 
   static long treeSize(Path dir) throws IOException {
+    long total = 0;
+    for (Path p : regularFiles(dir)) {
+      try {
+        total += Files.size(p);
+      } catch (IOException e) {
+        // deleted by a compaction meanwhile
+      }
+    }
+    return total;
+  }
+
+  /**
+   * The regular files under {@code dir} (none when it does not exist), in path order. A walk
+   * that meets an entry deleted under it (a compaction's obsolete file) is retried, up to three
+   * times; a file listed may still be gone by the time the caller opens it.
+   */
+  static List<Path> regularFiles(Path dir) throws IOException {
     if (!Files.exists(dir)) {
-      return 0;
+      return List.of();
     }
     for (int attempt = 0; ; attempt++) {
       try (Stream<Path> s = Files.walk(dir)) {
-        return s.filter(Files::isRegularFile).mapToLong(p -> {
-          try {
-            return Files.size(p);
-          } catch (IOException e) {
-            return 0; // deleted by a compaction meanwhile
-          }
-        }).sum();
+        return s.filter(Files::isRegularFile).sorted().toList();
       } catch (UncheckedIOException e) {
         if (attempt >= 3) {
           throw e.getCause();

@@ -648,11 +648,7 @@ public final class ReadBench implements Callable<Integer> {
   static long readFiles(Path dir) throws IOException {
     long total = 0;
     ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
-    List<Path> files;
-    try (Stream<Path> st = Files.walk(dir)) {
-      files = st.filter(Files::isRegularFile).sorted().toList();
-    }
-    for (Path f : files) {
+    for (Path f : BulkImport.regularFiles(dir)) {
       try (FileChannel ch = FileChannel.open(f)) {
         int n;
         while ((n = ch.read(buf.clear())) >= 0) {
