@@ -65,6 +65,20 @@ fn bucket_hash(k: &CacheKey) -> u64 {
     h ^ (h >> 32)
 }
 
+/// Prefetches the bucket (both lines of it, when it straddles two) where a
+/// search for `key` starts in a table of `T` whose [`KeyTable::buckets_at`]
+/// were `base` and `mask`. They may be stale (read without the shard's
+/// lock while the table grows): the address is then some other line, and a
+/// prefetch never faults whatever the address (`prefetch.rs`), so a stale
+/// pair costs a useless prefetch, nothing else. Nothing is dereferenced.
+#[inline]
+pub(super) fn prefetch_home_at<T>(base: *const u8, mask: usize, key: &CacheKey) {
+    let size = size_of::<Option<(CacheKey, T)>>();
+    let home = base.wrapping_add((bucket_hash(key) as usize & mask).wrapping_mul(size));
+    crate::prefetch::line(home);
+    crate::prefetch::line(home.wrapping_add(size - 1));
+}
+
 /// Open-addressing map from [`CacheKey`] to `T` (module docs).
 pub(super) struct KeyTable<T> {
     buckets: Box<[Option<(CacheKey, T)>]>,
@@ -113,10 +127,15 @@ impl<T> KeyTable<T> {
     /// it, when it straddles two), without waiting for it.
     #[inline]
     pub(super) fn prefetch_home(&self, key: &CacheKey) {
-        let home = &self.buckets[bucket_hash(key) as usize & self.mask];
-        let p: *const Option<(CacheKey, T)> = home;
-        crate::prefetch::line(p);
-        crate::prefetch::line(p.cast::<u8>().wrapping_add(size_of_val(home) - 1));
+        let (base, mask) = self.buckets_at();
+        prefetch_home_at::<T>(base, mask, key);
+    }
+
+    /// Where the buckets are: the array's address and the mask. A shard
+    /// publishes them for [`prefetch_home_at`] without its lock; they
+    /// change only when the table grows.
+    pub(super) fn buckets_at(&self) -> (*const u8, usize) {
+        (self.buckets.as_ptr().cast(), self.mask)
     }
 
     pub(super) fn get(&self, key: &CacheKey) -> Option<&T> {
