@@ -80,7 +80,6 @@
 //!    only without `strict_capacity_limit`).
 
 use std::fmt;
-
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
 use parking_lot::Mutex;

@@ -43,9 +43,11 @@
 //! # Thread-safety
 //!
 //! None of its own: a table belongs to one shard and is reached only
-//! through that shard's mutex. Growing allocates the new array (under the
-//! shard lock, as the slab's growth does); the table never shrinks, like
-//! the map it replaced.
+//! through that shard's mutex. The one exception is where its buckets
+//! are (`buckets_at`), which the shard publishes for a lock-free prefetch
+//! ([`prefetch_home_at`]); nothing reads the buckets through it. Growing
+//! allocates the new array (under the shard lock, as the slab's growth
+//! does); the table never shrinks, like the map it replaced.
 
 use super::CacheKey;
 
