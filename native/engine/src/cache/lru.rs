@@ -254,7 +254,7 @@ impl<V: CacheValue> LruCache<V> {
     /// starts, without waiting for it or searching: the first half of a
     /// lookup's cache misses, for a key looked up soon after (the next
     /// blocks of a scan). A hint: changes nothing. Takes no lock: it reads
-    /// the shard's [`BucketHint`], which may be stale while the map grows
+    /// the shard's `BucketHint`, which may be stale while the map grows
     /// (a useless prefetch then). With the lock, readers on two cores
     /// passed each shard's mutex line back and forth for hints alone
     /// (profile of seek + 50 `next` at 8 threads on 2 cores: this call
