@@ -260,9 +260,7 @@ impl<V: CacheValue> LruCache<V> {
     /// (profile of seek + 50 `next` at 8 threads on 2 cores: this call
     /// nearly three times its one-thread cost per scan).
     pub fn prefetch_bucket(&self, key: &CacheKey) {
-        let hint = &self.hints[self.shard_index(key)];
-        let base = hint.base.load(Ordering::Relaxed).cast_const();
-        let mask = hint.mask.load(Ordering::Relaxed);
+        let (base, mask) = self.hints[self.shard_index(key)].at();
         super::table::prefetch_home_at::<Live<V>>(base, mask, key);
     }
 
@@ -491,10 +489,16 @@ struct BucketHint {
 }
 
 impl BucketHint {
+    /// The published address and mask (possibly a torn pair, see above).
+    fn at(&self) -> (*const u8, usize) {
+        let base = self.base.load(Ordering::Relaxed).cast_const();
+        (base, self.mask.load(Ordering::Relaxed))
+    }
+
     /// Records where `map`'s buckets are now, when that changed.
     fn publish<T>(&self, map: &KeyTable<T>) {
         let (base, mask) = map.buckets_at();
-        if self.base.load(Ordering::Relaxed).cast_const() != base {
+        if self.at().0 != base {
             self.base.store(base.cast_mut(), Ordering::Relaxed);
             self.mask.store(mask, Ordering::Relaxed);
         }
@@ -911,13 +915,7 @@ mod tests {
             c.shards.iter().map(|s| s.lock().map.buckets_at()).collect()
         };
         let hinted = |c: &LruCache<Plain>| -> Vec<(*const u8, usize)> {
-            c.hints
-                .iter()
-                .map(|h| {
-                    let base = h.base.load(Ordering::Relaxed).cast_const();
-                    (base, h.mask.load(Ordering::Relaxed))
-                })
-                .collect()
+            c.hints.iter().map(BucketHint::at).collect()
         };
         assert_eq!(hinted(&c), current(&c));
         let first = current(&c);
