@@ -77,7 +77,7 @@ use super::{
 use crate::error::{Error, Result};
 
 /// Size of an open file's user-space buffer (as [`super::StdFileSystem`]).
-const WRITE_BUFFER: usize = 64 * 1024;
+const WRITE_BUFFER: usize = 1 << 20;
 
 /// The kinds of call a [`FaultRule`] can fail.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
