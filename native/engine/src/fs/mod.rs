@@ -39,6 +39,14 @@ pub trait WritableFile: Send {
     fn flush(&mut self) -> Result<()>;
     /// Flushes and makes the file contents durable (fdatasync, or fsync when asked).
     fn sync(&mut self) -> Result<()>;
+    /// Makes durable what was already written out to the operating system,
+    /// leaving the bytes still buffered in memory to be written out later
+    /// with the rest of their chunk: the gradual syncs of `bytes_per_sync`
+    /// ([`PeriodicSyncFile`]), which must not cut a file's writes short.
+    /// A file without a buffer of its own syncs as [`sync`](Self::sync).
+    fn sync_written(&mut self) -> Result<()> {
+        self.sync()
+    }
     /// Bytes appended so far (buffered ones included).
     fn len(&self) -> u64;
     /// True when nothing was appended.
@@ -205,7 +213,10 @@ pub fn write_file_atomic(fs: &dyn FileSystem, dir: &Path, name: &str, data: &[u8
 
 /// Syncs a file every `bytes_per_sync` bytes while it is written, so a
 /// large file is flushed to disk gradually instead of in one burst at the
-/// end (RocksDB's `bytes_per_sync` / `wal_bytes_per_sync`).
+/// end (RocksDB's `bytes_per_sync` / `wal_bytes_per_sync`). Each of those
+/// syncs covers what the file has written out
+/// ([`WritableFile::sync_written`]); the bytes it still buffers follow at
+/// the next one, or at the file's final `sync`.
 pub struct PeriodicSyncFile {
     inner: Box<dyn WritableFile>,
     bytes_per_sync: u64,
@@ -228,7 +239,7 @@ impl WritableFile for PeriodicSyncFile {
         self.inner.append(data)?;
         self.unsynced += data.len() as u64;
         if self.unsynced >= self.bytes_per_sync {
-            self.inner.sync()?;
+            self.inner.sync_written()?;
             self.unsynced = 0;
         }
         Ok(())
@@ -239,6 +250,9 @@ impl WritableFile for PeriodicSyncFile {
     fn sync(&mut self) -> Result<()> {
         self.unsynced = 0;
         self.inner.sync()
+    }
+    fn sync_written(&mut self) -> Result<()> {
+        self.inner.sync_written()
     }
     fn len(&self) -> u64 {
         self.inner.len()

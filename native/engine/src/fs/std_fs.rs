@@ -143,6 +143,11 @@ impl WritableFile for StdWritable {
 
     fn sync(&mut self) -> Result<()> {
         self.write_out()?;
+        self.sync_written()
+    }
+
+    fn sync_written(&mut self) -> Result<()> {
+        self.check()?;
         perf_timer!(env_sync_file_nanos);
         let r = if self.use_fsync {
             self.file.sync_all()
@@ -646,14 +651,15 @@ mod tests {
     /// Appends of every size, from 0 to over two chunks, land whole and in
     /// order, and between flushes the file only ever ends on a chunk
     /// boundary (or where it began, for a file opened for append): each
-    /// write out ended on one.
+    /// write out ended on one. Also under `bytes_per_sync`'s periodic
+    /// syncs, which sync what was written without writing out the buffer.
     #[test]
     fn appends_write_out_whole_aligned_chunks_and_keep_every_byte() {
         let dir = tempfile::tempdir().unwrap();
         let fs = StdFileSystem;
         let chunk = WRITE_BUFFER as u64;
-        for start in [0usize, 12_345] {
-            let p = dir.path().join(format!("f{start}"));
+        for (start, periodic) in [(0usize, false), (12_345, false), (0, true)] {
+            let p = dir.path().join(format!("f{start}-{periodic}"));
             let mut model: Vec<u8> = (0..start).map(|i| i as u8).collect();
             std::fs::write(&p, &model).unwrap();
             let mut w = if start == 0 {
@@ -661,6 +667,9 @@ mod tests {
             } else {
                 fs.new_appendable(&p, WriteFileOptions::default()).unwrap()
             };
+            if periodic {
+                w = Box::new(crate::fs::PeriodicSyncFile::new(w, 100_000));
+            }
             let mut x: u32 = 0x2545_f491;
             let mut sizes = vec![0, 1, WRITE_BUFFER - 1, WRITE_BUFFER, 2 * WRITE_BUFFER + 3];
             sizes.extend((0..300).map(|_| {
@@ -677,12 +686,15 @@ mod tests {
                 let on_disk = fs.file_size(&p).unwrap();
                 assert!(
                     on_disk.is_multiple_of(chunk) || on_disk == start as u64,
-                    "start {start}, append {i}: the file ends at {on_disk}"
+                    "start {start}, periodic {periodic}, append {i}: the file ends at {on_disk}"
                 );
             }
             w.sync().unwrap();
             drop(w);
-            assert!(std::fs::read(&p).unwrap() == model, "start {start}");
+            assert!(
+                std::fs::read(&p).unwrap() == model,
+                "start {start}, periodic {periodic}"
+            );
         }
     }
 

@@ -162,6 +162,11 @@ impl WritableFile for RateLimitedFile {
         self.inner.sync()
     }
 
+    fn sync_written(&mut self) -> Result<()> {
+        // Writes nothing: the bytes written out were charged as they went.
+        self.inner.sync_written()
+    }
+
     fn len(&self) -> u64 {
         self.inner.len()
     }
