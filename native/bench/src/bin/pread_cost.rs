@@ -27,11 +27,16 @@
 //!
 //! Exit status 0, 1 for an IO error, 2 for bad usage.
 
+#[path = "../probe_args.rs"]
+mod probe_args;
+
 use std::fs::{self, File};
 use std::io::Write;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
+
+use probe_args::{ProbeArgs, parse_num};
 
 const USAGE: &str = "usage: pread-cost [--len BYTES (default 2700)] [--reads N (default \
                      1000000)] [--suffix S (default .sst)] [--files K (default 20, for the \
@@ -59,33 +64,24 @@ fn parse_args() -> Result<Args, String> {
         scratch: None,
     };
     let mut dir = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(arg) = args.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (arg.clone(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name.as_str() {
-            "--len" => a.len = num(&value()?, &name)?,
-            "--reads" => a.reads = num(&value()?, &name)?,
-            "--suffix" => a.suffix = value()?,
-            "--files" => a.files = num(&value()?, &name)?,
+    let mut args = ProbeArgs::from_env();
+    while let Some(arg) = args.next_arg() {
+        match arg.name.as_str() {
+            "--len" => a.len = args.num(&arg)?,
+            "--reads" => a.reads = args.num(&arg)?,
+            "--suffix" => a.suffix = args.value(&arg)?,
+            "--files" => a.files = args.num(&arg)?,
             "--copy-chunks" => {
-                a.copy_chunks = value()?
+                a.copy_chunks = args
+                    .value(&arg)?
                     .split(',')
-                    .map(|c| num(c, &name))
+                    .map(|c| parse_num(c, &arg.name))
                     .collect::<Result<_, _>>()?
             }
-            "--scratch" => a.scratch = Some(PathBuf::from(value()?)),
+            "--scratch" => a.scratch = Some(PathBuf::from(args.value(&arg)?)),
             "-h" | "--help" => return Err(String::new()),
-            _ if !name.starts_with('-') && dir.is_none() => dir = Some(PathBuf::from(arg)),
-            _ => return Err(format!("unknown argument {arg}")),
+            _ if !arg.raw.starts_with('-') && dir.is_none() => dir = Some(PathBuf::from(arg.raw)),
+            _ => return Err(format!("unknown argument {}", arg.raw)),
         }
     }
     a.dir = dir.ok_or("the directory to read is missing")?;
@@ -96,11 +92,6 @@ fn parse_args() -> Result<Args, String> {
         return Err("--copy-chunks needs --scratch".into());
     }
     Ok(a)
-}
-
-fn num<T: std::str::FromStr>(v: &str, name: &str) -> Result<T, String> {
-    v.parse()
-        .map_err(|_| format!("{name}: {v:?} is not a number"))
 }
 
 /// The files of `dir` ending in `suffix` of at least 1 MiB, sorted.

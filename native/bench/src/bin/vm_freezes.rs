@@ -31,8 +31,13 @@
 //! slower, frozen or not), then the machine's, then a verdict.
 //! Exit status 0, 1 when the IO thread fails, or 2 for bad usage.
 
+#[path = "../probe_args.rs"]
+mod probe_args;
+
 use std::sync::Barrier;
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+use probe_args::ProbeArgs;
 
 const USAGE: &str = "usage: vm-freezes [--seconds S (default 5)] [--threads N (default: CPUs)] \
                      [--min-gap-ms G (default 2)] [--io-dir DIR]";
@@ -60,25 +65,15 @@ fn parse_args() -> Result<Args, String> {
     let mut threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let mut min_gap_ms = 2.0;
     let mut io_dir = None;
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let (name, inline) = match a.split_once('=') {
-            Some((n, v)) => (n.to_string(), Some(v.to_string())),
-            None => (a.clone(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| args.next())
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
-        match name.as_str() {
-            "--seconds" => seconds = num(&value()?, &name)?,
-            "--threads" => threads = num::<usize>(&value()?, &name)?,
-            "--min-gap-ms" => min_gap_ms = num(&value()?, &name)?,
-            "--io-dir" => io_dir = Some(std::path::PathBuf::from(value()?)),
+    let mut args = ProbeArgs::from_env();
+    while let Some(a) = args.next_arg() {
+        match a.name.as_str() {
+            "--seconds" => seconds = args.num(&a)?,
+            "--threads" => threads = args.num::<usize>(&a)?,
+            "--min-gap-ms" => min_gap_ms = args.num(&a)?,
+            "--io-dir" => io_dir = Some(std::path::PathBuf::from(args.value(&a)?)),
             "-h" | "--help" => return Err(String::new()),
-            _ => return Err(format!("unknown flag {a}")),
+            _ => return Err(format!("unknown flag {}", a.raw)),
         }
     }
     if !(seconds > 0.0 && seconds <= 3600.0) || threads == 0 || threads > 256 || min_gap_ms <= 0.0 {
@@ -92,11 +87,6 @@ fn parse_args() -> Result<Args, String> {
         min_gap_ms,
         io_dir,
     })
-}
-
-fn num<T: std::str::FromStr>(s: &str, name: &str) -> Result<T, String> {
-    s.parse()
-        .map_err(|_| format!("{name}: not a number: {s:?}"))
 }
 
 /// What one busy thread saw.
