@@ -56,3 +56,15 @@ pub fn parse_num<T: FromStr>(v: &str, name: &str) -> Result<T, String> {
     v.parse()
         .map_err(|_| format!("{name}: not a number: {v:?}"))
 }
+
+/// The parsed command line, or the exit a probe makes on bad usage: the
+/// error (none for `--help`) and `usage` on stderr, exit status 2.
+pub fn or_usage<T>(parsed: Result<T, String>, program: &str, usage: &str) -> T {
+    parsed.unwrap_or_else(|e| {
+        if !e.is_empty() {
+            eprintln!("{program}: {e}");
+        }
+        eprintln!("{usage}");
+        std::process::exit(2);
+    })
+}

@@ -187,16 +187,7 @@ fn run(a: &Args) -> std::io::Result<()> {
 }
 
 fn main() {
-    let a = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("pread-cost: {e}");
-            }
-            eprintln!("{USAGE}");
-            std::process::exit(2);
-        }
-    };
+    let a = probe_args::or_usage(parse_args(), "pread-cost", USAGE);
     if let Err(e) = run(&a) {
         eprintln!("pread-cost: {e}");
         std::process::exit(1);

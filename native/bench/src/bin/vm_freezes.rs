@@ -149,16 +149,7 @@ fn main() {
         threads,
         min_gap_ms,
         io_dir,
-    } = match parse_args() {
-        Ok(a) => a,
-        Err(e) => {
-            if !e.is_empty() {
-                eprintln!("vm-freezes: {e}");
-            }
-            eprintln!("{USAGE}");
-            std::process::exit(2);
-        }
-    };
+    } = probe_args::or_usage(parse_args(), "vm-freezes", USAGE);
     let until = Duration::from_secs_f64(seconds);
     let min = Duration::from_secs_f64(min_gap_ms / 1000.0);
     let barrier = Barrier::new(threads);
