@@ -753,6 +753,15 @@ impl WritableFile for FaultWritable {
         sync_inode(&mut st, &self.path, self.generation, self.inode)
     }
 
+    /// As the real file's: syncs what was handed to the "OS" and leaves the
+    /// buffer, so that `bytes_per_sync` makes durable here what it makes
+    /// durable on a real disk.
+    fn sync_written(&mut self) -> Result<()> {
+        let shared = self.shared.clone();
+        let mut st = shared.state.lock();
+        sync_inode(&mut st, &self.path, self.generation, self.inode)
+    }
+
     fn len(&self) -> u64 {
         self.len
     }

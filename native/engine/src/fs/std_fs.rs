@@ -149,12 +149,7 @@ impl WritableFile for StdWritable {
     fn sync_written(&mut self) -> Result<()> {
         self.check()?;
         perf_timer!(env_sync_file_nanos);
-        let r = if self.use_fsync {
-            self.file.sync_all()
-        } else {
-            self.file.sync_data()
-        };
-        r.map_err(|e| Error::io_path("sync", &self.path, &e))
+        sync_file(&self.file, self.use_fsync, &self.path)
     }
 
     fn len(&self) -> u64 {
@@ -208,6 +203,16 @@ fn reservation_fits(len: u64, free: u64) -> bool {
     len <= free / 4
 }
 
+/// fdatasync `file` (at `path`), or fsync when `use_fsync`.
+fn sync_file(file: &File, use_fsync: bool, path: &Path) -> Result<()> {
+    let r = if use_fsync {
+        file.sync_all()
+    } else {
+        file.sync_data()
+    };
+    r.map_err(|e| Error::io_path("sync", path, &e))
+}
+
 /// A second descriptor of a written file, synced from another thread.
 struct StdSyncHandle {
     file: File,
@@ -217,12 +222,7 @@ struct StdSyncHandle {
 
 impl SyncHandle for StdSyncHandle {
     fn sync(&mut self) -> Result<()> {
-        let r = if self.use_fsync {
-            self.file.sync_all()
-        } else {
-            self.file.sync_data()
-        };
-        r.map_err(|e| Error::io_path("sync", &self.path, &e))
+        sync_file(&self.file, self.use_fsync, &self.path)
     }
 }
 
