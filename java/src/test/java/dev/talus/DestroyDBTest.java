@@ -93,7 +93,15 @@ class DestroyDBTest {
             assertThrows(TalusException.class, () -> TalusDB.destroyDB(db.toString(), o));
         assertEquals(Status.Code.IOError, e.getStatus().getCode(), e.getMessage());
         assertTrue(e.getMessage().contains("lock"), e.getMessage());
-        assertEquals(before, names(db));
+        // Nothing deleted. The listing may have grown by one file: the next
+        // WAL is made ahead on a background thread after the open returns.
+        List<String> after = names(db);
+        assertTrue(after.containsAll(before), before + " -> " + after);
+        List<String> added =
+            after.stream().filter(n -> !before.contains(n)).collect(Collectors.toList());
+        assertTrue(
+            added.isEmpty() || (added.size() == 1 && added.get(0).endsWith(".log")),
+            "only the WAL made ahead may appear: " + added);
         assertArrayEquals(b("v"), open.get(b("in-the-wal")));
       }
     }
