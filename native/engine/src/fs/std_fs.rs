@@ -36,7 +36,11 @@ impl StdFileSystem {
 /// caches a large write in large page-cache folios, and a later `pread` of
 /// a block from them costs less CPU than from the small folios that 64 KiB
 /// writes leave (docs/results/reads.md, "Table files written in 1 MiB
-/// chunks").
+/// chunks"). Not 256 KiB, though a virtual machine that hands large free
+/// blocks back to its host charges less kernel CPU to cache smaller writes
+/// (an import's flushes and compactions 8% less): the folios they leave
+/// cost every later block read more (docs/results/bulk-import.md, "The size
+/// of a table file's writes against this host's fresh memory").
 const WRITE_BUFFER: usize = 1 << 20;
 /// A new file's buffer starts this large and grows to [`WRITE_BUFFER`] as
 /// it fills, so a small file (`CURRENT`, `OPTIONS`, a short log) does not
