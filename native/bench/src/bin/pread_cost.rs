@@ -170,9 +170,12 @@ fn run(a: &Args) -> std::io::Result<()> {
         ns,
         a.len
     );
+    // `parse_args` refuses chunks without a scratch directory.
+    let Some(scratch) = &a.scratch else {
+        return Ok(());
+    };
     let sample = &files[..files.len().min(a.files)];
     for &chunk in &a.copy_chunks {
-        let Some(scratch) = &a.scratch else { break };
         let to = scratch.join(format!("chunk-{chunk}"));
         let copies = copy_in_chunks(sample, &to, chunk)?;
         let ns = measure(&copies, a.len, a.reads)?;
