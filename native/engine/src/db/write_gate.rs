@@ -179,6 +179,8 @@ use std::time::{Duration, Instant};
 
 use parking_lot::Mutex;
 
+use crate::perf_context::clock;
+
 /// A thread's turn: it hands its slot on when it leaves a put this long
 /// after its turn began, if another thread waits.
 pub(crate) const QUANTUM: Duration = Duration::from_millis(1);
@@ -449,7 +451,8 @@ struct Waiter {
 /// See the module docs.
 pub(crate) struct WriteGate {
     id: u64,
-    epoch: Instant,
+    /// A raw reading of the perf context's clock when the gate was made.
+    epoch: u64,
     quantum: u64,
     control: Control,
     stripes: Box<[Stripe]>,
@@ -501,7 +504,7 @@ impl WriteGate {
     pub(crate) fn new(limit: usize, quantum: Duration) -> Self {
         WriteGate {
             id: NEXT_GATE.fetch_add(1, Ordering::Relaxed),
-            epoch: Instant::now(),
+            epoch: clock::now(),
             quantum: quantum.as_nanos() as u64,
             control: Control {
                 state: AtomicU8::new(OPEN),
@@ -557,8 +560,14 @@ impl WriteGate {
         self.queued.load(Ordering::SeqCst)
     }
 
+    /// Nanoseconds since the gate was made, through the perf context's
+    /// clock (the time-stamp counter where it is invariant), not
+    /// `Instant`: a put reads it twice, and `clock_gettime` cost about 2%
+    /// of a bulk import's CPU (profile of 8 writers on 2 cores). Readings
+    /// on cores whose counters disagree are compared with saturating
+    /// subtractions throughout.
     fn now(&self) -> u64 {
-        self.epoch.elapsed().as_nanos() as u64
+        clock::ticks_to_nanos(clock::now().saturating_sub(self.epoch))
     }
 
     fn engaged(&self) -> bool {

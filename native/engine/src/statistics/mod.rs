@@ -39,10 +39,10 @@ mod names;
 #[cfg(test)]
 mod tests;
 
+use crate::perf_context::clock;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
-use std::time::Instant;
 
 use crate::striped::{STRIPES, stripe_index};
 
@@ -187,7 +187,7 @@ impl Statistics {
         self.is_enabled(histogram).then(|| HistogramTimer {
             stats: self,
             histogram,
-            start: Instant::now(),
+            start: clock::now(),
         })
     }
 
@@ -404,17 +404,20 @@ fn metric_name(prefix: &str, name: &str) -> String {
 pub struct HistogramTimer<'a> {
     stats: &'a Statistics,
     histogram: Histogram,
-    start: Instant,
+    /// A raw reading of the perf context's clock (the time-stamp counter
+    /// where it is invariant): a write or a get with statistics on reads
+    /// the clock twice for its histogram, and `clock_gettime` cost about
+    /// 2% of a bulk import's CPU (profile of 8 writers on 2 cores).
+    start: u64,
 }
 
 impl Drop for HistogramTimer<'_> {
     fn drop(&mut self) {
-        let elapsed = self.start.elapsed();
+        let nanos = clock::ticks_to_nanos(clock::now().saturating_sub(self.start));
         let value = match self.histogram.unit() {
-            Unit::Nanos => elapsed.as_nanos(),
-            _ => elapsed.as_micros(),
+            Unit::Nanos => nanos,
+            _ => nanos / 1000,
         };
-        self.stats
-            .record_in_histogram(self.histogram, u64::try_from(value).unwrap_or(u64::MAX));
+        self.stats.record_in_histogram(self.histogram, value);
     }
 }
