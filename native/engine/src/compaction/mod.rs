@@ -13,5 +13,5 @@ pub mod universal;
 pub use picker::{
     CompactionPlan, CompactionReason, LevelTargets, ManualPick, PickerOptions, compaction_scores,
     estimated_pending_compaction_bytes, level_targets, pick_compaction, pick_manual,
-    target_file_size, try_pick_manual, try_pick_manual_in_place,
+    target_file_size, try_pick_manual, try_pick_manual_in_place, try_pick_manual_whole,
 };

@@ -980,6 +980,75 @@ pub fn try_pick_manual(
     }
 }
 
+/// A manual compaction of the whole key space (`compactRange()` with no
+/// bounds) as one plan: every file of every level above the last non-empty
+/// one merged with that level's files into it. The level-by-level driver
+/// ([`try_pick_manual`]) ends in the same place, the data in the last
+/// non-empty level, but writes each level's data once per level it passes:
+/// after a bulk import L0 and the base level go into the base level first
+/// and are then written again with the last level (the `LOG` of a
+/// 20M-row import: that first step was a sixth of the final compaction's
+/// writes). One merge writes each byte once.
+///
+/// `Empty` when the driver should go level by level instead: no level
+/// below L0 holds a file (nowhere to merge into but the base level), no
+/// file lies above the last non-empty level, or the files above it hold
+/// more than `max_compaction_bytes` (the bound a level-by-level step puts
+/// on its input level). `Busy` when a file involved is being compacted
+/// (the DB then goes level by level too, rather than wait for every level
+/// to be idle at once). Pinned by `whole_key_space_manual_plan_merges_every_level_into_the_last`
+/// and, on a database, `compact_range_of_everything_is_one_merge_into_the_last_level`.
+pub fn try_pick_manual_whole(version: &Version, opts: &PickerOptions) -> ManualPick {
+    let n = version.num_levels();
+    let Some(last) = (1..n).rev().find(|&l| version.num_files(l) > 0) else {
+        return ManualPick::Empty;
+    };
+    let upper: Vec<usize> = (0..last).filter(|&l| version.num_files(l) > 0).collect();
+    let Some(&top) = upper.first() else {
+        return ManualPick::Empty;
+    };
+    let above: u64 = upper.iter().map(|&l| version.level_bytes(l)).sum();
+    if above > opts.max_compaction_bytes {
+        return ManualPick::Empty;
+    }
+    let files = |l: usize| version.files(l).to_vec();
+    let inputs = if top == 0 {
+        oldest_first(files(0))
+    } else {
+        files(top)
+    };
+    let middle_inputs: Vec<(usize, Vec<Arc<FileMetaData>>)> =
+        upper[1..].iter().map(|&l| (l, files(l))).collect();
+    let output_inputs = files(last);
+    let plan_files = || {
+        inputs
+            .iter()
+            .chain(middle_inputs.iter().flat_map(|(_, f)| f))
+            .chain(&output_inputs)
+    };
+    if plan_files().any(|f| f.is_being_compacted()) {
+        return ManualPick::Busy;
+    }
+    let targets = level_targets(version, opts);
+    ManualPick::Plan(CompactionPlan {
+        level: top,
+        output_level: last,
+        inputs,
+        middle_inputs,
+        output_inputs,
+        // Nothing lies below the last non-empty level.
+        grandparents: Vec::new(),
+        score: 0.0,
+        reason: CompactionReason::ManualCompaction,
+        is_trivial_move: false,
+        bottommost: true,
+        max_output_file_size: target_file_size(opts, &targets, last),
+        next_compact_cursor: None,
+        drop_inputs: false,
+        compress_output: true,
+    })
+}
+
 /// One step of rewriting the files of `level` overlapping `[begin, end]`
 /// into `level` itself (`compactRange` with a forced bottommost-level
 /// compaction: the last non-empty level rewritten in place). Files numbered

@@ -22,7 +22,8 @@ use super::{DbInner, DbState};
 use crate::compaction::fifo::{FifoPickerOptions, pick_fifo};
 use crate::compaction::universal::{UniversalPickerOptions, pick_universal, stall_run_count};
 use crate::compaction::{
-    CompactionPlan, ManualPick, pick_compaction, subcompaction, try_pick_manual,
+    CompactionPlan, CompactionReason, ManualPick, pick_compaction, subcompaction, try_pick_manual,
+    try_pick_manual_whole,
 };
 use crate::error::{Error, Result};
 use crate::fs::{PeriodicSyncFile, WriteFileOptions};
@@ -496,6 +497,33 @@ pub(crate) struct JobStats {
     pub(crate) keys_dropped: u64,
 }
 
+/// Why an automatic compaction stopped early for a manual one: its family
+/// had an exclusive `compactRange()` of the whole key space waiting
+/// ([`ColumnFamilyData::cancel_automatic`]). Its outputs are deleted and
+/// its inputs stay where they were, as after a failed compaction, but it
+/// is no background error. The manual compaction that follows writes what
+/// it would have written. Pinned by
+/// `a_cancelled_automatic_compaction_leaves_its_inputs_and_no_error`.
+pub(crate) const CANCELLED_FOR_MANUAL: &str =
+    "cancelled: a compactRange() of the whole key space rewrites its inputs";
+
+/// Holds a family's [`ColumnFamilyData::cancel_automatic`] up while it
+/// lives.
+struct CancelAutomatic<'a>(&'a ColumnFamilyData);
+
+impl<'a> CancelAutomatic<'a> {
+    fn new(cfd: &'a ColumnFamilyData) -> Self {
+        cfd.cancel_automatic.fetch_add(1, Ordering::AcqRel);
+        CancelAutomatic(cfd)
+    }
+}
+
+impl Drop for CancelAutomatic<'_> {
+    fn drop(&mut self) {
+        self.0.cancel_automatic.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 impl DbInner {
     /// The automatic compaction to run next, and its family: of each live
     /// family's pick (its own picker options and cursors), the one with
@@ -509,7 +537,10 @@ impl DbInner {
         }
         let mut best: Option<(u32, CompactionPlan)> = None;
         for (&cf, f) in &st.families {
-            if f.cfd.is_dropped() || f.cfd.opts.disable_auto_compactions {
+            if f.cfd.is_dropped()
+                || f.cfd.opts.disable_auto_compactions
+                || f.cfd.cancel_automatic.load(Ordering::Acquire) > 0
+            {
                 continue;
             }
             let Some(current) = st.versions.current_cf(cf) else {
@@ -693,6 +724,9 @@ impl DbInner {
             ),
             Err(Error::ShutdownInProgress(_)) => {
                 info_log!(self.info_log, Info, "Compaction abandoned: shutting down");
+            }
+            Err(Error::Incomplete(m)) if m == CANCELLED_FOR_MANUAL => {
+                info_log!(self.info_log, Info, "Compaction abandoned: {m}");
             }
             Err(e) if e.is_corruption() && !self.opts.paranoid_checks => {
                 // paranoid_checks off: a damaged input is reported and
@@ -1071,15 +1105,26 @@ impl DbInner {
             job.below.clone(),
         )
         .zero_bottom_seqnos(job.plan.output_level > 0);
+        let automatic = job.plan.reason != CompactionReason::ManualCompaction;
         let mut n = 0u64;
-        while it.advance() {
+        loop {
+            // Also before the first entry: a job picked just before a
+            // cancel (`ColumnFamilyData::cancel_automatic`) writes nothing.
+            if n.is_multiple_of(4096) {
+                if self.lifecycle.is_shutting_down() {
+                    return Err(Error::ShutdownInProgress(
+                        "compaction stopped by close".into(),
+                    ));
+                }
+                if automatic && job.cfd.cancel_automatic.load(Ordering::Acquire) > 0 {
+                    return Err(Error::Incomplete(CANCELLED_FOR_MANUAL.into()));
+                }
+            }
+            if !it.advance() {
+                break;
+            }
             out.add(it.key(), it.value())?;
             n += 1;
-            if n.is_multiple_of(4096) && self.lifecycle.is_shutting_down() {
-                return Err(Error::ShutdownInProgress(
-                    "compaction stopped by close".into(),
-                ));
-            }
         }
         it.input().status()?;
         Ok((it.entries_in, it.drops))
@@ -1133,7 +1178,17 @@ impl DbInner {
         if cro.exclusive_manual_compaction {
             // RocksDB: an exclusive manual compaction first waits for the
             // automatic ones running (none starts meanwhile: the picker
-            // sees `exclusive_manual_compactions`).
+            // sees `exclusive_manual_compactions`). Talus cancels the
+            // family's instead when the whole key space is compacted under
+            // leveled compaction: every file they read is rewritten by this
+            // compaction, which would write their outputs once more
+            // (`CANCELLED_FOR_MANUAL`). Only after the flush above: a flush
+            // that would stall writes waits for compactions to clear the
+            // condition, as RocksDB's, and must not find them cancelled.
+            let _cancel = (begin.is_none()
+                && end.is_none()
+                && cfd.opts.compaction_style == CompactionStyle::Level)
+                .then(|| CancelAutomatic::new(cfd));
             while st.compactions_running > 0 {
                 self.manual_may_go_on(st, cfd)?;
                 self.bg_cv.wait(st);
@@ -1368,6 +1423,30 @@ impl DbInner {
         let cf = cfd.id;
         let dropped =
             || Error::InvalidArgument(format!("column family {:?} was dropped", cfd.name));
+        if begin.is_none() && end.is_none() {
+            // The whole key space: one merge into the last non-empty level
+            // when it applies (`try_pick_manual_whole`); the rounds below
+            // then find nothing above it, or only what flushes added since.
+            // When a file is under an automatic compaction (a manual
+            // compaction that is not exclusive), the rounds go on without
+            // it: waiting for every level to be idle at once could wait for
+            // as long as writes keep compactions coming.
+            loop {
+                self.manual_may_go_on(st, cfd)?;
+                if st.ingestions > 0 {
+                    self.bg_cv.wait(st);
+                    continue;
+                }
+                let pick = try_pick_manual_whole(
+                    &*st.versions.current_cf(cf).ok_or_else(dropped)?,
+                    &cfd.picker_opts,
+                );
+                if let ManualPick::Plan(plan) = pick {
+                    self.run_manual_plan(st, cf, plan, max_subcompactions)?;
+                }
+                break;
+            }
+        }
         let mut level = 0usize;
         loop {
             let (last, worth) = {

@@ -35,7 +35,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use arc_swap::ArcSwap;
 
@@ -68,6 +68,13 @@ pub struct ColumnFamilyData {
     pub(crate) super_version: ArcSwap<SuperVersion>,
     /// Set when the family is dropped (invariant 3).
     pub(crate) dropped: AtomicBool,
+    /// Exclusive `compactRange()`s of the family's whole key space waiting
+    /// for running compactions to end (leveled compaction only). While
+    /// above 0, the family's automatic compactions stop at their next
+    /// check and delete their outputs, and none is picked: the manual
+    /// compaction rewrites all their inputs anyway
+    /// ([`super::compaction::CANCELLED_FOR_MANUAL`]).
+    pub(crate) cancel_automatic: AtomicU32,
 }
 
 impl std::fmt::Debug for ColumnFamilyData {
@@ -95,6 +102,7 @@ impl ColumnFamilyData {
             merger,
             super_version: ArcSwap::from_pointee(sv),
             dropped: AtomicBool::new(false),
+            cancel_automatic: AtomicU32::new(0),
         }
     }
 

@@ -2631,3 +2631,87 @@ fn lookups_with_empty_memtables_match_the_model_over_l0_and_levels() {
         }
     }
 }
+
+#[test]
+fn a_cancelled_automatic_compaction_leaves_its_inputs_and_no_error() {
+    use crate::rate_limiter::{RateLimiter, RateLimiterMode};
+    let limiter =
+        RateLimiter::new(1 << 30, 100_000, 10, RateLimiterMode::WritesOnly, false, 0).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let o = Options {
+        create_if_missing: true,
+        write_buffer_size: 8 << 20,
+        level0_file_num_compaction_trigger: 2,
+        rate_limiter: Some(limiter.clone()),
+        ..Options::default()
+    };
+    let db = Db::open(o, dir.path()).unwrap();
+    db.set_disable_auto_compactions(true).unwrap();
+    let wo = WriteOptions::default();
+    let key = |i: u32| format!("key{i:08}").into_bytes();
+    // Values that do not compress: the merge of the two files writes about
+    // 2.7 MB, in 1 MiB writes.
+    let value = |i: u32| {
+        let mut x = u64::from(i) | 1 << 40;
+        (0..6)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x.to_le_bytes()
+            })
+            .collect::<Vec<u8>>()
+    };
+    for f in 0..2 {
+        for i in 0..20_000 {
+            db.put(&wo, &key(i * 2 + f), &value(i * 2 + f)).unwrap();
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+    }
+    // At 256 KiB/s the compaction's first 1 MiB write waits about 4 s for
+    // the limiter; its next check for a cancel comes right after it.
+    limiter.set_bytes_per_second(256 << 10).unwrap();
+    db.set_disable_auto_compactions(false).unwrap();
+    let running = || db.int_property("rocksdb.num-running-compactions").unwrap();
+    wait_until("the compaction to start", || running() == 1);
+    let cfd = db.inner.state.lock().families[&0].cfd.clone();
+    cfd.cancel_automatic.fetch_add(1, Ordering::AcqRel);
+    wait_until("the compaction to stop", || running() == 0);
+
+    let log = std::fs::read_to_string(dir.path().join("LOG")).unwrap();
+    assert!(
+        log.contains(&format!(
+            "Compaction abandoned: {}",
+            super::compaction::CANCELLED_FOR_MANUAL
+        )),
+        "{log}"
+    );
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(2));
+    assert_eq!(db.int_property("rocksdb.background-errors"), Some(0));
+    let tables = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "sst")
+        })
+        .count();
+    assert_eq!(tables, 2, "the cancelled compaction's outputs are deleted");
+    // While a cancel is held up, no automatic compaction starts.
+    db.put(&wo, b"more", b"rows").unwrap();
+    db.flush(&FlushOptions::default()).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    assert_eq!(running(), 0);
+
+    cfd.cancel_automatic.fetch_sub(1, Ordering::AcqRel);
+    limiter.set_bytes_per_second(1 << 30).unwrap();
+    db.compact_range(None, None).unwrap();
+    assert_eq!(db.int_property("rocksdb.num-files-at-level0"), Some(0));
+    let ro = ReadOptions::default();
+    for i in (0..40_000).step_by(997) {
+        assert_eq!(db.get(&ro, &key(i)).unwrap(), Some(value(i)), "key {i}");
+    }
+    assert_eq!(db.get(&ro, b"more").unwrap(), Some(b"rows".to_vec()));
+}

@@ -459,3 +459,95 @@ fn regression_compactions_into_l0_counted_as_flushed_bytes() {
     );
     assert!(stats.contains(&flush_line), "{flush_line} in:\n{stats}");
 }
+
+#[test]
+fn compact_range_of_everything_is_one_merge_into_the_last_level() {
+    let dir = tempfile::tempdir().unwrap();
+    // Static levels with a small L1, so that rounds of writes leave files in
+    // L0, L1 and below; values that do not compress, so the levels fill.
+    // max_compaction_bytes is 25 target files, 3.2 MiB: room for every
+    // level above the last.
+    let o = Options {
+        level_compaction_dynamic_level_bytes: false,
+        max_bytes_for_level_base: 128 << 10,
+        target_file_size_base: 128 << 10,
+        ..small(CompactionStyle::Level)
+    };
+    let db = Db::open(o.clone(), dir.path()).unwrap();
+    let mut model = std::collections::BTreeMap::new();
+    let noise = |i: u32, round: u32| {
+        let mut x = u64::from(i) << 32 | u64::from(round) | 1;
+        (0..25)
+            .flat_map(|_| {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                x.to_le_bytes()
+            })
+            .collect::<Vec<u8>>()
+    };
+    let mut put_round = |db: &Db, first: u32, keys: u32, round: u32| {
+        let wo = WriteOptions::default();
+        for i in first..first + keys {
+            db.put(&wo, &key(i), &noise(i, round)).unwrap();
+            model.insert(key(i), noise(i, round));
+        }
+        db.flush(&FlushOptions::default()).unwrap();
+    };
+    for round in 0..20 {
+        put_round(&db, (round * 397) % 4000, 600, round);
+    }
+    db.wait_for_compactions().unwrap();
+    drop(db);
+    // Reopened without automatic compactions, so the levels stay as they
+    // are until compact_range, and the bytes it writes are its own.
+    let o = Options {
+        disable_auto_compactions: true,
+        statistics: Some(Statistics::new()),
+        ..o
+    };
+    let db = Db::open(o.clone(), dir.path()).unwrap();
+    put_round(&db, 100, 300, 20);
+    let wo = WriteOptions::default();
+    db.delete(&wo, &key(150)).unwrap();
+    model.remove(&key(150));
+    db.flush(&FlushOptions::default()).unwrap();
+    let levels: Vec<u64> = (0..7).map(|l| files_at(&db, l)).collect();
+    let last = (1..7).rev().find(|&l| levels[l] > 0).unwrap();
+    let above = (0..last).filter(|&l| levels[l] > 0).count();
+    assert!(
+        levels[0] > 0 && above >= 2,
+        "want L0 and a middle level above the last: {levels:?}"
+    );
+
+    let written = ticker(&o, Ticker::CompactWriteBytes);
+    db.compact_range(None, None).unwrap();
+    let rewritten = ticker(&o, Ticker::CompactWriteBytes) - written;
+    let size = db.int_property("rocksdb.total-sst-files-size").unwrap();
+    // Every level above went into the last one, written once: level by
+    // level, L0 and L1 would have been written into L1 first, then again.
+    for l in 0..7 {
+        assert_eq!(
+            files_at(&db, l) > 0,
+            l == last,
+            "level {l} after: {levels:?}"
+        );
+    }
+    assert!(
+        rewritten <= size + size / 20,
+        "{rewritten} bytes written for {size} bytes of tables ({levels:?})"
+    );
+    let ro = ReadOptions::default();
+    let got: Vec<(Vec<u8>, Vec<u8>)> = {
+        let mut it = db.iter(&ro).unwrap();
+        it.seek_to_first();
+        let mut v = Vec::new();
+        while it.valid() {
+            v.push((it.key().to_vec(), it.value().to_vec()));
+            it.next();
+        }
+        it.status().unwrap();
+        v
+    };
+    assert_eq!(got, model.into_iter().collect::<Vec<_>>());
+}

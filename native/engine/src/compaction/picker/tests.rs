@@ -679,6 +679,66 @@ fn manual_compaction_plans() {
 }
 
 #[test]
+fn whole_key_space_manual_plan_merges_every_level_into_the_last() {
+    // L0 (3 bytes), L1 (4 × 100) and L2 (10) above L6: 413 bytes above the
+    // last level, over max_compaction_bytes (250), so level by level.
+    let v = manual_version();
+    let o = opts(false);
+    assert!(matches!(try_pick_manual_whole(&v, &o), ManualPick::Empty));
+    // With room for them: one plan, L0 oldest first, every middle level in
+    // key order, into L6.
+    let roomy = PickerOptions {
+        max_compaction_bytes: 413,
+        ..opts(false)
+    };
+    let ManualPick::Plan(p) = try_pick_manual_whole(&v, &roomy) else {
+        panic!("no plan");
+    };
+    assert_eq!((p.level, p.output_level), (0, 6));
+    assert_eq!(nums(&p.inputs), [1, 2, 3]);
+    let middle: Vec<(usize, Vec<u64>)> =
+        p.middle_inputs.iter().map(|(l, f)| (*l, nums(f))).collect();
+    assert_eq!(middle, [(1, vec![10, 11, 12, 13]), (2, vec![20])]);
+    assert_eq!(nums(&p.output_inputs), [60]);
+    assert_eq!(p.reason, CompactionReason::ManualCompaction);
+    assert!(p.bottommost && !p.is_trivial_move && p.grandparents.is_empty());
+    assert_eq!(p.input_bytes(), 423);
+    let mut edit = VersionEdit::new();
+    p.record_inputs(&mut edit);
+    assert_eq!(edit.deleted_files.len(), 9);
+    // A file under way makes it wait.
+    v.files(6)[0].set_being_compacted(true);
+    assert!(matches!(
+        try_pick_manual_whole(&v, &roomy),
+        ManualPick::Busy
+    ));
+    v.files(6)[0].set_being_compacted(false);
+
+    // The top non-empty level need not be L0, and empty levels in between
+    // are left out.
+    let v = version(vec![
+        (2, file(20, "a", "m", 10, 0)),
+        (4, file(40, "c", "z", 10, 0)),
+        (5, file(50, "a", "z", 100, 0)),
+    ]);
+    let ManualPick::Plan(p) = try_pick_manual_whole(&v, &o) else {
+        panic!("no plan");
+    };
+    assert_eq!((p.level, p.output_level), (2, 5));
+    assert_eq!(nums(&p.inputs), [20]);
+    assert_eq!(p.middle_inputs.len(), 1);
+    assert_eq!((p.middle_inputs[0].0, nums(&p.middle_inputs[0].1)), (4, vec![40]));
+    assert_eq!(nums(&p.output_inputs), [50]);
+
+    // Nothing above the last non-empty level, or nothing below L0: the
+    // driver goes level by level.
+    let only_last = version(vec![(6, file(60, "a", "z", 10, 0))]);
+    assert!(matches!(try_pick_manual_whole(&only_last, &o), ManualPick::Empty));
+    let only_l0 = version(vec![(0, file(1, "a", "z", 10, 1))]);
+    assert!(matches!(try_pick_manual_whole(&only_l0, &o), ManualPick::Empty));
+}
+
+#[test]
 fn manual_compaction_waits_for_running_ones() {
     let v = manual_version();
     let o = opts(false);
