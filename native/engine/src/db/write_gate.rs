@@ -561,11 +561,10 @@ impl WriteGate {
     }
 
     /// Nanoseconds since the gate was made, through the perf context's
-    /// clock (the time-stamp counter where it is invariant), not
-    /// `Instant`: a put reads it twice, and `clock_gettime` cost about 2%
-    /// of a bulk import's CPU (profile of 8 writers on 2 cores). Readings
-    /// on cores whose counters disagree are compared with saturating
-    /// subtractions throughout.
+    /// clock, as statistics' histogram timers read it
+    /// ([`crate::statistics::HistogramTimer`] says why): a put reads it
+    /// twice. Readings on cores whose counters disagree are compared with
+    /// saturating subtractions throughout.
     fn now(&self) -> u64 {
         clock::ticks_to_nanos(clock::now().saturating_sub(self.epoch))
     }

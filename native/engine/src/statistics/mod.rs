@@ -39,11 +39,11 @@ mod names;
 #[cfg(test)]
 mod tests;
 
-use crate::perf_context::clock;
 use std::fmt::{self, Write as _};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
+use crate::perf_context::clock;
 use crate::striped::{STRIPES, stripe_index};
 
 pub use histogram::{BUCKET_COUNT, BUCKET_LIMITS, HistogramData, HistogramSnapshot, bucket_index};
@@ -405,9 +405,10 @@ pub struct HistogramTimer<'a> {
     stats: &'a Statistics,
     histogram: Histogram,
     /// A raw reading of the perf context's clock (the time-stamp counter
-    /// where it is invariant): a write or a get with statistics on reads
-    /// the clock twice for its histogram, and `clock_gettime` cost about
-    /// 2% of a bulk import's CPU (profile of 8 writers on 2 cores).
+    /// where it is invariant), not `Instant`: with statistics on, every
+    /// write and get reads the clock twice for its histogram, and
+    /// `clock_gettime` showed in the profiles of a bulk import
+    /// (docs/results/design-measurements.md).
     start: u64,
 }
 
