@@ -982,7 +982,8 @@ pub fn try_pick_manual(
 
 /// A manual compaction of the whole key space (`compactRange()` with no
 /// bounds) as one plan: every file of every level above the last non-empty
-/// one merged with that level's files into it. The level-by-level driver
+/// one merged with that level's files within their key range into it. The
+/// level-by-level driver
 /// ([`try_pick_manual`]) ends in the same place, the data in the last
 /// non-empty level, but writes each level's data once per level it passes:
 /// after a bulk import L0 and the base level go into the base level first
@@ -1019,7 +1020,18 @@ pub fn try_pick_manual_whole(version: &Version, opts: &PickerOptions) -> ManualP
     };
     let middle_inputs: Vec<(usize, Vec<Arc<FileMetaData>>)> =
         upper[1..].iter().map(|&l| (l, files(l))).collect();
-    let output_inputs = files(last);
+    // Of the last level, the files within the upper files' key range, as a
+    // step from the level above would take them: one contiguous run, so
+    // that no output straddles a file left out.
+    let Some((lo, hi)) = user_range(inputs.iter().chain(middle_inputs.iter().flat_map(|(_, f)| f)))
+    else {
+        return ManualPick::Empty;
+    };
+    let output_inputs = clean_cut(
+        version,
+        last,
+        &version.overlapping_files(last, Some(lo), Some(hi)),
+    );
     let plan_files = || {
         inputs
             .iter()

@@ -1434,6 +1434,7 @@ impl DbInner {
             loop {
                 self.manual_may_go_on(st, cfd)?;
                 if st.ingestions > 0 {
+                    // An ingestion is placing files (`ingest`).
                     self.bg_cv.wait(st);
                     continue;
                 }
@@ -1463,16 +1464,7 @@ impl DbInner {
             };
             if worth {
                 loop {
-                    if let Some(e) = &st.bg_error {
-                        return Err(e.clone());
-                    }
-                    self.lifecycle.check_open()?;
-                    if st.paused > 0 {
-                        return Err(Error::Incomplete(
-                            "manual compaction cannot run while background work is paused".into(),
-                        ));
-                    }
-                    cfd.check_live()?;
+                    self.manual_may_go_on(st, cfd)?;
                     if st.ingestions > 0 {
                         // An ingestion is placing files (`ingest`).
                         self.bg_cv.wait(st);

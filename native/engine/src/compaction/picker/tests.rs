@@ -730,6 +730,19 @@ fn whole_key_space_manual_plan_merges_every_level_into_the_last() {
     assert_eq!((p.middle_inputs[0].0, nums(&p.middle_inputs[0].1)), (4, vec![40]));
     assert_eq!(nums(&p.output_inputs), [50]);
 
+    // Last-level files outside the upper files' key range stay out.
+    let v = version(vec![
+        (0, file(1, "d", "f", 10, 1)),
+        (6, file(60, "a", "b", 10, 0)),
+        (6, file(61, "c", "e", 10, 0)),
+        (6, file(62, "f", "g", 10, 0)),
+        (6, file(63, "x", "z", 10, 0)),
+    ]);
+    let ManualPick::Plan(p) = try_pick_manual_whole(&v, &o) else {
+        panic!("no plan");
+    };
+    assert_eq!(nums(&p.output_inputs), [61, 62]);
+
     // Nothing above the last non-empty level, or nothing below L0: the
     // driver goes level by level.
     let only_last = version(vec![(6, file(60, "a", "z", 10, 0))]);
