@@ -1012,42 +1012,29 @@ pub fn try_pick_manual_whole(version: &Version, opts: &PickerOptions) -> ManualP
     if above > opts.max_compaction_bytes {
         return ManualPick::Empty;
     }
+    // Of the last level, the files within the upper files' key range, as a
+    // step from the level above would take them: one contiguous run, so
+    // that no output straddles a file left out.
+    let Some((lo, hi)) = user_range((0..last).flat_map(|l| version.files(l))) else {
+        return ManualPick::Empty;
+    };
     let files = |l: usize| version.files(l).to_vec();
     let inputs = if top == 0 {
         oldest_first(files(0))
     } else {
         files(top)
     };
-    let middle_inputs: Vec<(usize, Vec<Arc<FileMetaData>>)> =
-        upper[1..].iter().map(|&l| (l, files(l))).collect();
-    // Of the last level, the files within the upper files' key range, as a
-    // step from the level above would take them: one contiguous run, so
-    // that no output straddles a file left out.
-    let Some((lo, hi)) = user_range(inputs.iter().chain(middle_inputs.iter().flat_map(|(_, f)| f)))
-    else {
-        return ManualPick::Empty;
-    };
-    let output_inputs = clean_cut(
-        version,
-        last,
-        &version.overlapping_files(last, Some(lo), Some(hi)),
-    );
-    let plan_files = || {
-        inputs
-            .iter()
-            .chain(middle_inputs.iter().flat_map(|(_, f)| f))
-            .chain(&output_inputs)
-    };
-    if plan_files().any(|f| f.is_being_compacted()) {
-        return ManualPick::Busy;
-    }
     let targets = level_targets(version, opts);
-    ManualPick::Plan(CompactionPlan {
+    let plan = CompactionPlan {
         level: top,
         output_level: last,
         inputs,
-        middle_inputs,
-        output_inputs,
+        middle_inputs: upper[1..].iter().map(|&l| (l, files(l))).collect(),
+        output_inputs: clean_cut(
+            version,
+            last,
+            &version.overlapping_files(last, Some(lo), Some(hi)),
+        ),
         // Nothing lies below the last non-empty level.
         grandparents: Vec::new(),
         score: 0.0,
@@ -1058,7 +1045,11 @@ pub fn try_pick_manual_whole(version: &Version, opts: &PickerOptions) -> ManualP
         next_compact_cursor: None,
         drop_inputs: false,
         compress_output: true,
-    })
+    };
+    if plan.all_inputs().any(|f| f.is_being_compacted()) {
+        return ManualPick::Busy;
+    }
+    ManualPick::Plan(plan)
 }
 
 /// One step of rewriting the files of `level` overlapping `[begin, end]`

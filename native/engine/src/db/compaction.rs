@@ -1256,6 +1256,23 @@ impl DbInner {
         Ok(())
     }
 
+    /// Waits until a step of a leveled manual compaction may be picked: no
+    /// ingestion placing files (`ingest`), and nothing that ends the manual
+    /// compaction ([`Self::manual_may_go_on`]).
+    fn manual_step_ready(
+        &self,
+        st: &mut parking_lot::MutexGuard<'_, DbState>,
+        cfd: &ColumnFamilyData,
+    ) -> Result<()> {
+        loop {
+            self.manual_may_go_on(st, cfd)?;
+            if st.ingestions == 0 {
+                return Ok(());
+            }
+            self.bg_cv.wait(st);
+        }
+    }
+
     /// Errors that end a manual compaction between its steps.
     fn manual_may_go_on(&self, st: &DbState, cfd: &ColumnFamilyData) -> Result<()> {
         if let Some(e) = &st.bg_error {
@@ -1431,21 +1448,13 @@ impl DbInner {
             // compaction that is not exclusive), the rounds go on without
             // it: waiting for every level to be idle at once could wait for
             // as long as writes keep compactions coming.
-            loop {
-                self.manual_may_go_on(st, cfd)?;
-                if st.ingestions > 0 {
-                    // An ingestion is placing files (`ingest`).
-                    self.bg_cv.wait(st);
-                    continue;
-                }
-                let pick = try_pick_manual_whole(
-                    &*st.versions.current_cf(cf).ok_or_else(dropped)?,
-                    &cfd.picker_opts,
-                );
-                if let ManualPick::Plan(plan) = pick {
-                    self.run_manual_plan(st, cf, plan, max_subcompactions)?;
-                }
-                break;
+            self.manual_step_ready(st, cfd)?;
+            let pick = try_pick_manual_whole(
+                &*st.versions.current_cf(cf).ok_or_else(dropped)?,
+                &cfd.picker_opts,
+            );
+            if let ManualPick::Plan(plan) = pick {
+                self.run_manual_plan(st, cf, plan, max_subcompactions)?;
             }
         }
         let mut level = 0usize;
@@ -1464,12 +1473,7 @@ impl DbInner {
             };
             if worth {
                 loop {
-                    self.manual_may_go_on(st, cfd)?;
-                    if st.ingestions > 0 {
-                        // An ingestion is placing files (`ingest`).
-                        self.bg_cv.wait(st);
-                        continue;
-                    }
+                    self.manual_step_ready(st, cfd)?;
                     let pick = try_pick_manual(
                         &*st.versions.current_cf(cf).ok_or_else(dropped)?,
                         &cfd.picker_opts,
