@@ -1,6 +1,7 @@
 //! Deleting files nothing needs any more: WALs older than the manifest's log
 //! number, tables no live version or running job references, manifests
-//! replaced by a newer one, and leftover temporary files.
+//! replaced by a newer one, and (at open only) temporary files an
+//! interrupted write left behind.
 //!
 //! A WAL is deleted only if this database wrote it: it is in
 //! `DbState::own_logs` (started by this process, or found at recovery
@@ -33,6 +34,22 @@ pub(crate) struct Obsolete {
     logs: Vec<u64>,
     /// File deletions are disabled: delete nothing.
     keep_all: bool,
+    /// Delete leftover `*.dbtmp` files too. Only the sweep at open sets it
+    /// ([`Obsolete::with_temp_files`]): in an open database a temporary
+    /// file may be one a manifest roll is writing right now
+    /// (`CURRENT.dbtmp` before its rename), and a purge on another thread
+    /// that deleted it made that roll fail with a background error
+    /// (`regression_a_purge_keeps_a_temp_file_an_open_database_may_be_writing`).
+    temp_files: bool,
+}
+
+impl Obsolete {
+    /// Also deletes temporary files: for the sweep at open, before any
+    /// background work can write one.
+    pub(crate) fn with_temp_files(mut self) -> Self {
+        self.temp_files = true;
+        self
+    }
 }
 
 /// When to purge the tables a job left to readers (invariant 5 of the
@@ -88,6 +105,7 @@ impl DbInner {
                 manifests: Vec::new(),
                 logs: Vec::new(),
                 keep_all: true,
+                temp_files: false,
             };
         }
         let mut live_tables: HashSet<u64> = st.versions.live_files().into_iter().collect();
@@ -117,6 +135,7 @@ impl DbInner {
             manifests: st.versions.take_obsolete_manifests(),
             logs,
             keep_all: false,
+            temp_files: false,
         }
     }
 
@@ -147,7 +166,7 @@ impl DbInner {
                     }
                     Some(FileType::Manifest(n)) => n >= o.manifest_number,
                     // Logs go by `o.logs` below, never by listing.
-                    Some(FileType::Temp) => false,
+                    Some(FileType::Temp) => !o.temp_files,
                     _ => true,
                 };
                 if !keep {

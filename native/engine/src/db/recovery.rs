@@ -752,7 +752,8 @@ fn recover_inner(
             .iter()
             .filter(|n| !unreplayed.contains(n) && matches!(owners.get(n), Some(Owner::Ours))),
     );
-    let obsolete = db.collect_obsolete_files(&mut st);
+    // No background work runs yet: every temporary file is a leftover.
+    let obsolete = db.collect_obsolete_files(&mut st).with_temp_files();
     info_log!(
         db.info_log,
         Info,

@@ -813,6 +813,8 @@ mod gate {
     pub struct GateFs {
         pub gate: Arc<Gate>,
         pub manifest_sync: Arc<Gate>,
+        /// Holds every sync of a temporary (`*.dbtmp`) file while closed.
+        pub temp_sync: Arc<Gate>,
         /// Holds every `remove_file` while closed.
         pub remove: Arc<Gate>,
         /// Holds every close (last drop) of a table file's reader while
@@ -855,6 +857,7 @@ mod gate {
                 Arc::new(GateFs {
                     gate: gate.clone(),
                     manifest_sync: Arc::default(),
+                    temp_sync: Arc::default(),
                     remove: Arc::default(),
                     table_close: Arc::default(),
                     table_closes: Arc::default(),
@@ -916,6 +919,12 @@ mod gate {
                     inner: f,
                     gate: None,
                     sync_gate: Some(self.manifest_sync.clone()),
+                }))
+            } else if p.extension().is_some_and(|e| e == "dbtmp") {
+                Ok(Box::new(GatedFile {
+                    inner: f,
+                    gate: None,
+                    sync_gate: Some(self.temp_sync.clone()),
                 }))
             } else {
                 Ok(f)
@@ -1155,6 +1164,56 @@ fn regression_a_write_does_not_delete_obsolete_tables_itself() {
     wait_until("the background purge", || {
         table_names(dir.path()).len() == 1
     });
+}
+
+/// Regression: a purge (here one a finished job would run) deleted every
+/// `*.dbtmp` file, also the `CURRENT.dbtmp` a manifest roll on another
+/// thread was between writing and renaming; the roll's rename then failed
+/// and the database went read-only with a background error. Now only the
+/// sweep at open deletes temporary files.
+#[test]
+fn regression_a_purge_keeps_a_temp_file_an_open_database_may_be_writing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (fs, _) = gate::GateFs::new();
+    let temp_sync = fs.temp_sync.clone();
+    let o = Options {
+        create_if_missing: true,
+        fs,
+        disable_auto_compactions: true,
+        ..Options::default()
+    };
+    let db = Arc::new(Db::open(o.clone(), dir.path()).unwrap());
+    // Every manifest write starts a new manifest, and so rewrites CURRENT.
+    db.inner.state.lock().versions.set_max_manifest_file_size(1);
+    db.put(&WriteOptions::default(), b"k", b"v").unwrap();
+    temp_sync.set_closed(true);
+    let flusher = {
+        let db = db.clone();
+        std::thread::spawn(move || db.flush(&FlushOptions::default()))
+    };
+    wait_until("the flush's manifest roll syncing CURRENT.dbtmp", || {
+        temp_sync.waiting() == 1
+    });
+    assert!(dir.path().join("CURRENT.dbtmp").exists());
+    db.inner.purge_obsolete_files();
+    let kept = dir.path().join("CURRENT.dbtmp").exists();
+    temp_sync.set_closed(false);
+    let flushed = flusher.join().unwrap();
+    assert!(kept, "the purge deleted the CURRENT.dbtmp being written");
+    flushed.expect("the flush's manifest roll");
+    assert_eq!(db.int_property("rocksdb.background-errors"), Some(0));
+    // A temporary file left by an interrupted write goes at the next open.
+    let leftover = dir.path().join("000999.dbtmp");
+    std::fs::write(&leftover, b"half written").unwrap();
+    db.inner.purge_obsolete_files();
+    assert!(leftover.exists(), "an open database keeps temporary files");
+    drop(db);
+    let db = Db::open(o, dir.path()).unwrap();
+    assert!(!leftover.exists(), "the sweep at open deletes leftovers");
+    assert_eq!(
+        db.get(&ReadOptions::default(), b"k").unwrap().as_deref(),
+        Some(&b"v"[..])
+    );
 }
 
 /// Regression: a purge unlinked tables that a thread dropping the last
