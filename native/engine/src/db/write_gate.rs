@@ -566,7 +566,7 @@ impl WriteGate {
     /// twice. Readings on cores whose counters disagree are compared with
     /// saturating subtractions throughout.
     fn now(&self) -> u64 {
-        clock::ticks_to_nanos(clock::now().saturating_sub(self.epoch))
+        clock::nanos_since(self.epoch)
     }
 
     fn engaged(&self) -> bool {

@@ -47,6 +47,14 @@ pub(crate) fn ticks_to_nanos(ticks: u64) -> u64 {
     clock().delta_as_nanos(0, ticks)
 }
 
+/// Nanoseconds from the raw reading `start` to now, 0 if now is not after
+/// it ([`ticks_between`]): for the statistics' histogram timers and the
+/// write gate, which keep raw readings and convert each interval at once.
+#[inline]
+pub(crate) fn nanos_since(start: u64) -> u64 {
+    ticks_to_nanos(ticks_between(start, now()))
+}
+
 /// Clock ticks in `nanos` nanoseconds (for durations measured elsewhere).
 pub(super) fn nanos_to_ticks(nanos: u64) -> u64 {
     if nanos == 0 {

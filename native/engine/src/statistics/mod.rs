@@ -414,7 +414,7 @@ pub struct HistogramTimer<'a> {
 
 impl Drop for HistogramTimer<'_> {
     fn drop(&mut self) {
-        let nanos = clock::ticks_to_nanos(clock::now().saturating_sub(self.start));
+        let nanos = clock::nanos_since(self.start);
         let value = match self.histogram.unit() {
             Unit::Nanos => nanos,
             _ => nanos / 1000,
