@@ -81,8 +81,11 @@ const SHARED_KEYS: usize = 6;
 const DEFAULT_SECS: f64 = 4.0;
 /// Snapshots the background thread keeps for the readers at most.
 const MAX_POOL: usize = 4;
-/// A run still going after this long is hung: the watchdog aborts it.
-const WATCHDOG: Duration = Duration::from_secs(240);
+/// A run still going this long after its timed work should have ended is
+/// hung: the watchdog aborts it. Counted from the end of the work, not from
+/// the start, so that a long `TALUS_CONCURRENT_SECS` soak is not taken for a
+/// hang (a fixed 240 s from the start aborted every run of 240 s or more).
+const WATCHDOG_MARGIN: Duration = Duration::from_secs(240);
 
 type Check<T = ()> = Result<T, String>;
 
@@ -2018,12 +2021,13 @@ fn writers_readers_snapshots_flushes_and_compactions_at_once() {
     let _done = Done(done.clone());
     {
         let done = done.clone();
+        let watchdog = Duration::from_secs_f64(secs.max(0.0)) + WATCHDOG_MARGIN;
         std::thread::spawn(move || {
             let t = Instant::now();
             while !done.load(SeqCst) {
-                if t.elapsed() > WATCHDOG {
+                if t.elapsed() > watchdog {
                     eprintln!(
-                        "concurrent stress (seed {seed}): still running after {WATCHDOG:?}; aborting"
+                        "concurrent stress (seed {seed}): still running after {watchdog:?}; aborting"
                     );
                     std::process::abort();
                 }
