@@ -322,9 +322,8 @@ struct Harness {
     /// that starts uncompressed).
     codec: CompressionType,
     /// FIFO runs: every write with the last sequence number it used (its
-    /// updates used the ones just below, one each), to
-    /// rebuild the model when FIFO compaction drops tables (see
-    /// [`Harness::sync_fifo`]).
+    /// updates used the ones just below, one each), to rebuild the model
+    /// when FIFO compaction drops tables (see [`Harness::sync_fifo`]).
     fifo_log: Option<Vec<(u64, Vec<Upd>)>>,
 }
 
@@ -513,8 +512,8 @@ impl Harness {
     /// tables, whose sequence ranges lie below every table kept, so the
     /// database holds exactly the updates numbered above the largest
     /// sequence number dropped (`Db::fifo_dropped_cf`), and the model
-    /// replays those. Open
-    /// iterators keep their views: their version keeps the dropped tables.
+    /// replays those. Open iterators keep their views: their version keeps
+    /// the dropped tables.
     fn sync_fifo(&mut self) -> Check {
         let Some(log) = &self.fifo_log else {
             return Ok(());
