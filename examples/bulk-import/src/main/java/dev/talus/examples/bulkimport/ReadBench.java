@@ -169,6 +169,19 @@ public final class ReadBench implements Callable<Integer> {
           + " Default: ${DEFAULT-VALUE}.")
   boolean warmupFiles = true;
 
+  // The kernel caches a file in folios whose size depends on how the file was written or first
+  // read: large after 1 MiB writes or a sequential read (readahead), 4 KiB after random reads.
+  // A block read from small folios costs more kernel CPU (the page-cache lookup), and which
+  // state a reused database is in depends on what last read it, and moves a get over a
+  // database larger than the block cache by about a tenth (docs/results/reads.md, "Page-cache
+  // folios"). Dropping before the warm-up read gives both engines' files the same folios
+  // whatever ran before.
+  @Option(names = "--drop-cached-files", negatable = true, fallbackValue = "true",
+      description = "With --warmup-files: drop each file's pages from the OS page cache first"
+          + " (dd iflag=nocache count=0), so that the warm-up read caches every file alike."
+          + " Default: ${DEFAULT-VALUE}.")
+  boolean dropCachedFiles = true;
+
   // Off by default: over a database larger than the block cache, a full scan through RocksJava
   // on one thread left its gets on other threads far slower for seconds afterwards, with no
   // disk reads and not with MALLOC_ARENA_MAX=1 (glibc's per-thread arenas), so the workload
@@ -374,11 +387,19 @@ public final class ReadBench implements Callable<Integer> {
       ReadWorkloads reads = new ReadWorkloads(e, rowGen, rows, seed, statistics);
       if (warmupFiles) {
         long t0 = System.nanoTime();
+        String dropped = "";
+        if (dropCachedFiles) {
+          int failed = dropFromPageCache(dbDir);
+          s.warmupFilesDropFailures = failed;
+          dropped = failed == 0 ? "dropped from the page cache, then "
+              : failed < 0 ? "not dropped from the page cache (dd did not start), "
+              : "dropped from the page cache (" + failed + " files could not be), then ";
+        }
         long bytes = readFiles(dbDir);
         s.warmupFilesSeconds = (System.nanoTime() - t0) / 1e9;
         s.warmupFilesBytes = bytes;
-        out.printf(Locale.ROOT, "warm-up: read the database's files, %s in %.1f s%n",
-            Fmt.bytes(bytes), s.warmupFilesSeconds);
+        out.printf(Locale.ROOT, "warm-up: the database's files %sread, %s in %.1f s%n",
+            dropped, Fmt.bytes(bytes), s.warmupFilesSeconds);
       }
       if (warmupScan) {
         long t0 = System.nanoTime();
@@ -637,6 +658,32 @@ public final class ReadBench implements Callable<Integer> {
       m.put(r.workload + "@" + r.threads, r);
     }
     return m;
+  }
+
+  /**
+   * Asks the kernel to drop the cached pages of every regular file under {@code dir}, with
+   * GNU dd's {@code iflag=nocache count=0} (posix_fadvise DONTNEED on the whole file): clean
+   * pages go, dirty ones stay. Nothing is read or written.
+   *
+   * @return the number of files dd failed on (or could not be started for)
+   */
+  static int dropFromPageCache(Path dir) throws IOException, InterruptedException {
+    int failed = 0;
+    for (Path f : BulkImport.regularFiles(dir)) {
+      Process p;
+      try {
+        p = new ProcessBuilder("dd", "if=" + f, "iflag=nocache", "count=0", "status=none")
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .start();
+      } catch (IOException noDd) {
+        return -1;
+      }
+      if (p.waitFor() != 0) {
+        failed++;
+      }
+    }
+    return failed;
   }
 
   /**

@@ -62,6 +62,11 @@ final class ReadSummary {
   double warmupFilesSeconds = -1;
   /** Bytes read by that warm-up. */
   long warmupFilesBytes;
+  /**
+   * Files of the database that could not be dropped from the OS page cache before that read
+   * (--drop-cached-files): 0 when all were, -1 when dd did not start, -2 when not asked.
+   */
+  int warmupFilesDropFailures = -2;
   /** Seconds of the warm-up full scan (fills the block cache); -1 without. */
   double warmupScanSeconds = -1;
 
