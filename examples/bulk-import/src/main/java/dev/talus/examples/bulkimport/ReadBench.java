@@ -171,11 +171,10 @@ public final class ReadBench implements Callable<Integer> {
 
   // The kernel caches a file in folios whose size depends on how the file was written or first
   // read: large after 1 MiB writes or a sequential read (readahead), 4 KiB after random reads.
-  // A block read from small folios costs more kernel CPU (the page-cache lookup), and which
-  // state a reused database is in depends on what last read it, and moves a get over a
-  // database larger than the block cache by about a tenth (docs/results/reads.md, "Page-cache
-  // folios"). Dropping before the warm-up read gives both engines' files the same folios
-  // whatever ran before.
+  // A block read from small folios costs more kernel CPU (the page-cache lookup): over a
+  // database larger than the block cache, about a tenth of a get (docs/results/reads.md,
+  // "Page-cache folios"). A reused database is in whatever state its last reader left it;
+  // dropping it before the warm-up read gives both engines' files the same folios.
   @Option(names = "--drop-cached-files", negatable = true, fallbackValue = "true",
       description = "With --warmup-files: drop each file's pages from the OS page cache first"
           + " (dd iflag=nocache count=0), so that the warm-up read caches every file alike."
@@ -665,7 +664,7 @@ public final class ReadBench implements Callable<Integer> {
    * GNU dd's {@code iflag=nocache count=0} (posix_fadvise DONTNEED on the whole file): clean
    * pages go, dirty ones stay. Nothing is read or written.
    *
-   * @return the number of files dd failed on (or could not be started for)
+   * @return the number of files dd failed on, or -1 when dd could not be started
    */
   static int dropFromPageCache(Path dir) throws IOException, InterruptedException {
     int failed = 0;
