@@ -58,7 +58,10 @@ final class ReadSummary {
   long verifyChecked;
   long verifyMissing;
   long verifyWrong;
-  /** Seconds of reading the database's files before the workloads; -1 without. */
+  /**
+   * Seconds of the file warm-up before the workloads (dropping the files from the page cache,
+   * with --drop-cached-files, then reading them); -1 without.
+   */
   double warmupFilesSeconds = -1;
   /** Bytes read by that warm-up. */
   long warmupFilesBytes;
