@@ -326,12 +326,13 @@ impl DbInner {
             }
             OldWal::SyncLater => w.flush()?,
             OldWal::Abandon => {
-                // Let queued switch tasks finish; a failure among them is
-                // what resume() repairs: the memtables holding those
-                // logs' writes are flushed before a new write is taken,
-                // and this log's start is durable before it returns.
-                let _ = self.wal.syncer.wait_for_all();
-                self.wal.syncer.clear_task_failure();
+                // Let queued switch tasks and a periodic sync finish; a
+                // failure among them is what resume() repairs: the
+                // memtables holding those logs' writes are flushed before a
+                // new write is taken, and this log's start is durable
+                // before it returns.
+                self.wal.syncer.wait_idle();
+                self.wal.syncer.clear_failures();
                 wal.switch_syncs.clear();
             }
         }

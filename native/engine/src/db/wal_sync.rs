@@ -44,6 +44,8 @@ struct State {
     tasks: VecDeque<(u64, SwitchTask)>,
     /// Ticket of the last task enqueued (tickets start at 1).
     last_ticket: u64,
+    /// A periodic sync taken from `pending` is running.
+    syncing: bool,
     /// Every task up to this ticket has finished.
     tasks_done: u64,
     /// The first switch task that failed: its ticket and error. Sticky until
@@ -57,7 +59,7 @@ struct State {
 struct Shared {
     state: Mutex<State>,
     cv: Condvar,
-    /// Signalled when a switch task finishes.
+    /// Signalled when a switch task or a periodic sync finishes.
     task_cv: Condvar,
     failed: AtomicBool,
     done: AtomicU64,
@@ -130,18 +132,31 @@ impl WalSyncer {
         }
     }
 
-    /// Whether a switch task failed (since [`Self::clear_task_failure`]).
-    pub(crate) fn task_failed(&self) -> bool {
-        self.shared.state.lock().task_failure.is_some()
+    /// Forgets every failure, of switch tasks and of periodic syncs, with
+    /// the error left for the write path: `resume()` abandoned the logs
+    /// they concerned and flushes what those logs held. Call it after
+    /// [`Self::wait_idle`], so that no sync still running fails after it.
+    pub(crate) fn clear_failures(&self) {
+        let mut st = self.shared.state.lock();
+        st.task_failure = None;
+        st.error = None;
+        self.shared.failed.store(false, Ordering::Release);
     }
 
-    /// Forgets a switch task's failure (and the error it left for the write
-    /// path): `resume()` abandoned the logs it concerned.
-    pub(crate) fn clear_task_failure(&self) {
+    /// Waits until the thread has nothing queued or running: every switch
+    /// task enqueued so far has finished and no periodic sync is waiting or
+    /// running. Afterwards [`Self::failed`] tells whether any of them
+    /// failed, and nothing started before this call can fail later.
+    /// `resume()` decides on it whether the WAL failed (regression test
+    /// `regression_resume_forgets_a_background_wal_sync_that_failed_before_it`).
+    /// It must not wait while new syncs keep being requested: `resume()`
+    /// calls it with writes refused.
+    pub(crate) fn wait_idle(&self) {
         let mut st = self.shared.state.lock();
-        if st.task_failure.take().is_some() {
-            st.error = None;
-            self.shared.failed.store(false, Ordering::Release);
+        // After `shutdown` this ends too: it drops the waiting request and
+        // refuses new ones, and the thread runs every queued task first.
+        while st.tasks_done < st.last_ticket || st.syncing || st.pending.is_some() {
+            self.shared.task_cv.wait(&mut st);
         }
     }
 
@@ -184,6 +199,8 @@ impl WalSyncer {
             st.pending = None;
         }
         self.shared.cv.notify_all();
+        // A `wait_idle` may be waiting for the request just dropped.
+        self.shared.task_cv.notify_all();
         if let Some(t) = self.thread.lock().take() {
             let _ = t.join();
         }
@@ -221,23 +238,28 @@ fn run(s: &Shared) {
                     return;
                 }
                 if let Some(h) = st.pending.take() {
+                    st.syncing = true;
                     break h;
                 }
                 s.cv.wait(&mut st);
             }
         };
-        match handle.sync() {
+        let r = handle.sync();
+        let mut st = s.state.lock();
+        match r {
             Ok(()) => {
                 s.done.fetch_add(1, Ordering::Relaxed);
             }
             Err(e) => {
-                let mut st = s.state.lock();
                 if st.error.is_none() {
                     st.error = Some(e);
                 }
                 s.failed.store(true, Ordering::Release);
             }
         }
+        st.syncing = false;
+        drop(st);
+        s.task_cv.notify_all();
     }
 }
 
@@ -295,9 +317,10 @@ mod tests {
         assert!(syncer.wait_for(t3).is_err(), "task 2 failed before it");
         assert_eq!(*ran.lock(), vec![1, 2, 3]);
         assert!(syncer.wait_for(t1).is_ok(), "task 1 itself succeeded");
-        assert!(syncer.task_failed());
+        assert!(syncer.failed());
         assert!(syncer.take_error().is_some(), "the write path learns of it");
-        syncer.clear_task_failure();
+        syncer.clear_failures();
+        assert!(!syncer.failed());
         let t4 = syncer.enqueue(task(4, false));
         syncer.wait_for(t4).unwrap();
         // Queued tasks still run when the syncer stops.
@@ -305,5 +328,37 @@ mod tests {
         syncer.shutdown();
         assert_eq!(syncer.tasks_done(), t5);
         assert_eq!(*ran.lock(), vec![1, 2, 3, 4, 5]);
+    }
+
+    /// A sync that fails only after a while, as a disk under load does.
+    struct SlowFailingSync(std::time::Duration);
+
+    impl SyncHandle for SlowFailingSync {
+        fn sync(&mut self) -> Result<()> {
+            std::thread::sleep(self.0);
+            Err(Error::io("injected", &std::io::Error::other("sync failed")))
+        }
+    }
+
+    #[test]
+    fn wait_idle_returns_after_a_running_periodic_sync_has_failed() {
+        let syncer = WalSyncer::new().unwrap();
+        syncer.request(Box::new(SlowFailingSync(std::time::Duration::from_millis(
+            50,
+        ))));
+        // Requested, maybe not started, certainly not finished.
+        assert!(!syncer.failed());
+        syncer.wait_idle();
+        assert!(
+            syncer.failed(),
+            "wait_idle returned before the sync's outcome"
+        );
+        syncer.clear_failures();
+        assert!(!syncer.failed());
+        assert!(syncer.take_error().is_none(), "the error went with it");
+        // Idle with nothing to wait for returns at once, also after shutdown.
+        syncer.wait_idle();
+        syncer.shutdown();
+        syncer.wait_idle();
     }
 }

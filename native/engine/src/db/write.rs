@@ -685,10 +685,17 @@ impl DbInner {
     /// the memtable, so that everything acknowledged so far is flushed).
     fn resume_switch_now(self: &Arc<Self>) -> Result<()> {
         self.lifecycle.check_open()?;
+        // A failed switch task (a sync of an older log or of a directory
+        // entry) or periodic sync fails the WAL as a failed append does,
+        // also when no write has learned of it yet. What the syncer still
+        // runs is waited for first, without the DB mutex (writes are
+        // refused, so nothing new is queued): a sync failing after the
+        // check below would fail the first write after resume() returned
+        // Ok (regression test
+        // `regression_resume_forgets_a_background_wal_sync_that_failed_before_it`).
+        self.wal.syncer.wait_idle();
         let mut st = self.state.lock();
-        // A failed switch task (a background sync of an older log or of a
-        // directory entry) fails the WAL as a failed append does.
-        let failed = self.wal.lock().failed || self.wal.syncer.task_failed();
+        let failed = self.wal.lock().failed || self.wal.syncer.failed();
         let non_empty: Vec<u32> = st
             .families
             .iter()

@@ -518,6 +518,52 @@ fn resume_with_empty_memtables_names_the_new_log() {
     exp.check(&db, "after reopen").unwrap();
 }
 
+/// Regression (found by the long form of
+/// `every_failure_point_stops_writes_and_resume_brings_them_back`): a
+/// background WAL sync (`wal_bytes_per_sync`) failed, and before any write
+/// learned of it a flush failed and latched its own error. `resume()` did
+/// not count the sync's failure as the WAL's, so it kept the log and
+/// returned `Ok`, and the first write after it failed with the old sync's
+/// error and stopped writes again.
+#[test]
+fn regression_resume_forgets_a_background_wal_sync_that_failed_before_it() {
+    let fs = FaultFs::new(10);
+    fs.create_dir_all(Path::new("/db")).unwrap();
+    let opts = Options {
+        wal_bytes_per_sync: 4096,
+        ..small_options(&fs)
+    };
+    let db = Db::open(opts.clone(), "/db").unwrap();
+    let mut exp = Expect::default();
+    fs.inject(FaultRule::new(&[FaultOp::Sync]).path(".log").times(1));
+    // Six records of about 730 bytes: the sixth passes 4,096 unsynced
+    // bytes and requests the background sync, which fails.
+    for i in 0..6 {
+        run_step(&db, Step::Put(i, false), &mut exp).unwrap();
+    }
+    let waited = std::time::Instant::now();
+    while fs.faults_injected() == 0 {
+        assert!(
+            waited.elapsed() < std::time::Duration::from_secs(10),
+            "the background sync never ran"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    // No write has seen the failure yet; a flush fails on its own.
+    fs.inject(FaultRule::new(&[FaultOp::Write]).path(".sst"));
+    let e = flush(&db).unwrap_err();
+    assert!(e.to_string().contains(".sst"), "{e}");
+    fs.clear_faults();
+    db.resume().unwrap();
+    run_step(&db, Step::Put(6, true), &mut exp).unwrap();
+    exp.check(&db, "after resume").unwrap();
+    fs.freeze();
+    drop(db);
+    fs.crash(Crash::PowerLoss);
+    let db = Db::open(opts, "/db").unwrap();
+    exp.check(&db, "after a power loss").unwrap();
+}
+
 #[test]
 fn resume_without_an_error_is_a_no_op() {
     let fs = FaultFs::new(6);
