@@ -10,9 +10,12 @@
 //! 1. An error that is not an IO error (a corruption found by a job) is not
 //!    recoverable: `resume()` returns it and the database stays read-only.
 //! 2. Running jobs are waited for; new ones stay off.
-//! 3. In the write queue, between groups (no write is in flight): if the
-//!    WAL failed, it is abandoned *without a sync* and a new WAL is started;
-//!    the active memtable is switched out when it holds anything.
+//! 3. In the write queue, between groups (no write is in flight), once the
+//!    WAL syncer thread is idle: if the WAL failed (an append or sync of a
+//!    write group, or any of the syncer's syncs, even one no write has
+//!    learned of yet), it is abandoned *without a sync*, the syncer's
+//!    failures are forgotten, and a new WAL is started; the active memtable
+//!    is switched out when it holds anything.
 //! 4. Every immutable memtable is flushed. This is what makes the writes
 //!    acknowledged before the failure safe whatever the failed WAL holds: a
 //!    failed sync may have dropped pages that no later sync would report,
