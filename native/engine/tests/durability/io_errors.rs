@@ -101,6 +101,17 @@ impl Expect {
     }
 }
 
+/// Crashes the process holding `db` as `how` says, reopens the database
+/// and checks it against `exp`; returns the reopened database.
+fn crash_reopen_check(fs: &FaultFs, db: Db, opts: Options, how: Crash, exp: &Expect) -> Db {
+    fs.freeze();
+    drop(db);
+    fs.crash(how);
+    let db = Db::open(opts, "/db").unwrap();
+    exp.check(&db, &format!("after {how:?}")).unwrap();
+    db
+}
+
 fn run_step(db: &Db, s: Step, exp: &mut Expect) -> talus::Result<()> {
     let r = match s {
         Step::Put(i, sync) => db.put(&wo(sync, false), &key(i), &val(i)),
@@ -387,12 +398,9 @@ fn regression_failed_manifest_sync_keeps_the_table_the_edit_names() {
     fs.inject(FaultRule::new(&[FaultOp::Sync]).path("MANIFEST").times(1));
     let e = flush(&db).unwrap_err();
     assert_eq!(e.code(), Code::IoError, "{e}");
-    fs.freeze();
-    drop(db);
-    fs.crash(Crash::ProcessKill);
-    let db = Db::open(opts, "/db").unwrap();
-    exp.check(&db, "after the kill").unwrap();
-    db.verify_checksum().unwrap();
+    crash_reopen_check(&fs, db, opts, Crash::ProcessKill, &exp)
+        .verify_checksum()
+        .unwrap();
 }
 
 /// Regression: the same for a compaction whose manifest sync failed: its
@@ -404,12 +412,9 @@ fn regression_failed_manifest_sync_keeps_compaction_outputs() {
     fs.inject(FaultRule::new(&[FaultOp::Sync]).path("MANIFEST").times(1));
     let e = db.compact_range(None, None).unwrap_err();
     assert_eq!(e.code(), Code::IoError, "{e}");
-    fs.freeze();
-    drop(db);
-    fs.crash(Crash::ProcessKill);
-    let db = Db::open(opts, "/db").unwrap();
-    exp.check(&db, "after the kill").unwrap();
-    db.verify_checksum().unwrap();
+    crash_reopen_check(&fs, db, opts, Crash::ProcessKill, &exp)
+        .verify_checksum()
+        .unwrap();
 }
 
 #[test]
@@ -444,11 +449,7 @@ fn a_failed_wal_sync_stops_writes_until_resume_switches_the_wal() {
     run_step(&db, Step::Put(4, true), &mut exp).unwrap();
     exp.check(&db, "after resume").unwrap();
     // A power loss now keeps everything acknowledged.
-    fs.freeze();
-    drop(db);
-    fs.crash(Crash::PowerLoss);
-    let db = Db::open(opts, "/db").unwrap();
-    exp.check(&db, "after a power loss").unwrap();
+    crash_reopen_check(&fs, db, opts, Crash::PowerLoss, &exp);
 }
 
 /// Regression (power-loss seed 1672, found while issue 30 was fixed): the
@@ -481,11 +482,7 @@ fn regression_the_log_after_a_resumed_wal_failure_does_not_start_behind_the_log_
     })
     .unwrap();
     run_step(&db, Step::Put(4, true), &mut exp).unwrap();
-    fs.freeze();
-    drop(db);
-    fs.crash(Crash::ProcessKill);
-    let db = Db::open(opts, "/db").unwrap();
-    exp.check(&db, "after the kill").unwrap();
+    crash_reopen_check(&fs, db, opts, Crash::ProcessKill, &exp);
 }
 
 /// Regression (found by `every_failure_point_stops_writes_and_resume_brings_them_back`
@@ -557,11 +554,7 @@ fn regression_resume_forgets_a_background_wal_sync_that_failed_before_it() {
     db.resume().unwrap();
     run_step(&db, Step::Put(6, true), &mut exp).unwrap();
     exp.check(&db, "after resume").unwrap();
-    fs.freeze();
-    drop(db);
-    fs.crash(Crash::PowerLoss);
-    let db = Db::open(opts, "/db").unwrap();
-    exp.check(&db, "after a power loss").unwrap();
+    crash_reopen_check(&fs, db, opts, Crash::PowerLoss, &exp);
 }
 
 #[test]
