@@ -171,8 +171,9 @@ impl WalSyncer {
         self.shared.state.lock().tasks_done
     }
 
-    /// Whether a background sync or switch task failed and its error was
-    /// not yet cleared (taken by the write path, or by `resume()`).
+    /// Whether a background sync or switch task failed since the last
+    /// [`Self::clear_failures`] (`resume()`). Taking the error
+    /// ([`Self::take_error`]) does not reset it.
     pub(crate) fn failed(&self) -> bool {
         self.shared.failed.load(Ordering::Acquire)
     }
